@@ -1,0 +1,209 @@
+/*
+ * warpsort.h - sorting networks on NVIDIA GPUs, with a CPU backend.
+ *
+ * Plain C11 API. No CUDA types appear here: streams are passed as void*.
+ *
+ *   warpsort_context_t *ctx;
+ *   warpsort_config_t cfg = WARPSORT_CONFIG_INIT;   // backend AUTO
+ *   if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) ...
+ *   warpsort_sort(ctx, keys, n, WARPSORT_F32, WARPSORT_ASCENDING);
+ *   warpsort_destroy(ctx);
+ */
+#ifndef WARPSORT_H
+#define WARPSORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Public symbols are exported from the shared library; the rest stay hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define WARPSORT_API __attribute__((visibility("default")))
+#else
+#define WARPSORT_API
+#endif
+
+/*======================================================================
+ * Version
+ *====================================================================*/
+#define WARPSORT_VERSION_MAJOR 0
+#define WARPSORT_VERSION_MINOR 1
+#define WARPSORT_VERSION_PATCH 0
+/* One comparable code: MAJOR*10000 + MINOR*100 + PATCH. */
+#define WARPSORT_VERSION_CODE \
+    (WARPSORT_VERSION_MAJOR * 10000 + WARPSORT_VERSION_MINOR * 100 + WARPSORT_VERSION_PATCH)
+
+/* Version of the library actually linked: "MAJOR.MINOR.PATCH". */
+WARPSORT_API const char *warpsort_version(void);
+/* WARPSORT_VERSION_CODE of the library actually linked. */
+WARPSORT_API int warpsort_version_code(void);
+
+/*======================================================================
+ * Status codes
+ * One list generates the enum, warpsort_status_name() and
+ * warpsort_status_string(). Values are explicit and never reused.
+ *====================================================================*/
+#define WARPSORT_STATUS_LIST(X)                                                        \
+    X(OK, 0, "success")                                                                \
+    X(INVALID_ARGUMENT, 1, "invalid argument")                                         \
+    X(NULL_POINTER, 2, "NULL pointer with a nonzero length")                           \
+    X(UNSUPPORTED_DTYPE, 3, "unknown or unsupported data type")                        \
+    X(MISALIGNED, 4, "pointer not aligned to its element size")                        \
+    X(OVERLAP, 5, "input buffers overlap")                                             \
+    X(OUT_OF_MEMORY, 6, "out of memory (host or device workspace)")                    \
+    X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                 \
+    X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")                \
+    X(CUDA_ERROR, 9, "CUDA runtime error")                                             \
+    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments") \
+    X(INTERNAL, 11, "internal error")
+
+typedef enum warpsort_status {
+#define WARPSORT_X_ENUM_(name, value, text) WARPSORT_##name = value,
+    WARPSORT_STATUS_LIST(WARPSORT_X_ENUM_)
+#undef WARPSORT_X_ENUM_
+    WARPSORT_STATUS_COUNT_ /* sentinel: one past the largest code */
+} warpsort_status_t;
+
+/* "WARPSORT_OUT_OF_MEMORY" etc. Unknown codes give "WARPSORT_UNKNOWN_STATUS". */
+WARPSORT_API const char *warpsort_status_name(warpsort_status_t status);
+/* Fixed human-readable text for a code. Never NULL. */
+WARPSORT_API const char *warpsort_status_string(warpsort_status_t status);
+
+/*======================================================================
+ * Types
+ *====================================================================*/
+typedef enum warpsort_dtype {
+    WARPSORT_U32 = 0,
+    WARPSORT_I32 = 1,
+    WARPSORT_F32 = 2,
+    WARPSORT_U64 = 3,
+    WARPSORT_I64 = 4,
+    WARPSORT_F64 = 5,
+    WARPSORT_DTYPE_COUNT_
+} warpsort_dtype_t;
+
+/* Bytes per element of a dtype (4 or 8), 0 for an unknown dtype. */
+WARPSORT_API size_t warpsort_dtype_size(warpsort_dtype_t dtype);
+/* "u32", "i32", "f32", "u64", "i64", "f64"; NULL for an unknown dtype. */
+WARPSORT_API const char *warpsort_dtype_name(warpsort_dtype_t dtype);
+/* Parses a name as above; returns WARPSORT_UNSUPPORTED_DTYPE if unknown. */
+WARPSORT_API warpsort_status_t warpsort_dtype_from_name(const char *name, warpsort_dtype_t *dtype);
+
+/* Sort flags, OR-ed together. */
+#define WARPSORT_ASCENDING 0u
+#define WARPSORT_DESCENDING 1u /* larger keys first (NaNs first for floats) */
+#define WARPSORT_STABLE 2u     /* equal keys keep their input order */
+/* Only for warpsort_workspace_size(): size the workspace of an argsort
+ * (value_bytes is then the index size). */
+#define WARPSORT_WORKSPACE_ARGSORT 4u
+
+typedef enum warpsort_backend {
+    WARPSORT_BACKEND_AUTO = 0, /* CUDA if built and a device is usable, else CPU */
+    WARPSORT_BACKEND_CPU = 1,
+    WARPSORT_BACKEND_CUDA = 2
+} warpsort_backend_t;
+
+/* Name of a backend: "auto", "cpu", "cuda"; NULL if unknown. */
+WARPSORT_API const char *warpsort_backend_name(warpsort_backend_t backend);
+
+typedef struct warpsort_config {
+    warpsort_backend_t backend; /* which backend to use */
+    int device;                 /* CUDA device ordinal (CUDA backend) */
+    void *stream;               /* cudaStream_t to order work on; NULL = the default stream */
+    unsigned cpu_threads;       /* CPU backend worker threads; 0 = one per online core */
+} warpsort_config_t;
+
+#define WARPSORT_CONFIG_INIT {WARPSORT_BACKEND_AUTO, 0, NULL, 0u}
+
+/* Opaque handle. One context may be used by one host thread at a time. */
+typedef struct warpsort_context warpsort_context_t;
+
+/*======================================================================
+ * Context
+ *====================================================================*/
+
+/* Creates a context. config may be NULL (same as WARPSORT_CONFIG_INIT).
+ * Returns BACKEND_UNAVAILABLE for backend CUDA when the library was built
+ * without CUDA or no usable device exists (*ctx is then NULL). */
+WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
+
+/* Frees the context and its cached workspace. NULL is a no-op. Waits for
+ * work the context enqueued to finish first. */
+WARPSORT_API void warpsort_destroy(warpsort_context_t *ctx);
+
+/* The backend the context actually uses (never AUTO). */
+WARPSORT_API warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx);
+
+/* Detailed message of the last failed call on this context ("" if none).
+ * Valid until the next call on the context. ctx NULL gives a fixed text. */
+WARPSORT_API const char *warpsort_last_error(const warpsort_context_t *ctx);
+
+/* Blocks until all work the context enqueued has finished. Returns the
+ * first asynchronous error, if any. No-op on the CPU backend. */
+WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
+
+/*======================================================================
+ * Sorting
+ *
+ * Semantics, on every backend:
+ *  - The output is a permutation of the input bit patterns.
+ *  - Floats: -0.0 sorts before +0.0; NaNs (any sign, any payload) sort
+ *    after +inf ascending and before everything descending; distinct NaN
+ *    bit patterns have a fixed order among themselves. Two keys are
+ *    "equal" only if their bits are identical.
+ *  - WARPSORT_DESCENDING reverses the order exactly.
+ *  - Not stable unless WARPSORT_STABLE is given (then equal keys keep their
+ *    input order, in either direction; argsort is always stable).
+ *  - n = 0 and n = 1 are valid; n is size_t end to end.
+ *  - Pointers must be aligned to their element size. On the CUDA backend
+ *    they may be device or host memory: device memory is sorted in place,
+ *    asynchronously on the context's stream (call warpsort_synchronize);
+ *    host memory is copied in, sorted and copied back before returning.
+ *    On the CPU backend they must be host memory.
+ *  - On any error the inputs are left unchanged and the call says why
+ *    (warpsort_last_error).
+ *====================================================================*/
+
+/* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */
+WARPSORT_API warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
+                                warpsort_dtype_t dtype, unsigned flags);
+
+/* Sorts keys in place and applies the same permutation to values.
+ * value_bytes is 4 or 8. keys and values must not overlap. */
+WARPSORT_API warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
+                                      size_t n, warpsort_dtype_t key_dtype, size_t value_bytes,
+                                      unsigned flags);
+
+/* Writes to indices the positions that would sort keys (keys are not
+ * modified): keys[indices[0]] <= keys[indices[1]] <= ... Stable.
+ * index_bytes is 4 (uint32_t, requires n <= 2^32) or 8 (uint64_t). */
+WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                   size_t n, warpsort_dtype_t key_dtype, size_t index_bytes,
+                                   unsigned flags);
+
+/*======================================================================
+ * Advanced: workspace control (CUDA backend)
+ * The context caches device workspace and grows it on demand. A caller
+ * that forbids allocation on the hot path can ask the size a call needs and
+ * hand in its own device buffer; the context then never allocates.
+ *====================================================================*/
+
+/* Bytes of workspace a sort of n keys (with value_bytes per value, 0 for
+ * keys only; index_bytes for argsort) needs on this context's backend. */
+WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                          warpsort_dtype_t key_dtype, size_t value_bytes,
+                                          unsigned flags, size_t *bytes);
+
+/* Uses [ptr, ptr+bytes) (device memory, 256-byte aligned) as the workspace
+ * from now on; the caller keeps ownership and must keep it alive while the
+ * context may use it. ptr NULL returns to context-managed workspace.
+ * A call that needs more than bytes fails with WORKSPACE_TOO_SMALL. */
+WARPSORT_API warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WARPSORT_H */

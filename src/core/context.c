@@ -1,0 +1,199 @@
+/* context.c - context lifetime, argument checks and backend dispatch. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WS_KNOWN_FLAGS (WARPSORT_DESCENDING | WARPSORT_STABLE)
+
+unsigned ws_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_config_t *config) {
+    static const warpsort_config_t defaults = WARPSORT_CONFIG_INIT;
+    if (!out) return WARPSORT_NULL_POINTER;
+    *out = NULL;
+    if (!config) config = &defaults;
+    if (config->backend != WARPSORT_BACKEND_AUTO && config->backend != WARPSORT_BACKEND_CPU &&
+        config->backend != WARPSORT_BACKEND_CUDA)
+        return WARPSORT_INVALID_ARGUMENT;
+    if (config->device < 0) return WARPSORT_INVALID_ARGUMENT;
+
+    warpsort_context_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return WARPSORT_OUT_OF_MEMORY;
+    ctx->device = config->device;
+    ctx->stream = config->stream;
+    ctx->cpu_threads = config->cpu_threads ? config->cpu_threads : ws_cpu_count();
+
+    warpsort_backend_t want = config->backend;
+#ifdef WARPSORT_HAVE_CUDA
+    if (want == WARPSORT_BACKEND_AUTO) want = ws_cuda_available() ? WARPSORT_BACKEND_CUDA
+                                                                   : WARPSORT_BACKEND_CPU;
+    if (want == WARPSORT_BACKEND_CUDA) {
+        ctx->backend = WARPSORT_BACKEND_CUDA;
+        warpsort_status_t st = ws_cuda_init(ctx);
+        if (st != WARPSORT_OK) {
+            free(ctx);
+            return st;
+        }
+    }
+#else
+    if (want == WARPSORT_BACKEND_CUDA) {
+        free(ctx);
+        return WARPSORT_BACKEND_UNAVAILABLE;
+    }
+    want = WARPSORT_BACKEND_CPU;
+#endif
+    ctx->backend = want;
+    *out = ctx;
+    return WARPSORT_OK;
+}
+
+void warpsort_destroy(warpsort_context_t *ctx) {
+    if (!ctx) return;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA) ws_cuda_destroy(ctx);
+#endif
+    free(ctx);
+}
+
+warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx) {
+    return ctx ? ctx->backend : WARPSORT_BACKEND_AUTO;
+}
+
+warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx) {
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_synchronize(ctx);
+#endif
+    return WARPSORT_OK;
+}
+
+/*--- argument checks: every entry point validates before touching data ---*/
+
+static int ws_overlap(const void *a, size_t abytes, const void *b, size_t bbytes) {
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return pa < pb + bbytes && pb < pa + abytes;
+}
+
+static warpsort_status_t ws_check_keys(warpsort_context_t *ctx, const void *keys, size_t n,
+                                       warpsort_dtype_t dtype, unsigned flags, const char *fn) {
+    size_t ks = warpsort_dtype_size(dtype);
+    if (ks == 0)
+        return ws_error(ctx, WARPSORT_UNSUPPORTED_DTYPE, "%s: unknown key dtype %d", fn,
+                        (int)dtype);
+    if (flags & ~(unsigned)WS_KNOWN_FLAGS)
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: unknown flag bits 0x%x", fn,
+                        flags & ~(unsigned)WS_KNOWN_FLAGS);
+    if (n > SIZE_MAX / 8)
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: n = %zu is too large", fn, n);
+    if (n > 0 && !keys)
+        return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: keys is NULL with n = %zu", fn, n);
+    if ((uintptr_t)keys % ks)
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: keys %p not aligned to %zu bytes", fn,
+                        keys, ks);
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_check_second(warpsort_context_t *ctx, const void *keys,
+                                         const void *second, size_t n, warpsort_dtype_t dtype,
+                                         size_t bytes, const char *what, const char *fn) {
+    if (bytes != 4 && bytes != 8)
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %s size must be 4 or 8, got %zu",
+                        fn, what, bytes);
+    if (n > 0 && !second)
+        return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: %s is NULL with n = %zu", fn, what, n);
+    if ((uintptr_t)second % bytes)
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: %s %p not aligned to %zu bytes", fn,
+                        what, second, bytes);
+    if (n > 0 && ws_overlap(keys, n * warpsort_dtype_size(dtype), second, n * bytes))
+        return ws_error(ctx, WARPSORT_OVERLAP, "%s: keys and %s overlap", fn, what);
+    return WARPSORT_OK;
+}
+
+warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
+                                warpsort_dtype_t dtype, unsigned flags) {
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+    warpsort_status_t st = ws_check_keys(ctx, keys, n, dtype, flags, "warpsort_sort");
+    if (st != WARPSORT_OK || n < 2) return st;
+    /* Keys alone are never distinguishable when equal: stable changes nothing. */
+    flags &= ~(unsigned)WARPSORT_STABLE;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags);
+#endif
+    return ws_cpu_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags);
+}
+
+warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
+                                      size_t n, warpsort_dtype_t dtype, size_t value_bytes,
+                                      unsigned flags) {
+    static const char fn[] = "warpsort_sort_pairs";
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+    warpsort_status_t st = ws_check_keys(ctx, keys, n, dtype, flags, fn);
+    if (st == WARPSORT_OK)
+        st = ws_check_second(ctx, keys, values, n, dtype, value_bytes, "values", fn);
+    if (st != WARPSORT_OK || n < 2) return st;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
+#endif
+    return ws_cpu_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
+}
+
+warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                   size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                   unsigned flags) {
+    static const char fn[] = "warpsort_argsort";
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+    warpsort_status_t st = ws_check_keys(ctx, keys, n, dtype, flags, fn);
+    if (st == WARPSORT_OK)
+        st = ws_check_second(ctx, keys, indices, n, dtype, index_bytes, "indices", fn);
+    if (st != WARPSORT_OK) return st;
+    if (index_bytes == 4 && n > (size_t)UINT32_MAX + 1)
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                        "%s: n = %zu needs 8-byte indices (index_bytes = 4 holds 2^32)", fn, n);
+    if (n == 0) return WARPSORT_OK;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
+#endif
+    return ws_cpu_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
+}
+
+warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                          warpsort_dtype_t dtype, size_t value_bytes,
+                                          unsigned flags, size_t *bytes) {
+    if (!ctx || !bytes) return WARPSORT_INVALID_ARGUMENT;
+    if (warpsort_dtype_size(dtype) == 0) return WARPSORT_UNSUPPORTED_DTYPE;
+    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8) return WARPSORT_INVALID_ARGUMENT;
+    if (flags & ~(unsigned)(WS_KNOWN_FLAGS | WARPSORT_WORKSPACE_ARGSORT))
+        return WARPSORT_INVALID_ARGUMENT;
+    *bytes = 0;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_workspace_size(ctx, n, dtype, value_bytes, flags, bytes);
+#endif
+    return WARPSORT_OK; /* the CPU backend allocates host memory itself */
+}
+
+warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes) {
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_set_workspace(ctx, ptr, bytes);
+#endif
+    (void)ptr;
+    (void)bytes;
+    return ws_error(ctx, WARPSORT_UNSUPPORTED,
+                    "warpsort_set_workspace: the CPU backend has no device workspace");
+}

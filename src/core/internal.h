@@ -1,0 +1,72 @@
+/*
+ * internal.h - host-side internals shared by core and the backends.
+ * Nothing here is public API.
+ */
+#ifndef WARPSORT_INTERNAL_H
+#define WARPSORT_INTERNAL_H
+
+#include "warpsort.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_ERROR_MAX 512
+
+struct warpsort_context {
+    warpsort_backend_t backend; /* resolved: CPU or CUDA, never AUTO */
+    int device;
+    void *stream;
+    unsigned cpu_threads;       /* resolved: >= 1 */
+    void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
+    char last_error[WS_ERROR_MAX];
+};
+
+/* Records a detailed message on ctx (may be NULL) and returns status. */
+warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, const char *fmt,
+                           ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* kind of a dtype for keybits.h: 0 unsigned, 1 signed, 2 float. */
+static inline int ws_dtype_kind(warpsort_dtype_t d) { return (int)d % 3; }
+
+/* Number of online CPU cores (>= 1). */
+unsigned ws_cpu_count(void);
+
+/*--- CPU backend (src/cpu) ---*/
+/* Arguments are already validated by core. values may be NULL (keys only). */
+warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                    warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
+warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                 size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                 unsigned flags);
+
+/*--- CUDA backend (src/cuda), present when WARPSORT_HAVE_CUDA ---*/
+#ifdef WARPSORT_HAVE_CUDA
+/* Initialises ctx->cuda for ctx->device; BACKEND_UNAVAILABLE if no device. */
+warpsort_status_t ws_cuda_init(warpsort_context_t *ctx);
+void ws_cuda_destroy(warpsort_context_t *ctx);
+/* 1 if a CUDA device is usable (for AUTO). */
+int ws_cuda_available(void);
+warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
+warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                  unsigned flags);
+warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                         warpsort_dtype_t dtype, size_t value_bytes,
+                                         unsigned flags, size_t *bytes);
+warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
+warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WARPSORT_INTERNAL_H */

@@ -1,0 +1,66 @@
+/*
+ * keybits.h - every key dtype <-> ordered unsigned bits, shared by the CPU
+ * and CUDA backends so both order keys identically.
+ *
+ * ordered(a) < ordered(b) as unsigned integers exactly when a sorts before b
+ * ascending. The map is a bijection on bit patterns, so decoding gives back
+ * the input bits unchanged (nothing is canonicalised).
+ *
+ * Floats: the usual flip (negatives: all bits inverted; positives: sign bit
+ * set) puts -NaN below -inf and +NaN above +inf. Subtracting the number of
+ * negative-NaN patterns (2^23 - 1 for f32) rotates the ring so -inf maps to 0
+ * and the negative NaNs wrap around above the positive ones: every NaN lands
+ * after +inf, -0.0 stays just below +0.0, and the map stays a bijection.
+ * Descending order is the bitwise complement of the ascending bits.
+ */
+#ifndef WARPSORT_KEYBITS_H
+#define WARPSORT_KEYBITS_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define WS_HD __host__ __device__ __forceinline__
+#else
+#define WS_HD static inline
+#endif
+
+#define WS_F32_NEG_NANS 0x007FFFFFu
+#define WS_F64_NEG_NANS 0x000FFFFFFFFFFFFFull
+
+WS_HD uint32_t ws_f32_to_ordered(uint32_t x) {
+    uint32_t t = (x & 0x80000000u) ? ~x : (x | 0x80000000u);
+    return t - WS_F32_NEG_NANS;
+}
+WS_HD uint32_t ws_f32_from_ordered(uint32_t o) {
+    uint32_t t = o + WS_F32_NEG_NANS;
+    return (t & 0x80000000u) ? (t & 0x7FFFFFFFu) : ~t;
+}
+WS_HD uint64_t ws_f64_to_ordered(uint64_t x) {
+    uint64_t t = (x & 0x8000000000000000ull) ? ~x : (x | 0x8000000000000000ull);
+    return t - WS_F64_NEG_NANS;
+}
+WS_HD uint64_t ws_f64_from_ordered(uint64_t o) {
+    uint64_t t = o + WS_F64_NEG_NANS;
+    return (t & 0x8000000000000000ull) ? (t & 0x7FFFFFFFFFFFFFFFull) : ~t;
+}
+
+/* kind: 0 unsigned, 1 signed, 2 float (matches dtype % 3 in warpsort.h).
+ * desc: 0 ascending, 1 descending. */
+WS_HD uint32_t ws_to_ordered32(uint32_t x, int kind, int desc) {
+    uint32_t o = kind == 0 ? x : kind == 1 ? (x ^ 0x80000000u) : ws_f32_to_ordered(x);
+    return desc ? ~o : o;
+}
+WS_HD uint32_t ws_from_ordered32(uint32_t o, int kind, int desc) {
+    if (desc) o = ~o;
+    return kind == 0 ? o : kind == 1 ? (o ^ 0x80000000u) : ws_f32_from_ordered(o);
+}
+WS_HD uint64_t ws_to_ordered64(uint64_t x, int kind, int desc) {
+    uint64_t o = kind == 0 ? x : kind == 1 ? (x ^ 0x8000000000000000ull) : ws_f64_to_ordered(x);
+    return desc ? ~o : o;
+}
+WS_HD uint64_t ws_from_ordered64(uint64_t o, int kind, int desc) {
+    if (desc) o = ~o;
+    return kind == 0 ? o : kind == 1 ? (o ^ 0x8000000000000000ull) : ws_f64_from_ordered(o);
+}
+
+#endif /* WARPSORT_KEYBITS_H */
