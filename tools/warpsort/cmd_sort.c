@@ -1,0 +1,182 @@
+/* cmd_sort.c - `warpsort sort`: sort a file of keys (and values) with the library. */
+#include "cli.h"
+#include "io.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum {
+    OPT_DTYPE, OPT_OUTPUT, OPT_DESC, OPT_STABLE, OPT_VALUES, OPT_VALUE_BYTES, OPT_VALUES_OUT,
+    OPT_BACKEND, OPT_THREADS
+};
+
+static const cli_opt_t sort_opts[] = {
+    {OPT_DTYPE, "dtype", 0, 1},         {OPT_OUTPUT, "output", 'o', 1},
+    {OPT_DESC, "desc", 0, 0},           {OPT_STABLE, "stable", 0, 0},
+    {OPT_VALUES, "values", 0, 1},       {OPT_VALUE_BYTES, "value-bytes", 0, 1},
+    {OPT_VALUES_OUT, "values-out", 0, 1}, {OPT_BACKEND, "backend", 0, 1},
+    {OPT_THREADS, "threads", 0, 1},
+};
+
+/* Largest --threads accepted: far above any machine, low enough to catch typos. */
+#define CLI_MAX_THREADS 65536
+
+typedef struct sort_job {
+    const char *input, *output, *values, *values_out;
+    warpsort_dtype_t dtype;
+    int have_dtype, have_value_bytes;
+    size_t value_bytes;
+    unsigned flags;
+    warpsort_backend_t backend;
+    unsigned threads;
+} sort_job_t;
+
+static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
+    cli_args_t args;
+    cli_args_init(&args, "sort", argc, argv);
+    const char *v;
+    for (int id; (id = cli_next(&args, sort_opts, sizeof sort_opts / sizeof sort_opts[0], &v)) !=
+                 CLI_ARG_END;) {
+        int ok = 1;
+        uint64_t threads;
+        switch (id) {
+        case CLI_ARG_HELP: return cli_print_help("sort") == CLI_EXIT_OK ? -1 : 0;
+        case CLI_ARG_ERROR: return 0;
+        case CLI_ARG_POSITIONAL:
+            if (job->input) {
+                cli_error("sort: unexpected argument '%s' (one input FILE; output goes after -o)",
+                          v);
+                return 0;
+            }
+            job->input = v;
+            break;
+        case OPT_DTYPE: ok = job->have_dtype = cli_parse_dtype(v, &job->dtype); break;
+        case OPT_OUTPUT: job->output = v; break;
+        case OPT_DESC: job->flags |= WARPSORT_DESCENDING; break;
+        case OPT_STABLE: job->flags |= WARPSORT_STABLE; break;
+        case OPT_VALUES: job->values = v; break;
+        case OPT_VALUE_BYTES:
+            ok = job->have_value_bytes = cli_parse_value_bytes(v, &job->value_bytes);
+            break;
+        case OPT_VALUES_OUT: job->values_out = v; break;
+        case OPT_BACKEND: ok = cli_parse_backend(v, &job->backend); break;
+        case OPT_THREADS:
+            ok = cli_parse_u64("--threads", v, CLI_MAX_THREADS, &threads);
+            job->threads = (unsigned)threads;
+            break;
+        default: break;
+        }
+        if (!ok) return 0;
+    }
+    if (!job->input) {
+        cli_error("sort: missing the input FILE (see 'warpsort sort --help')");
+        return 0;
+    }
+    if (!job->have_dtype) {
+        cli_error("sort: --dtype is required (u32, i32, f32, u64, i64 or f64)");
+        return 0;
+    }
+    if (!job->values && (job->values_out || job->have_value_bytes)) {
+        cli_error("sort: --values-out and --value-bytes need --values VFILE");
+        return 0;
+    }
+    if (!job->output) job->output = job->input;
+    if (job->values && !job->values_out) job->values_out = job->values;
+    if (job->values && io_same_file(job->input, job->values)) {
+        cli_error("sort: %s is given as both the keys and the values file", job->input);
+        return 0;
+    }
+    if (job->values && io_same_file(job->output, job->values_out)) {
+        cli_error("sort: keys and values would both be written to %s", job->output);
+        return 0;
+    }
+    return 1;
+}
+
+/* Writes both outputs to temporary files first and renames them only when
+ * both are complete, so a failure leaves every destination as it was. */
+static int write_outputs(const sort_job_t *job, const void *keys, size_t key_bytes,
+                         const void *values, size_t value_bytes_total) {
+    io_out_t kout, vout;
+    if (!io_out_begin(&kout, job->output)) return 0;
+    if (!io_out_write(&kout, keys, key_bytes, "writing keys") || !io_out_finish(&kout)) {
+        io_out_abort(&kout);
+        return 0;
+    }
+    if (values) {
+        if (!io_out_begin(&vout, job->values_out)) {
+            io_out_abort(&kout);
+            return 0;
+        }
+        if (!io_out_write(&vout, values, value_bytes_total, "writing values") ||
+            !io_out_finish(&vout)) {
+            io_out_abort(&vout);
+            io_out_abort(&kout);
+            return 0;
+        }
+    }
+    if (!io_out_commit(&kout)) {
+        if (values) io_out_abort(&vout);
+        return 0;
+    }
+    if (values && !io_out_commit(&vout)) {
+        cli_error("sort: %s was written but %s was not: they no longer match", job->output,
+                  job->values_out);
+        return 0;
+    }
+    return 1;
+}
+
+int cmd_sort(int argc, char **argv) {
+    sort_job_t job = {0};
+    job.value_bytes = 4;
+    job.backend = WARPSORT_BACKEND_AUTO;
+    int parsed = parse_sort_args(argc, argv, &job);
+    if (parsed < 0) return CLI_EXIT_OK; /* --help */
+    if (!parsed) return CLI_EXIT_ERROR;
+
+    size_t key_size = warpsort_dtype_size(job.dtype), n = 0, num_values = 0;
+    char unit[32];
+    snprintf(unit, sizeof unit, "dtype %s", warpsort_dtype_name(job.dtype));
+    void *keys = NULL, *values = NULL;
+    warpsort_context_t *ctx = NULL;
+    int status = CLI_EXIT_ERROR;
+
+    if (!io_read_array(job.input, key_size, unit, &keys, &n)) goto done;
+    if (job.values) {
+        snprintf(unit, sizeof unit, "value size %zu", job.value_bytes);
+        if (!io_read_array(job.values, job.value_bytes, unit, &values, &num_values)) goto done;
+        if (num_values != n) {
+            cli_error("%s: holds %zu values of %zu bytes, but %s holds %zu keys", job.values,
+                      num_values, job.value_bytes, job.input, n);
+            goto done;
+        }
+    }
+    if (!cli_open_context(&ctx, job.backend, job.threads)) goto done;
+
+    warpsort_status_t st =
+        values ? warpsort_sort_pairs(ctx, keys, values, n, job.dtype, job.value_bytes, job.flags)
+               : warpsort_sort(ctx, keys, n, job.dtype, job.flags);
+    if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
+    if (st != WARPSORT_OK) {
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof what, "sort %s", job.input);
+        cli_lib_error(ctx, st, what);
+        goto done;
+    }
+    if (!write_outputs(&job, keys, n * key_size, values, n * job.value_bytes)) goto done;
+
+    char backend[64];
+    cli_describe_backend(ctx, job.threads, backend, sizeof backend);
+    printf("sorted %zu %s keys%s %s%s on %s -> %s\n", n, warpsort_dtype_name(job.dtype),
+           values ? " with values" : "",
+           (job.flags & WARPSORT_DESCENDING) ? "descending" : "ascending",
+           (job.flags & WARPSORT_STABLE) ? " (stable)" : "", backend, job.output);
+    status = CLI_EXIT_OK;
+done:
+    warpsort_destroy(ctx);
+    free(keys);
+    free(values);
+    return status;
+}

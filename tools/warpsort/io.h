@@ -1,0 +1,42 @@
+/*
+ * io.h - whole-file reads and all-or-nothing writes of raw arrays.
+ *
+ * Outputs are written to a hidden temporary file in the destination's own
+ * directory and renamed over the destination only once complete, so a
+ * destination is always either its old bytes or the full new result. On
+ * failure (or SIGINT/SIGTERM/SIGHUP) the temporary file is removed.
+ */
+#ifndef WARPSORT_CLI_IO_H
+#define WARPSORT_CLI_IO_H
+
+#include <stddef.h>
+
+/* Reads path into a new buffer (free with free()). The size must be a
+ * multiple of elem_size; unit names the element for the error message
+ * ("dtype u32", "value size 8"). Returns 1 on success, 0 after reporting. */
+int io_read_array(const char *path, size_t elem_size, const char *unit, void **data,
+                  size_t *count);
+
+typedef struct io_out {
+    char *path; /* destination (symlinks resolved to their target) */
+    char *tmp;  /* temporary file, NULL once committed or aborted */
+    int fd;
+} io_out_t;
+
+/* Creates the temporary file for path. */
+int io_out_begin(io_out_t *out, const char *path);
+int io_out_write(io_out_t *out, const void *data, size_t bytes, const char *label);
+/* Flushes the temporary file to disk and closes it; ready to commit. */
+int io_out_finish(io_out_t *out);
+/* Renames the finished temporary file over the destination. */
+int io_out_commit(io_out_t *out);
+/* Removes the temporary file, if any; the destination is untouched. */
+void io_out_abort(io_out_t *out);
+
+/* begin + write + finish + commit, aborting on any failure. */
+int io_write_file(const char *path, const void *data, size_t bytes, const char *label);
+
+/* 1 if a and b name the same existing file (same device and inode). */
+int io_same_file(const char *a, const char *b);
+
+#endif /* WARPSORT_CLI_IO_H */

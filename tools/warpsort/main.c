@@ -1,0 +1,163 @@
+/* main.c - the warpsort command: help, version and subcommand dispatch. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char tool_help[] =
+    "usage: warpsort <command> [options]\n"
+    "\n"
+    "Sorts raw binary arrays of keys with bitonic sorting networks on an NVIDIA GPU,\n"
+    "or on the CPU where no GPU is usable.\n"
+    "\n"
+    "commands:\n"
+    "  run     generate keys, sort them with the best backend, verify, report speed\n"
+    "  gen     write generated keys to a binary file\n"
+    "  sort    sort a binary file of keys (and a values file along with them)\n"
+    "  check   tell whether a file is sorted (and a permutation of another file)\n"
+    "  bench   time repeated sorts, optionally against glibc qsort\n"
+    "  help    show the help of a command: warpsort help sort\n"
+    "\n"
+    "options:\n"
+    "  -h, --help      show this help; 'warpsort <command> --help' for a command\n"
+    "  -V, --version   print the library version\n"
+    "\n"
+    "Files are raw arrays in native byte order (little-endian on x86-64 and arm64)\n"
+    "of one dtype: u32 i32 f32 u64 i64 f64. Sizes: 1000, 16M (16*2^20), 2^24, 2^24+1.\n"
+    "Exit status: 0 success, 1 check found a problem or a result was wrong, 2 error.\n";
+
+static const char run_help[] =
+    "usage: warpsort run [options]\n"
+    "\n"
+    "The main job: generates keys (2^24 random u32 by default), sorts them with the\n"
+    "best backend present (CUDA if a GPU is usable, else the CPU), verifies the result\n"
+    "against an independent reference sort and prints backend, n, time and keys/s.\n"
+    "\n"
+    "  -n, --count N       number of keys (default 2^24)\n"
+    "      --dtype T       u32 (default), i32, f32, u64, i64, f64\n"
+    "      --dist D        distribution (default random): see 'warpsort help gen'\n"
+    "      --seed S        generator seed (default 1)\n"
+    "      --desc          descending order\n"
+    "      --backend B     auto (default), cpu or cuda\n"
+    "      --threads N     CPU backend worker threads (default: one per core)\n";
+
+static const char gen_help[] =
+    "usage: warpsort gen -o FILE [options]\n"
+    "\n"
+    "Writes N keys as a raw array; the same seed always gives the same bytes.\n"
+    "\n"
+    "  -o, --output FILE   file to write (replaced atomically)\n"
+    "  -n, --count N       number of keys (default 2^20)\n"
+    "      --dtype T       u32 (default), i32, f32, u64, i64, f64\n"
+    "      --dist D        random (default): uniform bits; floats take every finite value\n"
+    "                      sorted, reversed: random keys in ascending / descending order\n"
+    "                      equal: one key repeated; few: 16 distinct keys\n"
+    "                      nan-mix: random with 1 in 4 special keys (floats: NaNs of\n"
+    "                        both signs, +-0, +-inf, subnormals; integers: extremes)\n"
+    "                      iota: 0, 1, 2, ... (e.g. a values file of original indices)\n"
+    "      --seed S        generator seed (default 1)\n";
+
+static const char sort_help[] =
+    "usage: warpsort sort FILE --dtype T [-o OUT] [options]\n"
+    "\n"
+    "Sorts the keys in FILE. Each output is written to a temporary file in its own\n"
+    "directory and renamed over the destination when complete: a destination holds\n"
+    "either its old bytes or the whole result, never part of it.\n"
+    "\n"
+    "      --dtype T           key type: u32 i32 f32 u64 i64 f64 (required)\n"
+    "  -o, --output OUT        write sorted keys to OUT (default: replace FILE)\n"
+    "      --desc              descending order (larger keys first, NaNs first)\n"
+    "      --stable            equal keys keep their input order\n"
+    "      --values VFILE      values to permute along with the keys, one per key\n"
+    "      --value-bytes B     bytes per value: 4 (default) or 8\n"
+    "      --values-out VOUT   write the permuted values to VOUT (default: replace VFILE)\n"
+    "      --backend B         auto (default), cpu or cuda\n"
+    "      --threads N         CPU backend worker threads (default: one per core)\n"
+    "\n"
+    "Order: -0.0 before +0.0; NaNs (any sign) after +inf ascending, first descending.\n";
+
+static const char check_help[] =
+    "usage: warpsort check FILE --dtype T [--desc] [--perm-of ORIG]\n"
+    "\n"
+    "Prints a one-line verdict. Exit 0: sorted (and a permutation of ORIG);\n"
+    "1: not sorted or not a permutation; 2: error.\n"
+    "\n"
+    "      --dtype T       key type: u32 i32 f32 u64 i64 f64 (required)\n"
+    "      --desc          check descending order\n"
+    "      --perm-of ORIG  also check FILE holds exactly the bit patterns of ORIG\n";
+
+static const char bench_help[] =
+    "usage: warpsort bench [options]\n"
+    "\n"
+    "Generates keys, sorts fresh copies of them R times after a warm-up and prints\n"
+    "the best and median keys/s, then verifies the result (sorted, a permutation of\n"
+    "the input, values following keys). The CUDA backend is timed on host memory,\n"
+    "end to end, including the copies to and from the device.\n"
+    "\n"
+    "  -n, --count N       number of keys (default 2^24)\n"
+    "      --dtype T       u32 (default), i32, f32, u64, i64, f64\n"
+    "      --dist D        distribution (default random): see 'warpsort help gen'\n"
+    "      --seed S        generator seed (default 1)\n"
+    "      --repeat R      timed runs (default 7)\n"
+    "      --warmup W      untimed runs first (default 1)\n"
+    "      --desc          descending order\n"
+    "      --stable        stable sort\n"
+    "      --pairs         sort key/value pairs (values: original indices)\n"
+    "      --value-bytes B bytes per value with --pairs: 4 (default) or 8\n"
+    "      --qsort         also time glibc qsort (keys only) and print the speedup\n"
+    "      --backend B     auto (default), cpu or cuda\n"
+    "      --threads N     CPU backend worker threads (default: one per core)\n";
+
+static const struct {
+    const char *name;
+    const char *help;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"run", run_help, cmd_run},       {"gen", gen_help, cmd_gen},
+    {"sort", sort_help, cmd_sort},    {"check", check_help, cmd_check},
+    {"bench", bench_help, cmd_bench},
+};
+#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+
+const char *cli_command_help(const char *command) {
+    for (size_t i = 0; i < NUM_COMMANDS; i++)
+        if (strcmp(commands[i].name, command) == 0) return commands[i].help;
+    return NULL;
+}
+
+int cli_print_help(const char *command) {
+    const char *help = command ? cli_command_help(command) : tool_help;
+    if (!help) {
+        cli_error("unknown command '%s' (commands: run gen sort check bench help)", command);
+        return CLI_EXIT_ERROR;
+    }
+    fputs(help, stdout);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(tool_help, stderr);
+        return CLI_EXIT_ERROR;
+    }
+    const char *first = argv[1];
+    if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) return cli_print_help(NULL);
+    if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
+        printf("warpsort %s\n", warpsort_version());
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(first, "help") == 0) {
+        if (argc > 3) {
+            cli_error("help: takes at most one command name");
+            return CLI_EXIT_ERROR;
+        }
+        return cli_print_help(argc == 3 ? argv[2] : NULL);
+    }
+    for (size_t i = 0; i < NUM_COMMANDS; i++)
+        if (strcmp(commands[i].name, first) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (first[0] == '-')
+        cli_error("unknown option '%s' (see 'warpsort --help')", first);
+    else
+        cli_error("unknown command '%s' (commands: run gen sort check bench help)", first);
+    return CLI_EXIT_ERROR;
+}
