@@ -1,0 +1,526 @@
+/*
+ * sort.cu - the CUDA backend: whole-array dispatch, workspace, host arrays.
+ *
+ * Plan for n items (key + optional value):
+ *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
+ *      network, block_sort.cuh) and writes sorted runs as ordered bits.
+ *   2. ceil(log2(n / TILE)) merge passes (merge.cuh) double the run length
+ *      each time; the last one decodes the ordered bits.
+ * Buffers ping-pong between the caller's array and a workspace copy; the tile
+ * sort writes to whichever makes the last pass land in the caller's array
+ * (parity), so no final copy is needed. n <= TILE is one launch, in place.
+ * A partial last tile reads sentinels past n and stores only real items.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <type_traits>
+
+#include "block_sort.cuh"
+#include "core/internal.h"
+#include "merge.cuh"
+#include "tuning.cuh"
+
+struct ws_cuda_state {
+    cudaStream_t stream;
+    int sm_count;
+    void *workspace;   /* device buffer: cached (owned) or the caller's */
+    size_t workspace_bytes;
+    int workspace_external;
+};
+
+static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
+    return (ws_cuda_state *)ctx->cuda;
+}
+
+static warpsort_status_t ws_cuda_fail(warpsort_context_t *ctx, cudaError_t err,
+                                      const char *what) {
+    /* Clear a non-sticky error so the next call starts clean. */
+    (void)cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation)
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "%s: %s", what, cudaGetErrorString(err));
+    return ws_error(ctx, WARPSORT_CUDA_ERROR, "%s: %s (%s)", what, cudaGetErrorName(err),
+                    cudaGetErrorString(err));
+}
+
+#define WS_CUDA_TRY(ctx, call)                                 \
+    do {                                                       \
+        cudaError_t ws_err_ = (call);                          \
+        if (ws_err_ != cudaSuccess) return ws_cuda_fail((ctx), ws_err_, #call); \
+    } while (0)
+
+/* Restores the caller's current device when a call returns. */
+struct ws_device_guard {
+    int previous;
+    int changed;
+};
+static cudaError_t ws_enter_device(const warpsort_context_t *ctx, ws_device_guard *g) {
+    g->changed = 0;
+    cudaError_t err = cudaGetDevice(&g->previous);
+    if (err != cudaSuccess) return err;
+    if (g->previous != ctx->device) {
+        err = cudaSetDevice(ctx->device);
+        g->changed = err == cudaSuccess;
+    }
+    return err;
+}
+static void ws_leave_device(ws_device_guard *g) {
+    if (g->changed) (void)cudaSetDevice(g->previous);
+}
+
+__host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+/*=== kernels ===*/
+
+/* Sorts tiles [tile_offset + blockIdx.x * TILE, ...) of keys_in into
+ * keys_out (which may alias keys_in). keep_ordered leaves ordered bits for
+ * the merge passes; otherwise the tile is decoded back to the dtype. */
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS)
+    block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
+                      size_t tile_offset, int keep_ordered, ws_key_codec codec) {
+    using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
+    constexpr int TILE = THREADS * ITEMS;
+    extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
+    ws_tile_smem<KB, V, P> s;
+    s.keys = (KB *)ws_tile_smem_raw;
+    s.vals = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)));
+    s.pos = (P *)((unsigned char *)s.vals +
+                  (ws_is_value<V>::value ? ws_align256(sizeof(V) * ws_smem_slots<V>(TILE)) : 0));
+
+    const size_t base = tile_offset + (size_t)blockIdx.x * TILE;
+    const int valid = n - base < (size_t)TILE ? (int)(n - base) : TILE;
+
+    /* Coalesced striped loads; missing items become sentinels (largest key,
+     * and, with positions, after every real item). */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = i * THREADS + (int)threadIdx.x;
+        const KB key = e < valid ? ws_encode(keys_in[base + e], codec) : ws_sentinel<KB>();
+        ws_smem_put(s.keys, e, key);
+        if constexpr (ws_is_value<V>::value) {
+            if (e < valid) ws_smem_put(s.vals, e, vals_in[base + e]);
+        }
+    }
+    __syncthreads();
+    ws_items<KB, V, P, ITEMS> it;
+    const int first = (int)threadIdx.x * ITEMS;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        it.k[i] = ws_smem_get(s.keys, first + i);
+        it.v[i] = ws_smem_get(s.vals, first + i);
+        if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
+    }
+
+    block_sort_tile<KB, V, P, THREADS, ITEMS>(it, s);
+
+    ws_store_blocked(s, first, it);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = i * THREADS + (int)threadIdx.x;
+        if (e < valid) {
+            const KB key = ws_smem_get(s.keys, e);
+            keys_out[base + e] = keep_ordered ? key : ws_decode(key, codec);
+            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(s.vals, e);
+        }
+    }
+}
+
+template <typename I>
+__global__ void ws_iota_kernel(I *out, size_t n) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = (I)i;
+}
+
+/*=== host side ===*/
+
+template <typename KB, typename V>
+struct ws_plan {
+    static constexpr int KEY_BYTES = sizeof(KB);
+    static constexpr int VALUE_BYTES = ws_is_value<V>::value ? (int)sizeof(V) : 0;
+    static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
+    static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
+    static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
+    static_assert(TILE % MERGE_TILE == 0, "merge tile must divide the sort tile");
+
+    template <bool STABLE>
+    static size_t tile_smem() {
+        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)) +
+               (VALUE_BYTES ? ws_align256(sizeof(V) * ws_smem_slots<V>(TILE)) : 0) +
+               (STABLE ? sizeof(uint32_t) * ws_smem_slots<uint32_t>(TILE) : 0);
+    }
+    static size_t merge_smem() {
+        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(MERGE_TILE)) +
+               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(MERGE_TILE) : 0);
+    }
+};
+
+/* Merge passes needed to grow runs of `tile` into one run of n. */
+static int ws_merge_passes(size_t n, size_t tile) {
+    int p = 0;
+    for (size_t run = tile; run < n; run *= 2) p++;
+    return p;
+}
+
+/* Workspace for sorting n device-resident items: the ping-pong copy of keys
+ * and values and the merge partitions. Zero when one tile holds everything. */
+static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
+    const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
+    if (n <= tile) return 0;
+    const size_t merge_tile = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes);
+    const size_t blocks = (n + merge_tile - 1) / merge_tile;
+    return ws_align256(n * key_bytes) + ws_align256(n * value_bytes) +
+           ws_align256((blocks + 1) * sizeof(size_t));
+}
+
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
+                                   size_t offset, unsigned tiles, int keep_ordered,
+                                   ws_key_codec codec, cudaStream_t stream) {
+    using PL = ws_plan<KB, V>;
+    auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items>;
+    const size_t smem = PL::template tile_smem<STABLE>();
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)smem);
+    if (err != cudaSuccess) return err;
+    kernel<<<tiles, PL::SHAPE.tile_threads, smem, stream>>>(in, vin, out, vout, n, offset,
+                                                            keep_ordered, codec);
+    return cudaGetLastError();
+}
+
+/* Sorts n device-resident items in place; ws holds ws_sort_workspace_bytes. */
+template <typename KB, typename V>
+static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *vals, size_t n,
+                                        ws_key_codec codec, bool stable, unsigned char *ws,
+                                        cudaStream_t stream) {
+    using PL = ws_plan<KB, V>;
+    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    const size_t tile = PL::TILE;
+    const size_t full = n / tile, rem = n % tile;
+    const int passes = ws_merge_passes(n, tile);
+
+    KB *keys_tmp = (KB *)ws;
+    V *vals_tmp = HAS_VALUES ? (V *)(ws + ws_align256(n * sizeof(KB))) : nullptr;
+    size_t *partition =
+        passes ? (size_t *)(ws + ws_align256(n * sizeof(KB)) +
+                            ws_align256(n * (size_t)PL::VALUE_BYTES))
+               : nullptr;
+
+    /* Parity: odd pass counts start in the workspace so the last pass lands
+     * in the caller's buffer. */
+    KB *k_run = passes % 2 ? keys_tmp : keys;
+    V *v_run = passes % 2 ? vals_tmp : vals;
+    const int keep_ordered = passes > 0;
+    cudaError_t err = cudaSuccess;
+    if (full) {
+        err = stable ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, 0, (unsigned)full,
+                                                    keep_ordered, codec, stream)
+                     : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, 0,
+                                                     (unsigned)full, keep_ordered, codec, stream);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel");
+    }
+    if (rem) {
+        /* Sentinels tie with real all-ones keys: positions keep them last so
+         * no real value is dropped. Keys alone need no tie-break. */
+        err = (stable || HAS_VALUES)
+                  ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, full * tile, 1,
+                                                 keep_ordered, codec, stream)
+                  : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, full * tile, 1,
+                                                  keep_ordered, codec, stream);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel (last tile)");
+    }
+    if (!passes) return WARPSORT_OK;
+
+    auto merge = merge_pass<KB, V, PL::SHAPE.merge_threads, PL::SHAPE.merge_items>;
+    const size_t msmem = PL::merge_smem();
+    WS_CUDA_TRY(ctx, cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)msmem));
+    const size_t blocks = (n + PL::MERGE_TILE - 1) / PL::MERGE_TILE;
+    KB *k_src = k_run, *k_dst = k_run == keys ? keys_tmp : keys;
+    V *v_src = v_run, *v_dst = v_run == vals ? vals_tmp : vals;
+    size_t run = tile;
+    for (int p = 0; p < passes; p++, run *= 2) {
+        merge_partition<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(
+            k_src, n, run, PL::MERGE_TILE, blocks, partition);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        merge<<<(unsigned)blocks, PL::SHAPE.merge_threads, msmem, stream>>>(
+            k_src, v_src, k_dst, v_dst, partition, n, run, p == passes - 1, codec);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        KB *kt = k_src; k_src = k_dst; k_dst = kt;
+        V *vt = v_src; v_src = v_dst; v_dst = vt;
+    }
+    return WARPSORT_OK;
+}
+
+/* Makes sure `bytes` of workspace exist; fails without touching any data. */
+static warpsort_status_t ws_acquire(warpsort_context_t *ctx, size_t bytes, unsigned char **out) {
+    ws_cuda_state *st = ws_state(ctx);
+    *out = (unsigned char *)st->workspace;
+    if (bytes <= st->workspace_bytes) return WARPSORT_OK;
+    if (st->workspace_external)
+        return ws_error(ctx, WARPSORT_WORKSPACE_TOO_SMALL,
+                        "workspace of %zu bytes given, this call needs %zu", st->workspace_bytes,
+                        bytes);
+    /* cudaFree waits for work still using the old buffer. */
+    if (st->workspace) {
+        cudaError_t err = cudaFree(st->workspace);
+        st->workspace = NULL;
+        st->workspace_bytes = 0;
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaFree(workspace)");
+    }
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                        "cannot allocate %zu bytes of device workspace: %s", bytes,
+                        cudaGetErrorString(err));
+    }
+    st->workspace = p;
+    st->workspace_bytes = bytes;
+    *out = (unsigned char *)p;
+    return WARPSORT_OK;
+}
+
+/* 1 when the device can address p directly (device or managed memory). */
+static int ws_device_accessible(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+template <typename KB>
+static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys, void *vals,
+                                            size_t n, size_t value_bytes, ws_key_codec codec,
+                                            bool stable, unsigned char *ws, cudaStream_t stream) {
+    switch (value_bytes) {
+    case 0:
+        return ws_sort_device<KB, ws_no_value>(ctx, (KB *)keys, (ws_no_value *)nullptr, n, codec,
+                                               stable, ws, stream);
+    case 4:
+        return ws_sort_device<KB, uint32_t>(ctx, (KB *)keys, (uint32_t *)vals, n, codec, stable,
+                                            ws, stream);
+    default:
+        return ws_sort_device<KB, uint64_t>(ctx, (KB *)keys, (uint64_t *)vals, n, codec, stable,
+                                            ws, stream);
+    }
+}
+
+static warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
+                                     warpsort_dtype_t dtype, size_t value_bytes, bool stable,
+                                     int desc, unsigned char *ws, cudaStream_t stream) {
+    const ws_key_codec codec = {ws_dtype_kind(dtype), desc};
+    if (warpsort_dtype_size(dtype) == 4)
+        return ws_dispatch_values<uint32_t>(ctx, keys, vals, n, value_bytes, codec, stable, ws,
+                                            stream);
+    return ws_dispatch_values<uint64_t>(ctx, keys, vals, n, value_bytes, codec, stable, ws,
+                                        stream);
+}
+
+/* Everything a call needs beyond the sort's own workspace: device copies
+ * of host arrays (and, for argsort, of the keys). */
+struct ws_call_layout {
+    size_t sort_bytes, keys_off, vals_off, total;
+};
+static ws_call_layout ws_layout(size_t n, size_t kb, size_t vb, int stage_keys, int stage_vals) {
+    ws_call_layout l;
+    l.sort_bytes = ws_align256(ws_sort_workspace_bytes(n, kb, vb));
+    l.keys_off = l.sort_bytes;
+    l.vals_off = l.keys_off + (stage_keys ? ws_align256(n * kb) : 0);
+    l.total = l.vals_off + (stage_vals ? ws_align256(n * vb) : 0);
+    return l;
+}
+
+extern "C" {
+
+int ws_cuda_available(void) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count > 0;
+}
+
+warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return WARPSORT_BACKEND_UNAVAILABLE;
+    }
+    if (ctx->device >= count) return WARPSORT_BACKEND_UNAVAILABLE;
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return WARPSORT_BACKEND_UNAVAILABLE;
+    }
+    ws_cuda_state *st = (ws_cuda_state *)calloc(1, sizeof *st);
+    if (!st) return WARPSORT_OUT_OF_MEMORY;
+    st->stream = (cudaStream_t)ctx->stream;
+    st->sm_count = sms;
+    ctx->cuda = st;
+    return WARPSORT_OK;
+}
+
+void ws_cuda_destroy(warpsort_context_t *ctx) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (!st) return;
+    ws_device_guard g;
+    if (ws_enter_device(ctx, &g) == cudaSuccess) {
+        (void)cudaStreamSynchronize(st->stream);
+        if (st->workspace && !st->workspace_external) (void)cudaFree(st->workspace);
+        ws_leave_device(&g);
+    }
+    (void)cudaGetLastError();
+    free(st);
+    ctx->cuda = NULL;
+}
+
+warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx, &g);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(ws_state(ctx)->stream);
+    ws_leave_device(&g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaStreamSynchronize");
+    return WARPSORT_OK;
+}
+
+warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                         warpsort_dtype_t dtype, size_t value_bytes,
+                                         unsigned flags, size_t *bytes) {
+    (void)ctx;
+    const size_t kb = warpsort_dtype_size(dtype);
+    /* Argsort keeps the caller's keys and sorts a copy. */
+    const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
+    *bytes = ws_layout(n, kb, value_bytes, argsort, 0).total;
+    return WARPSORT_OK;
+}
+
+warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (ptr && (uintptr_t)ptr % 256)
+        return ws_error(ctx, WARPSORT_MISALIGNED,
+                        "warpsort_set_workspace: %p is not 256-byte aligned", ptr);
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    if (st->workspace && !st->workspace_external) {
+        err = cudaFree(st->workspace);
+        if (err != cudaSuccess) {
+            ws_leave_device(&g);
+            return ws_cuda_fail(ctx, err, "cudaFree(workspace)");
+        }
+    }
+    ws_leave_device(&g);
+    st->workspace = ptr;
+    st->workspace_bytes = ptr ? bytes : 0;
+    st->workspace_external = ptr != NULL;
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_cuda_sort_pairs_on_device(warpsort_context_t *ctx, void *keys,
+                                                      void *values, size_t n,
+                                                      warpsort_dtype_t dtype, size_t value_bytes,
+                                                      unsigned flags) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t kb = warpsort_dtype_size(dtype);
+    const size_t vb = values ? value_bytes : 0;
+    const int stage_keys = !ws_device_accessible(keys);
+    const int stage_vals = vb && !ws_device_accessible(values);
+    const ws_call_layout l = ws_layout(n, kb, vb, stage_keys, stage_vals);
+    unsigned char *ws = NULL;
+    warpsort_status_t s = ws_acquire(ctx, l.total, &ws);
+    if (s != WARPSORT_OK) return s;
+
+    void *dkeys = stage_keys ? (void *)(ws + l.keys_off) : keys;
+    void *dvals = stage_vals ? (void *)(ws + l.vals_off) : values;
+    if (stage_keys)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys, n * kb, cudaMemcpyDefault, st->stream));
+    if (stage_vals)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(dvals, values, n * vb, cudaMemcpyDefault, st->stream));
+    s = ws_sort_any(ctx, dkeys, vb ? dvals : NULL, n, dtype, vb,
+                    (flags & WARPSORT_STABLE) != 0, (flags & WARPSORT_DESCENDING) != 0, ws,
+                    st->stream);
+    if (s != WARPSORT_OK) return s;
+    if (!stage_keys && !stage_vals) return WARPSORT_OK; /* asynchronous */
+
+    /* Host arrays: wait for the sort before touching them, so a failure
+     * leaves them as they were. */
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    if (stage_keys)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(keys, dkeys, n * kb, cudaMemcpyDefault, st->stream));
+    if (stage_vals)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(values, dvals, n * vb, cudaMemcpyDefault, st->stream));
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    return WARPSORT_OK;
+}
+
+warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    warpsort_status_t s =
+        ws_cuda_sort_pairs_on_device(ctx, keys, values, n, dtype, value_bytes, flags);
+    ws_leave_device(&g);
+    return s;
+}
+
+static warpsort_status_t ws_cuda_argsort_on_device(warpsort_context_t *ctx, const void *keys,
+                                                   void *indices, size_t n,
+                                                   warpsort_dtype_t dtype, size_t index_bytes,
+                                                   unsigned flags) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t kb = warpsort_dtype_size(dtype);
+    const int stage_idx = !ws_device_accessible(indices);
+    /* The keys are always copied: argsort must not reorder them. */
+    const ws_call_layout l = ws_layout(n, kb, index_bytes, 1, stage_idx);
+    unsigned char *ws = NULL;
+    warpsort_status_t s = ws_acquire(ctx, l.total, &ws);
+    if (s != WARPSORT_OK) return s;
+
+    void *dkeys = ws + l.keys_off;
+    void *didx = stage_idx ? (void *)(ws + l.vals_off) : indices;
+    WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys, n * kb, cudaMemcpyDefault, st->stream));
+    const unsigned grid = (unsigned)(st->sm_count * 8);
+    if (index_bytes == 4)
+        ws_iota_kernel<uint32_t><<<grid, 256, 0, st->stream>>>((uint32_t *)didx, n);
+    else
+        ws_iota_kernel<uint64_t><<<grid, 256, 0, st->stream>>>((uint64_t *)didx, n);
+    WS_CUDA_TRY(ctx, cudaGetLastError());
+    /* Stable: the indices are the tie-break, so equal keys keep input order. */
+    s = ws_sort_any(ctx, dkeys, didx, n, dtype, index_bytes, true,
+                    (flags & WARPSORT_DESCENDING) != 0, ws, st->stream);
+    if (s != WARPSORT_OK) return s;
+    if (stage_idx || !ws_device_accessible(keys)) {
+        WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+        if (stage_idx) {
+            WS_CUDA_TRY(ctx, cudaMemcpyAsync(indices, didx, n * index_bytes, cudaMemcpyDefault,
+                                             st->stream));
+            WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+        }
+    }
+    return WARPSORT_OK;
+}
+
+warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                  unsigned flags) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    warpsort_status_t s =
+        ws_cuda_argsort_on_device(ctx, keys, indices, n, dtype, index_bytes, flags);
+    ws_leave_device(&g);
+    return s;
+}
+
+} /* extern "C" */
