@@ -131,7 +131,7 @@ static int verify_result(const char *command, const char *who, const void *orig,
         char a[64], b[64];
         keys_format(out, bad - 1, dtype, a, sizeof a);
         keys_format(out, bad, dtype, b, sizeof b);
-        cli_error("%s: WRONG RESULT from %s: not sorted: key %zu = %s goes before key %zu = %s",
+        cli_error("%s: WRONG RESULT from %s: not sorted: key %zu = %s sorts before key %zu = %s",
                   command, who, bad, b, bad - 1, a);
         return 0;
     }

@@ -92,7 +92,7 @@ int cmd_check(int argc, char **argv) {
         char a[64], b[64];
         keys_format(keys, bad - 1, dtype, a, sizeof a);
         keys_format(keys, bad, dtype, b, sizeof b);
-        printf("not sorted: %s: key %zu = %s goes before key %zu = %s in %s %s order%s%s\n",
+        printf("not sorted: %s: key %zu = %s sorts before key %zu = %s in %s %s order%s%s\n",
                file, bad, b, bad - 1, a, dname, order, perm_of && !is_perm ? "; also " : "",
                perm_of && !is_perm ? perm_note : "");
         status = CLI_EXIT_NO;

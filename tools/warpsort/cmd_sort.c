@@ -145,7 +145,7 @@ int cmd_sort(int argc, char **argv) {
 
     if (!io_read_array(job.input, key_size, unit, &keys, &n)) goto done;
     if (job.values) {
-        snprintf(unit, sizeof unit, "value size %zu", job.value_bytes);
+        snprintf(unit, sizeof unit, "%zu-byte values", job.value_bytes);
         if (!io_read_array(job.values, job.value_bytes, unit, &values, &num_values)) goto done;
         if (num_values != n) {
             cli_error("%s: holds %zu values of %zu bytes, but %s holds %zu keys", job.values,

@@ -1,0 +1,813 @@
+/*
+ * test_cli.c - end-to-end tests of the warpsort command-line tool.
+ *
+ * Each test runs the built executable in its own scratch directory. Results
+ * are checked here, against keybits.h directly, not only with the CLI's own
+ * `check`, so a bug shared by `sort` and `check` cannot hide.
+ *
+ * usage: test_cli GROUP   (basics, sort, errors, check, bench)
+ */
+
+#include "cli_harness.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define STATE cli_t *c = *state
+
+static const warpsort_dtype_t all_dtypes[] = {WARPSORT_U32, WARPSORT_I32, WARPSORT_F32,
+                                              WARPSORT_U64, WARPSORT_I64, WARPSORT_F64};
+static const char *const commands[] = {"run", "gen", "sort", "check", "bench"};
+
+static uint32_t f32_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* The file holds n keys of dtype: the result of a sort of `input`. */
+static void assert_sorted_permutation(cli_t *c, const char *input, const char *output,
+                                      warpsort_dtype_t dtype, int desc) {
+    size_t in_bytes, out_bytes;
+    void *in = cli_read(c, input, &in_bytes);
+    void *out = cli_read(c, output, &out_bytes);
+    size_t es = warpsort_dtype_size(dtype);
+    assert_int_equal(in_bytes, out_bytes);
+    if (!test_is_sorted(out, out_bytes / es, dtype, desc))
+        fail_msg("%s is not sorted (%s, %s)", output, warpsort_dtype_name(dtype),
+                 desc ? "desc" : "asc");
+    if (!test_same_multiset(in, out, in_bytes / es, es))
+        fail_msg("%s is not a permutation of %s", output, input);
+    free(in);
+    free(out);
+}
+
+/*====================================================================
+ * basics: help, version, sizes, gen, progress
+ *==================================================================*/
+
+static void test_help_mentions_every_command(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "--help", NULL), 0);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        cli_assert_contains(c->out, commands[i]);
+    cli_assert_contains(c->out, "--version");
+    char *top = strdup(c->out);
+    assert_int_equal(cli_run(c, "help", NULL), 0);
+    assert_string_equal(c->out, top);
+    assert_int_equal(cli_run(c, "-h", NULL), 0);
+    assert_string_equal(c->out, top);
+    free(top);
+    assert_string_equal(c->err, "");
+}
+
+static void test_help_of_each_command(void **state) {
+    STATE;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: warpsort %s", commands[i]);
+        assert_int_equal(cli_run(c, "help", commands[i], NULL), 0);
+        cli_assert_contains(c->out, usage);
+        char *via_help = strdup(c->out);
+        assert_int_equal(cli_run(c, commands[i], "--help", NULL), 0);
+        assert_string_equal(c->out, via_help);
+        free(via_help);
+    }
+    assert_int_equal(cli_run(c, "help", "sort", NULL), 0);
+    cli_assert_contains(c->out, "--values");
+    cli_assert_contains(c->out, "--stable");
+}
+
+static void test_version(void **state) {
+    STATE;
+    char expect[64];
+    snprintf(expect, sizeof expect, "warpsort %s\n", warpsort_version());
+    assert_int_equal(cli_run(c, "--version", NULL), 0);
+    assert_string_equal(c->out, expect);
+    assert_int_equal(cli_run(c, "-V", NULL), 0);
+    assert_string_equal(c->out, expect);
+}
+
+static void test_no_arguments_prints_usage(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, NULL), 2);
+    cli_assert_contains(c->err, "usage: warpsort");
+}
+
+static void test_size_syntax(void **state) {
+    STATE;
+    static const struct {
+        const char *text;
+        size_t n;
+    } sizes[] = {{"1000", 1000}, {"2^10", 1024}, {"1K", 1024}, {"2K", 2048}, {"1Ki", 1024},
+                 {"2^10+3", 1027}, {"2^12-1", 4095}, {"0", 0}, {"1", 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", sizes[i].text, "--dtype", "u64",
+                                 NULL), 0);
+        size_t bytes;
+        free(cli_read(c, "k.bin", &bytes));
+        assert_int_equal(bytes, sizes[i].n * 8);
+    }
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "--count=16", NULL), 0);
+    size_t bytes;
+    free(cli_read(c, "k.bin", &bytes));
+    assert_int_equal(bytes, 64);
+}
+
+static void test_gen_is_deterministic(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "a.bin", "-n", "4096", "--seed", "5", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "b.bin", "-n", "4096", "--seed", "5", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "c.bin", "-n", "4096", "--seed", "6", NULL), 0);
+    size_t na, nb, nc;
+    void *a = cli_read(c, "a.bin", &na), *b = cli_read(c, "b.bin", &nb),
+         *cc = cli_read(c, "c.bin", &nc);
+    assert_int_equal(na, 4096 * 4);
+    assert_memory_equal(a, b, na);
+    assert_memory_not_equal(a, cc, na);
+    free(a);
+    free(b);
+    free(cc);
+}
+
+static void test_gen_distributions(void **state) {
+    STATE;
+    for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
+        warpsort_dtype_t dt = all_dtypes[d];
+        const char *name = warpsort_dtype_name(dt);
+        size_t es = warpsort_dtype_size(dt), bytes, n = 5000;
+        void *k;
+
+        assert_int_equal(cli_run(c, "gen", "-o", "s.bin", "-n", "5000", "--dtype", name,
+                                 "--dist", "sorted", NULL), 0);
+        k = cli_read(c, "s.bin", &bytes);
+        assert_int_equal(bytes, n * es);
+        assert_true(test_is_sorted(k, n, dt, 0));
+        assert_false(test_is_sorted(k, n, dt, 1));
+        free(k);
+
+        assert_int_equal(cli_run(c, "gen", "-o", "r.bin", "-n", "5000", "--dtype", name,
+                                 "--dist", "reversed", NULL), 0);
+        k = cli_read(c, "r.bin", &bytes);
+        assert_true(test_is_sorted(k, n, dt, 1));
+        free(k);
+
+        assert_int_equal(cli_run(c, "gen", "-o", "e.bin", "-n", "5000", "--dtype", name,
+                                 "--dist", "equal", NULL), 0);
+        k = cli_read(c, "e.bin", &bytes);
+        for (size_t i = 1; i < n; i++) assert_memory_equal((char *)k, (char *)k + i * es, es);
+        free(k);
+
+        assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "5000", "--dtype", name,
+                                 "--dist", "few", NULL), 0);
+        k = cli_read(c, "f.bin", &bytes);
+        size_t distinct = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t j = 0;
+            while (j < i && memcmp((char *)k + j * es, (char *)k + i * es, es) != 0) j++;
+            distinct += j == i;
+        }
+        assert_true(distinct >= 2 && distinct <= 16);
+        free(k);
+    }
+}
+
+static void test_gen_nan_mix_has_specials(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "2^14", "--dtype", "f32", "--dist",
+                             "nan-mix", NULL), 0);
+    size_t bytes;
+    uint32_t *k = cli_read(c, "f.bin", &bytes);
+    int pos_nan = 0, neg_nan = 0, pos_zero = 0, neg_zero = 0, pos_inf = 0, neg_inf = 0,
+        finite = 0;
+    for (size_t i = 0; i < bytes / 4; i++) {
+        float f;
+        memcpy(&f, &k[i], sizeof f);
+        if (isnan(f)) ++*(k[i] >> 31 ? &neg_nan : &pos_nan);
+        else if (isinf(f)) ++*(f < 0 ? &neg_inf : &pos_inf);
+        else if (f == 0.0f) ++*(k[i] >> 31 ? &neg_zero : &pos_zero);
+        else finite++;
+    }
+    assert_true(pos_nan && neg_nan && pos_zero && neg_zero && pos_inf && neg_inf);
+    assert_true(finite > (int)(bytes / 4) / 2);
+    free(k);
+
+    assert_int_equal(cli_run(c, "gen", "-o", "i.bin", "-n", "2^14", "--dtype", "i32", "--dist",
+                             "nan-mix", NULL), 0);
+    int32_t *ik = cli_read(c, "i.bin", &bytes);
+    int has_min = 0, has_max = 0;
+    for (size_t i = 0; i < bytes / 4; i++) {
+        has_min |= ik[i] == INT32_MIN;
+        has_max |= ik[i] == INT32_MAX;
+    }
+    assert_true(has_min && has_max);
+    free(ik);
+}
+
+static void test_gen_iota(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "1000", "--dist", "iota", "--dtype",
+                             "u64", NULL), 0);
+    size_t bytes;
+    uint64_t *v = cli_read(c, "v.bin", &bytes);
+    assert_int_equal(bytes, 8000);
+    for (uint64_t i = 0; i < 1000; i++) assert_int_equal(v[i], i);
+    free(v);
+}
+
+static void test_no_progress_bar_in_pipes(void **state) {
+    STATE;
+    /* Long enough that a terminal would show the bar. */
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "2^23", NULL), 0);
+    assert_string_equal(c->err, "");
+    assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "u32", NULL), 0);
+    assert_string_equal(c->err, "");
+}
+
+static void test_progress_bar_when_forced(void **state) {
+    STATE;
+    c->env_progress = "1";
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "2^21", NULL), 0);
+    cli_assert_contains(c->err, "100%");
+    cli_assert_contains(c->err, "\r\033[K"); /* and the bar is erased */
+    c->env_progress = "0";
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "2^21", NULL), 0);
+    assert_string_equal(c->err, "");
+}
+
+/*====================================================================
+ * sort: round trips, values, stability, float order
+ *==================================================================*/
+
+static void test_round_trip_every_dtype_and_dist(void **state) {
+    STATE;
+    static const char *const dists[] = {"random", "nan-mix", "few", "equal", "sorted",
+                                        "reversed"};
+    for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
+        const char *dt = warpsort_dtype_name(all_dtypes[d]);
+        for (size_t s = 0; s < sizeof dists / sizeof dists[0]; s++) {
+            for (int desc = 0; desc < 2; desc++) {
+                assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3001", "--dtype", dt,
+                                         "--dist", dists[s], "--seed", "11", NULL), 0);
+                if (desc)
+                    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", dt,
+                                             "--desc", NULL), 0);
+                else
+                    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", dt,
+                                             NULL), 0);
+                assert_sorted_permutation(c, "in.bin", "out.bin", all_dtypes[d], desc);
+                if (desc)
+                    cli_run(c, "check", "out.bin", "--dtype", dt, "--desc", "--perm-of", "in.bin",
+                            NULL);
+                else
+                    cli_run(c, "check", "out.bin", "--dtype", dt, "--perm-of", "in.bin", NULL);
+                if (c->exit_code != 0) fail_msg("check: %s %s", c->out, c->err);
+                cli_assert_one_line(c->out);
+            }
+        }
+    }
+}
+
+static void test_sort_small_and_odd_sizes(void **state) {
+    STATE;
+    static const char *const sizes[] = {"0", "1", "2", "31", "33", "2^16+1"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", sizes[i], "--dtype", "f64",
+                                 "--dist", "nan-mix", NULL), 0);
+        assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f64", NULL), 0);
+        assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F64, 0);
+    }
+}
+
+static void test_sort_in_place_without_output(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "10000", "--dtype", "i64", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "10000", "--dtype", "i64", NULL),
+                     0);
+    assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", NULL), 0);
+    cli_assert_one_line(c->out);
+    assert_sorted_permutation(c, "orig.bin", "k.bin", WARPSORT_I64, 0);
+    assert_int_equal(cli_count_entries(c, NULL), 2); /* nothing else left behind */
+}
+
+static void check_values_follow_keys(cli_t *c, const char *value_bytes, const char *iota_dtype) {
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "20000", "--dtype", "f32", "--dist",
+                             "nan-mix", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "20000", "--dtype", iota_dtype,
+                             "--dist", "iota", NULL), 0);
+    assert_int_equal(cli_run(c, "sort", "k.bin", "-o", "ko.bin", "--dtype", "f32", "--values",
+                             "v.bin", "--value-bytes", value_bytes, "--values-out", "vo.bin",
+                             NULL), 0);
+    size_t kb, kob, vb, vob;
+    uint32_t *k = cli_read(c, "k.bin", &kb), *ko = cli_read(c, "ko.bin", &kob);
+    unsigned char *v = cli_read(c, "v.bin", &vb), *vo = cli_read(c, "vo.bin", &vob);
+    size_t n = kb / 4, w = (size_t)atoi(value_bytes);
+    assert_int_equal(vob, n * w);
+    assert_true(test_is_sorted(ko, n, WARPSORT_F32, 0));
+    char *seen = calloc(n, 1);
+    assert_non_null(seen);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t idx = 0;
+        memcpy(&idx, vo + i * w, w); /* little-endian: low bytes first */
+        assert_true(idx < n);
+        assert_false(seen[idx]);
+        seen[idx] = 1;
+        assert_int_equal(ko[i], k[idx]); /* the value came with this key */
+    }
+    /* --values-out given: the values input is left alone. */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t idx = 0;
+        memcpy(&idx, v + i * w, w);
+        assert_int_equal(idx, i);
+    }
+    free(seen);
+    free(k);
+    free(ko);
+    free(v);
+    free(vo);
+}
+
+static void test_values_follow_keys_4_bytes(void **state) {
+    check_values_follow_keys(*state, "4", "u32");
+}
+
+static void test_values_follow_keys_8_bytes(void **state) {
+    check_values_follow_keys(*state, "8", "u64");
+}
+
+static void test_values_in_place(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL),
+                     0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
+    assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "u64", "--values", "v.bin", NULL), 0);
+    size_t b;
+    uint64_t *orig = cli_read(c, "orig.bin", &b), *k = cli_read(c, "k.bin", &b);
+    uint32_t *v = cli_read(c, "v.bin", &b);
+    assert_int_equal(b, 5000 * 4);
+    assert_true(test_is_sorted(k, 5000, WARPSORT_U64, 0));
+    for (size_t i = 0; i < 5000; i++) assert_int_equal(k[i], orig[v[i]]);
+    free(orig);
+    free(k);
+    free(v);
+}
+
+static void check_stable(cli_t *c, int desc) {
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "30000", "--dtype", "i64", "--dist",
+                             "few", "--seed", "3", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "30000", "--dist", "iota", NULL), 0);
+    if (desc)
+        assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", "--values", "v.bin",
+                                 "--stable", "--desc", NULL), 0);
+    else
+        assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", "--values", "v.bin",
+                                 "--stable", NULL), 0);
+    size_t b;
+    int64_t *k = cli_read(c, "k.bin", &b);
+    uint32_t *v = cli_read(c, "v.bin", &b);
+    assert_true(test_is_sorted(k, 30000, WARPSORT_I64, desc));
+    size_t ties = 0;
+    for (size_t i = 1; i < 30000; i++) {
+        if (k[i] == k[i - 1]) {
+            ties++;
+            if (v[i] <= v[i - 1]) fail_msg("equal keys at %zu, %zu lost their input order", i - 1, i);
+        }
+    }
+    assert_true(ties > 29000); /* few distinct keys: the test really exercises ties */
+    free(k);
+    free(v);
+}
+
+static void test_stable_ascending(void **state) { check_stable(*state, 0); }
+static void test_stable_descending(void **state) { check_stable(*state, 1); }
+
+static void test_float_order(void **state) {
+    STATE;
+    const uint32_t neg_nan = 0xFFC00000u, pos_nan = 0x7FC00000u, snan = 0x7F800001u;
+    uint32_t in[] = {pos_nan,         f32_bits(1.0f),  f32_bits(-0.0f), neg_nan,
+                     f32_bits(INFINITY), f32_bits(0.0f), f32_bits(-INFINITY), snan,
+                     f32_bits(-1.0f)};
+    size_t n = sizeof in / sizeof in[0];
+    cli_write(c, "f.bin", in, sizeof in);
+    assert_int_equal(cli_run(c, "sort", "f.bin", "-o", "a.bin", "--dtype", "f32", NULL), 0);
+    size_t b;
+    uint32_t *a = cli_read(c, "a.bin", &b);
+    assert_int_equal(b, sizeof in);
+    const uint32_t head[] = {f32_bits(-INFINITY), f32_bits(-1.0f), f32_bits(-0.0f),
+                             f32_bits(0.0f),      f32_bits(1.0f),  f32_bits(INFINITY)};
+    assert_memory_equal(a, head, sizeof head);
+    for (size_t i = 6; i < n; i++) /* all NaNs, either sign, after +inf */
+        assert_true(a[i] == neg_nan || a[i] == pos_nan || a[i] == snan);
+    assert_true(test_same_multiset(in, a, n, 4));
+
+    assert_int_equal(cli_run(c, "sort", "f.bin", "-o", "d.bin", "--dtype", "f32", "--desc", NULL),
+                     0);
+    uint32_t *d = cli_read(c, "d.bin", &b);
+    for (size_t i = 0; i < 3; i++) assert_true(d[i] == neg_nan || d[i] == pos_nan || d[i] == snan);
+    /* Descending reverses the ascending order exactly. */
+    for (size_t i = 0; i < n; i++) assert_int_equal(d[i], a[n - 1 - i]);
+    free(a);
+    free(d);
+}
+
+/*====================================================================
+ * errors: exit 2, one line, outputs untouched
+ *==================================================================*/
+
+static void test_error_missing_file(void **state) {
+    STATE;
+    cli_run(c, "sort", "nope.bin", "--dtype", "u32", NULL);
+    cli_assert_error(c, "nope.bin", "No such file", NULL);
+    cli_run(c, "check", "nope.bin", "--dtype", "u32", NULL);
+    cli_assert_error(c, "nope.bin", NULL);
+}
+
+static void test_error_size_not_multiple(void **state) {
+    STATE;
+    cli_write(c, "ten.bin", "0123456789", 10);
+    cli_run(c, "sort", "ten.bin", "--dtype", "u32", NULL);
+    cli_assert_error(c, "ten.bin: size 10 is not a multiple of 4 (dtype u32)", NULL);
+    cli_run(c, "sort", "ten.bin", "--dtype", "f64", NULL);
+    cli_assert_error(c, "not a multiple of 8", NULL);
+    cli_run(c, "check", "ten.bin", "--dtype", "i32", NULL);
+    cli_assert_error(c, "not a multiple of 4", NULL);
+    size_t b;
+    char *after = cli_read(c, "ten.bin", &b);
+    assert_int_equal(b, 10);
+    assert_memory_equal(after, "0123456789", 10);
+    free(after);
+}
+
+/* The promise behind temp+rename: a failed sort leaves existing outputs with
+ * their bytes and leaves no temporary files in the directory. */
+static void test_error_values_wrong_length_leaves_outputs(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "1000", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "999", "--dist", "iota", NULL), 0);
+    cli_write(c, "out.bin", "previous", 8);
+    cli_write(c, "vout.bin", "old values", 10);
+    size_t entries = cli_count_entries(c, NULL);
+
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "out.bin", "--values", "v.bin",
+            "--values-out", "vout.bin", NULL);
+    cli_assert_error(c, "v.bin", "999", "1000", NULL);
+
+    size_t b;
+    char *out = cli_read(c, "out.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(out, "previous", 8);
+    free(out);
+    char *vout = cli_read(c, "vout.bin", &b);
+    assert_int_equal(b, 10);
+    assert_memory_equal(vout, "old values", 10);
+    free(vout);
+    assert_int_equal(cli_count_entries(c, NULL), entries);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+
+    /* In place: the keys file itself keeps its bytes. */
+    size_t kb;
+    void *before = cli_read(c, "k.bin", &kb);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", NULL);
+    cli_assert_error(c, "v.bin", NULL);
+    void *after = cli_read(c, "k.bin", &b);
+    assert_int_equal(b, kb);
+    assert_memory_equal(before, after, kb);
+    free(before);
+    free(after);
+
+    /* 8-byte values from a file of 4-byte ones: a length error too. */
+    assert_int_equal(cli_run(c, "gen", "-o", "v4.bin", "-n", "1000", "--dist", "iota", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v4.bin", "--value-bytes", "8",
+            "-o", "out.bin", NULL);
+    cli_assert_error(c, "v4.bin", NULL);
+    out = cli_read(c, "out.bin", &b);
+    assert_memory_equal(out, "previous", 8);
+    free(out);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+}
+
+static void test_error_values_not_multiple(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "4", NULL), 0);
+    cli_write(c, "v.bin", "123456789", 9);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", NULL);
+    cli_assert_error(c, "v.bin: size 9 is not a multiple of 4", NULL);
+}
+
+/* Failing after the keys were already written to their temporary file (the
+ * values destination is a directory) must still remove that file. */
+static void test_error_late_failure_removes_temp_files(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
+    cli_write(c, "out.bin", "previous", 8);
+    cli_mkdir(c, "dir");
+    size_t entries = cli_count_entries(c, NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "out.bin", "--values", "v.bin",
+            "--values-out", "dir", NULL);
+    cli_assert_error(c, "dir", "is a directory", NULL);
+    size_t b;
+    char *out = cli_read(c, "out.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(out, "previous", 8);
+    free(out);
+    assert_int_equal(cli_count_entries(c, NULL), entries);
+
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "dir", NULL);
+    cli_assert_error(c, "is a directory", NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "missing/out.bin", NULL);
+    cli_assert_error(c, "missing/out.bin", NULL);
+    assert_int_equal(cli_count_entries(c, NULL), entries);
+}
+
+static void test_error_unknown_dtype(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "4", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u16", NULL);
+    cli_assert_error(c, "unknown dtype 'u16'", NULL);
+    cli_run(c, "gen", "-o", "x.bin", "--dtype", "float", NULL);
+    cli_assert_error(c, "unknown dtype 'float'", NULL);
+    assert_false(cli_exists(c, "x.bin"));
+    cli_run(c, "sort", "k.bin", NULL);
+    cli_assert_error(c, "--dtype is required", NULL);
+}
+
+static void test_error_unknown_option_and_command(void **state) {
+    STATE;
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--frobnicate", NULL);
+    cli_assert_error(c, "unknown option '--frobnicate'", NULL);
+    cli_run(c, "gen", "-x", NULL);
+    cli_assert_error(c, "unknown option '-x'", NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--desc=yes", NULL);
+    cli_assert_error(c, "takes no value", NULL);
+    cli_run(c, "gen", "-o", NULL);
+    cli_assert_error(c, "needs a value", NULL);
+    cli_run(c, "frobnicate", NULL);
+    cli_assert_error(c, "unknown command 'frobnicate'", NULL);
+    cli_run(c, "--frobnicate", NULL);
+    cli_assert_error(c, "unknown option '--frobnicate'", NULL);
+    cli_run(c, "help", "frobnicate", NULL);
+    cli_assert_error(c, "unknown command 'frobnicate'", NULL);
+    cli_run(c, "sort", "a.bin", "b.bin", "--dtype", "u32", NULL);
+    cli_assert_error(c, "unexpected argument 'b.bin'", NULL);
+    cli_run(c, "sort", "--dtype", "u32", NULL);
+    cli_assert_error(c, "missing the input FILE", NULL);
+    cli_run(c, "gen", "-n", "5", NULL);
+    cli_assert_error(c, "-o FILE is required", NULL);
+    cli_run(c, "bench", "--backend", "gpu", NULL);
+    cli_assert_error(c, "unknown backend 'gpu'", NULL);
+    cli_run(c, "gen", "-o", "x.bin", "--dist", "zipf", NULL);
+    cli_assert_error(c, "unknown distribution 'zipf'", NULL);
+}
+
+static void test_error_bad_numbers(void **state) {
+    STATE;
+    static const char *const bad_sizes[] = {"12x", "", "-5", "2^", "2^99", "1Q", "99999999999999999999", "1e6"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        cli_run(c, "gen", "-o", "x.bin", "-n", bad_sizes[i], NULL);
+        cli_assert_error(c, "bad size", NULL);
+    }
+    cli_run(c, "gen", "-o", "x.bin", "--seed", "abc", NULL);
+    cli_assert_error(c, "--seed: bad number 'abc'", NULL);
+    cli_run(c, "bench", "--threads", "2x", NULL);
+    cli_assert_error(c, "--threads: bad number '2x'", NULL);
+    cli_run(c, "bench", "--repeat", "0", NULL);
+    cli_assert_error(c, "--repeat", NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", "--value-bytes", "3", NULL);
+    cli_assert_error(c, "--value-bytes: must be 4 or 8", NULL);
+    assert_false(cli_exists(c, "x.bin"));
+}
+
+static void test_error_same_file_twice(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "16", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "k.bin", NULL);
+    cli_assert_error(c, "both the keys and the values", NULL);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "16", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", "-o", "o.bin",
+            "--values-out", "o.bin", NULL);
+    cli_assert_error(c, "o.bin", NULL);
+    assert_false(cli_exists(c, "o.bin"));
+}
+
+/* A library error is reported with its status name. Where a usable GPU makes
+ * the CUDA backend available, there is no error to provoke this way. */
+static void test_error_library_status(void **state) {
+    STATE;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_context_t *ctx = NULL;
+    if (warpsort_create(&ctx, &cfg) == WARPSORT_OK) {
+        warpsort_destroy(ctx);
+        skip();
+    }
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "16", NULL), 0);
+    cli_write(c, "out.bin", "previous", 8);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "out.bin", "--backend", "cuda", NULL);
+    cli_assert_error(c, "WARPSORT_BACKEND_UNAVAILABLE", NULL);
+    size_t b;
+    char *out = cli_read(c, "out.bin", &b);
+    assert_memory_equal(out, "previous", 8);
+    free(out);
+    cli_run(c, "run", "-n", "100", "--backend", "cuda", NULL);
+    cli_assert_error(c, "WARPSORT_BACKEND_UNAVAILABLE", NULL);
+}
+
+/*====================================================================
+ * check
+ *==================================================================*/
+
+static int check_u32(cli_t *c, const uint32_t *keys, size_t n, const char *dtype, int desc) {
+    cli_write(c, "c.bin", keys, n * 4);
+    if (desc) return cli_run(c, "check", "c.bin", "--dtype", dtype, "--desc", NULL);
+    return cli_run(c, "check", "c.bin", "--dtype", dtype, NULL);
+}
+
+static void test_check_detects_unsorted(void **state) {
+    STATE;
+    const uint32_t up[] = {1, 2, 2, 7}, bad[] = {1, 3, 2, 7};
+    assert_int_equal(check_u32(c, up, 4, "u32", 0), 0);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "sorted: c.bin");
+    assert_int_equal(check_u32(c, up, 4, "u32", 1), 1);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "not sorted");
+    assert_int_equal(check_u32(c, bad, 4, "u32", 0), 1);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "key 2");
+    /* Signed view: 0xFFFFFFFF is -1, so it sorts first. */
+    const uint32_t mixed[] = {0xFFFFFFFFu, 0, 5};
+    assert_int_equal(check_u32(c, mixed, 3, "i32", 0), 0);
+    assert_int_equal(check_u32(c, mixed, 3, "u32", 0), 1);
+    assert_int_equal(check_u32(c, NULL, 0, "u32", 0), 0); /* empty is sorted */
+    assert_int_equal(check_u32(c, up, 1, "u32", 1), 0);
+}
+
+static void test_check_float_semantics(void **state) {
+    STATE;
+    const uint32_t zeros_asc[] = {f32_bits(-0.0f), f32_bits(0.0f)};
+    const uint32_t zeros_desc[] = {f32_bits(0.0f), f32_bits(-0.0f)};
+    const uint32_t nan_last[] = {f32_bits(-INFINITY), f32_bits(INFINITY), 0xFFC00000u};
+    const uint32_t nan_first[] = {0x7FC00000u, f32_bits(1.0f)};
+    assert_int_equal(check_u32(c, zeros_asc, 2, "f32", 0), 0);
+    assert_int_equal(check_u32(c, zeros_desc, 2, "f32", 0), 1);
+    assert_int_equal(check_u32(c, zeros_desc, 2, "f32", 1), 0);
+    assert_int_equal(check_u32(c, nan_last, 3, "f32", 0), 0);
+    assert_int_equal(check_u32(c, nan_first, 2, "f32", 0), 1);
+    assert_int_equal(check_u32(c, nan_first, 2, "f32", 1), 0);
+    /* As raw u32 the same bits are out of order. */
+    assert_int_equal(check_u32(c, zeros_asc, 2, "u32", 0), 1);
+}
+
+static void test_check_permutation(void **state) {
+    STATE;
+    const uint32_t orig[] = {5, 1, 4, 1}, perm[] = {1, 1, 4, 5}, other[] = {1, 4, 4, 5},
+                   shorter[] = {1, 4, 5};
+    cli_write(c, "orig.bin", orig, sizeof orig);
+    cli_write(c, "perm.bin", perm, sizeof perm);
+    cli_write(c, "other.bin", other, sizeof other);
+    cli_write(c, "short.bin", shorter, sizeof shorter);
+    assert_int_equal(cli_run(c, "check", "perm.bin", "--dtype", "u32", "--perm-of", "orig.bin",
+                             NULL), 0);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "permutation of orig.bin");
+    assert_int_equal(cli_run(c, "check", "other.bin", "--dtype", "u32", "--perm-of", "orig.bin",
+                             NULL), 1);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "not a permutation");
+    assert_int_equal(cli_run(c, "check", "short.bin", "--dtype", "u32", "--perm-of", "orig.bin",
+                             NULL), 1);
+    cli_assert_contains(c->out, "not a permutation");
+    /* Unsorted and not a permutation: both reported on the one line. */
+    assert_int_equal(cli_run(c, "check", "orig.bin", "--dtype", "u32", "--perm-of", "other.bin",
+                             NULL), 1);
+    cli_assert_one_line(c->out);
+    cli_assert_contains(c->out, "not sorted");
+    cli_assert_contains(c->out, "not a permutation");
+    /* -0.0 and +0.0 are different keys: swapping one for the other is caught. */
+    const uint32_t pz[] = {f32_bits(0.0f)}, nz[] = {f32_bits(-0.0f)};
+    cli_write(c, "pz.bin", pz, 4);
+    cli_write(c, "nz.bin", nz, 4);
+    assert_int_equal(cli_run(c, "check", "pz.bin", "--dtype", "f32", "--perm-of", "nz.bin", NULL),
+                     1);
+}
+
+static void test_check_errors(void **state) {
+    STATE;
+    const uint32_t k[] = {1, 2};
+    cli_write(c, "k.bin", k, sizeof k);
+    cli_run(c, "check", "k.bin", NULL);
+    cli_assert_error(c, "--dtype is required", NULL);
+    cli_run(c, "check", "--dtype", "u32", NULL);
+    cli_assert_error(c, "missing the FILE", NULL);
+    cli_run(c, "check", "k.bin", "--dtype", "u32", "--perm-of", "none.bin", NULL);
+    cli_assert_error(c, "none.bin", NULL);
+    cli_run(c, "check", "k.bin", "--dtype", "u64", NULL); /* 8 bytes: one u64, sorted */
+    assert_int_equal(c->exit_code, 0);
+}
+
+/*====================================================================
+ * bench and run
+ *==================================================================*/
+
+static void test_bench_with_qsort(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "bench", "-n", "2^14", "--repeat", "3", "--qsort", "--dtype",
+                             "f32", "--dist", "nan-mix", NULL), 0);
+    cli_assert_contains(c->out, "best");
+    cli_assert_contains(c->out, "median");
+    cli_assert_contains(c->out, "keys/s");
+    cli_assert_contains(c->out, "speedup");
+    cli_assert_contains(c->out, "verified");
+    assert_string_equal(c->err, "");
+}
+
+static void test_bench_pairs_stable(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "bench", "-n", "10000", "--repeat", "2", "--warmup", "0",
+                             "--pairs", "--stable", "--desc", "--dist", "few", "--dtype", "i64",
+                             "--value-bytes", "8", NULL), 0);
+    cli_assert_contains(c->out, "values following their keys stably");
+    cli_run(c, "bench", "--pairs", "--qsort", NULL);
+    cli_assert_error(c, "--qsort", NULL);
+}
+
+static void test_run_main_job(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "run", "-n", "2^16", NULL), 0);
+    cli_assert_contains(c->out, "backend:");
+    cli_assert_contains(c->out, "65536");
+    cli_assert_contains(c->out, "keys/s");
+    cli_assert_contains(c->out, "verified");
+    assert_int_equal(cli_run(c, "run", "-n", "1000", "--dtype", "f64", "--dist", "nan-mix",
+                             "--desc", "--backend", "cpu", "--threads", "2", NULL), 0);
+    cli_assert_contains(c->out, "cpu (2 threads)");
+    cli_assert_contains(c->out, "verified");
+}
+
+/*====================================================================*/
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, cli_setup, cli_teardown)
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest basics[] = {
+        T(test_help_mentions_every_command), T(test_help_of_each_command), T(test_version),
+        T(test_no_arguments_prints_usage),   T(test_size_syntax),
+        T(test_gen_is_deterministic),        T(test_gen_distributions),
+        T(test_gen_nan_mix_has_specials),    T(test_gen_iota),
+        T(test_no_progress_bar_in_pipes),    T(test_progress_bar_when_forced),
+    };
+    const struct CMUnitTest sort[] = {
+        T(test_round_trip_every_dtype_and_dist), T(test_sort_small_and_odd_sizes),
+        T(test_sort_in_place_without_output),    T(test_values_follow_keys_4_bytes),
+        T(test_values_follow_keys_8_bytes),      T(test_values_in_place),
+        T(test_stable_ascending),                T(test_stable_descending),
+        T(test_float_order),
+    };
+    const struct CMUnitTest errors[] = {
+        T(test_error_missing_file),
+        T(test_error_size_not_multiple),
+        T(test_error_values_wrong_length_leaves_outputs),
+        T(test_error_values_not_multiple),
+        T(test_error_late_failure_removes_temp_files),
+        T(test_error_unknown_dtype),
+        T(test_error_unknown_option_and_command),
+        T(test_error_bad_numbers),
+        T(test_error_same_file_twice),
+        T(test_error_library_status),
+    };
+    const struct CMUnitTest check[] = {
+        T(test_check_detects_unsorted), T(test_check_float_semantics),
+        T(test_check_permutation),      T(test_check_errors),
+    };
+    const struct CMUnitTest bench[] = {
+        T(test_bench_with_qsort), T(test_bench_pairs_stable), T(test_run_main_job),
+    };
+
+    const char *group = argc > 1 ? argv[1] : "all";
+    int all = strcmp(group, "all") == 0, failed = 0, matched = 0;
+#define GROUP(name, tests)                                                     \
+    if (all || strcmp(group, name) == 0) {                                     \
+        matched = 1;                                                           \
+        failed += cmocka_run_group_tests_name("cli_" name, tests, NULL, NULL); \
+    }
+    GROUP("basics", basics)
+    GROUP("sort", sort)
+    GROUP("errors", errors)
+    GROUP("check", check)
+    GROUP("bench", bench)
+#undef GROUP
+    if (!matched) {
+        fprintf(stderr, "test_cli: unknown group '%s'\n", group);
+        return 2;
+    }
+    return failed ? 1 : 0;
+}
