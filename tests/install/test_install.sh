@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs warpsort into a scratch prefix, then builds the README example
+# against it the two ways users do (CMake find_package, pkg-config) and runs it.
+#
+# usage: test_install.sh SOURCE_DIR WORK_DIR GENERATOR ENABLE_CUDA [CUDA_COMPILER]
+set -euo pipefail
+src=$1 work=$2 generator=$3 cuda=$4 nvcc=${5:-}
+jobs=$(nproc 2>/dev/null || echo 2)
+prefix=$work/prefix
+
+rm -rf "$work"
+mkdir -p "$work"
+cuda_args=(-DWARPSORT_ENABLE_CUDA="$cuda")
+[[ -n $nvcc ]] && cuda_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+
+echo "== build and install into $prefix"
+cmake -S "$src" -B "$work/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DWARPSORT_BUILD_TESTS=OFF -DWARPSORT_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
+  "${cuda_args[@]}" >"$work/configure.log"
+cmake --build "$work/build" -j "$jobs" >"$work/build.log"
+cmake --install "$work/build" >"$work/install.log"
+
+expect_sorted() { # the example prints its keys in order; check the order
+  local out=$1
+  echo "$out"
+  [[ $out == *": -2(#3) -2(#7) -1e-09(#5) -0(#1) 0(#4) 3.5(#0) 7(#6) 1e+09(#2)" ]] ||
+    { echo "unexpected example output"; exit 1; }
+}
+
+echo "== installed files"
+test -f "$prefix/include/warpsort.h"
+"$prefix/bin/warpsort" --version
+"$prefix/bin/warpsort" run -n 4096 >/dev/null
+libdir=$(dirname "$(find "$prefix" -name 'libwarpsort.so' -print -quit)")
+pcdir=$(dirname "$(find "$prefix" -name 'warpsort.pc' -print -quit)")
+test -f "$libdir/libwarpsort.a"
+test -f "$(dirname "$(find "$prefix" -name 'warpsortConfig.cmake' -print -quit)")/warpsortTargets.cmake"
+
+echo "== find_package(warpsort)"
+cmake -S "$src/tests/install/consumer" -B "$work/consumer" -G "$generator" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/tests/install/example.c" \
+  >"$work/consumer-configure.log"
+cmake --build "$work/consumer" >"$work/consumer-build.log"
+expect_sorted "$("$work/consumer/example_shared")"
+expect_sorted "$("$work/consumer/example_static")"
+# The static build must not depend on libwarpsort.so at run time.
+if ldd "$work/consumer/example_static" | grep -q libwarpsort; then
+  echo "example_static loads libwarpsort.so"; exit 1
+fi
+
+echo "== pkg-config warpsort"
+export PKG_CONFIG_PATH=$pcdir
+test "$(pkg-config --modversion warpsort)" = "$("$prefix/bin/warpsort" --version | cut -d' ' -f2)"
+cc -std=c11 -Wall -Wextra -Werror -o "$work/example_pc" "$src/tests/install/example.c" \
+  $(pkg-config --cflags --libs warpsort) -Wl,-rpath,"$libdir"
+expect_sorted "$("$work/example_pc")"
+# Static link from the archive plus the private dependencies pkg-config lists.
+cc -std=c11 -o "$work/example_pc_static" "$src/tests/install/example.c" \
+  $(pkg-config --cflags warpsort) "$libdir/libwarpsort.a" \
+  $(pkg-config --static --libs warpsort | sed 's/-lwarpsort//')
+expect_sorted "$("$work/example_pc_static")"
+
+echo "install test passed"
