@@ -13,6 +13,9 @@ mkdir -p "$work"
 cuda_args=(-DWARPSORT_ENABLE_CUDA="$cuda")
 [[ -n $nvcc ]] && cuda_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 
+echo "== the README's example is tests/install/example.c"
+sed -n '/^```c$/,/^```$/p' "$src/README.md" | sed '1d;$d' | diff - "$src/tests/install/example.c"
+
 echo "== build and install into $prefix"
 cmake -S "$src" -B "$work/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DWARPSORT_BUILD_TESTS=OFF -DWARPSORT_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
