@@ -49,7 +49,7 @@ static int wt_is_float(warpsort_dtype_t d) { return d == WARPSORT_F32 || d == WA
 
 const char *wt_dist_name(wt_dist_t dist) {
     static const char *const names[WT_DIST_COUNT] = {"random", "sorted", "reversed",
-                                                     "equal",  "few",    "special"};
+                                                     "equal",  "few",    "special", "narrow"};
     return (unsigned)dist < WT_DIST_COUNT ? names[dist] : "?";
 }
 
@@ -254,6 +254,11 @@ void wt_fill_keys(void *keys, size_t n, warpsort_dtype_t dtype, wt_dist_t dist, 
             wt_store(keys, i, kb, v);
         }
         break;
+    case WT_NARROW: {
+        uint64_t band = wt_truncate(wt_mix(base), kb) & ~0xFFFFFull;
+        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, band | (wt_mix(base + i) & 0xFFFFFull));
+        break;
+    }
     default:
         memset(keys, 0, n * kb);
         break;
@@ -313,31 +318,47 @@ int wt_check_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, unsigned
 }
 
 /* Sorts a 4- or 8-byte array by raw unsigned bits: an LSD radix sort of the
- * testkit's own, independent of the library (and fast enough for 2^28). */
+ * testkit's own, independent of the library (and fast enough for 2^28).
+ * One counting pass for all bytes; bytes equal across the array are skipped. */
+#define WT_DEFINE_SORT_RAW(NAME, T)                                                   \
+    static int NAME(T *a, size_t n) {                                                 \
+        enum { BYTES = sizeof(T) };                                                   \
+        size_t(*count)[256] = calloc(BYTES, sizeof *count);                           \
+        T *tmp = malloc(n * sizeof(T));                                               \
+        if (!count || !tmp) {                                                         \
+            free(count);                                                              \
+            free(tmp);                                                                \
+            return 1;                                                                 \
+        }                                                                             \
+        for (size_t i = 0; i < n; i++)                                                \
+            for (unsigned d = 0; d < BYTES; d++) count[d][(a[i] >> (8 * d)) & 255u]++; \
+        T *src = a, *dst = tmp;                                                       \
+        for (unsigned d = 0; d < BYTES; d++) {                                        \
+            size_t sum = 0;                                                           \
+            int constant = 0;                                                         \
+            for (unsigned b = 0; b < 256; b++) {                                      \
+                size_t c = count[d][b];                                               \
+                constant |= c == n;                                                   \
+                count[d][b] = sum;                                                    \
+                sum += c;                                                             \
+            }                                                                         \
+            if (constant) continue;                                                   \
+            for (size_t i = 0; i < n; i++) dst[count[d][(src[i] >> (8 * d)) & 255u]++] = src[i]; \
+            T *t = src;                                                               \
+            src = dst;                                                                \
+            dst = t;                                                                  \
+        }                                                                             \
+        if (src != a) memcpy(a, src, n * sizeof(T));                                  \
+        free(tmp);                                                                    \
+        free(count);                                                                  \
+        return 0;                                                                     \
+    }
+WT_DEFINE_SORT_RAW(wt_sort_raw32, uint32_t)
+WT_DEFINE_SORT_RAW(wt_sort_raw64, uint64_t)
+
 static int wt_sort_raw(void *a, size_t n, size_t bytes) {
     if (n < 2) return 0;
-    void *tmp = malloc(n * bytes);
-    if (!tmp) return 1;
-    void *src = a, *dst = tmp;
-    for (unsigned shift = 0; shift < bytes * 8; shift += 8) {
-        size_t count[256] = {0};
-        for (size_t i = 0; i < n; i++) count[(wt_bits(src, i, bytes) >> shift) & 255u]++;
-        size_t sum = 0;
-        for (unsigned b = 0; b < 256; b++) {
-            size_t c = count[b];
-            count[b] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t v = wt_bits(src, i, bytes);
-            wt_store(dst, count[(v >> shift) & 255u]++, bytes, v);
-        }
-        void *t = src;
-        src = dst;
-        dst = t;
-    }
-    free(tmp); /* an even number of passes: the result is back in a */
-    return 0;
+    return bytes == 4 ? wt_sort_raw32(a, n) : wt_sort_raw64(a, n);
 }
 
 int wt_check_permutation(const void *orig, const void *out, size_t n, size_t bytes, char *msg,
@@ -606,8 +627,9 @@ int wt_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_case_t
              wt_check_permutation(orig, out_keys, n, kb, msg, msg_len);
         break;
     case WT_OP_PAIRS:
+        /* values are a permutation of 0..n-1 and out_keys[i] == orig[values[i]]:
+         * that proves out_keys a permutation of orig without sorting copies */
         rc = wt_check_sorted(out_keys, n, c->dtype, c->flags, msg, msg_len) ||
-             wt_check_permutation(orig, out_keys, n, kb, msg, msg_len) ||
              wt_check_values(orig, out_keys, out_second, n, c->dtype, sb,
                              (c->flags & WARPSORT_STABLE) != 0, msg, msg_len);
         break;

@@ -1,0 +1,411 @@
+/*
+ * test_api.c - the public API's contract outside of sorting itself: every
+ * error path (and that it leaves the caller's buffers byte-identical and
+ * explains itself), status/dtype/backend tables, versions, context lifetime.
+ */
+#include "testkit.h"
+#include "wt_cmocka.h"
+
+#ifndef WT_BUILT_WITH_CUDA
+#define WT_BUILT_WITH_CUDA 0
+#endif
+
+enum { N = 64 };
+
+/* Buffers with known contents and their pristine copies. */
+struct fixture {
+    warpsort_context_t *ctx;
+    uint64_t keys[N + 1], values[N + 1];
+    uint64_t keys_copy[N + 1], values_copy[N + 1];
+};
+
+static int setup(void **state) {
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    if (warpsort_create(&f->ctx, &cfg) != WARPSORT_OK) {
+        free(f);
+        return -1;
+    }
+    wt_fill_keys(f->keys, N + 1, WARPSORT_U64, WT_RANDOM, 5);
+    wt_fill_keys(f->values, N + 1, WARPSORT_U64, WT_RANDOM, 6);
+    memcpy(f->keys_copy, f->keys, sizeof f->keys);
+    memcpy(f->values_copy, f->values, sizeof f->values);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fixture *f = *state;
+    warpsort_destroy(f->ctx);
+    free(f);
+    return 0;
+}
+
+/* The call failed with want, said why, and touched nothing. */
+static void expect_error(const struct fixture *f, warpsort_status_t got, warpsort_status_t want) {
+    if (got != want)
+        fail_msg("got %s, want %s (%s)", warpsort_status_name(got), warpsort_status_name(want),
+                 warpsort_last_error(f->ctx));
+    assert_true(strlen(warpsort_last_error(f->ctx)) > 0);
+    assert_memory_equal(f->keys, f->keys_copy, sizeof f->keys);
+    assert_memory_equal(f->values, f->values_copy, sizeof f->values);
+}
+
+static void test_null_context(void **state) {
+    struct fixture *f = *state;
+    assert_int_equal(warpsort_sort(NULL, f->keys, N, WARPSORT_U32, 0), WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(warpsort_sort_pairs(NULL, f->keys, f->values, N, WARPSORT_U32, 4, 0),
+                     WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(warpsort_argsort(NULL, f->keys, f->values, N, WARPSORT_U32, 4, 0),
+                     WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(warpsort_synchronize(NULL), WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(warpsort_set_workspace(NULL, NULL, 0), WARPSORT_INVALID_ARGUMENT);
+    size_t bytes = 0;
+    assert_int_equal(warpsort_workspace_size(NULL, N, WARPSORT_U32, 0, 0, &bytes),
+                     WARPSORT_INVALID_ARGUMENT);
+    assert_memory_equal(f->keys, f->keys_copy, sizeof f->keys);
+    assert_memory_equal(f->values, f->values_copy, sizeof f->values);
+    assert_non_null(warpsort_last_error(NULL));
+    assert_true(strlen(warpsort_last_error(NULL)) > 0);
+    assert_int_equal(warpsort_get_backend(NULL), WARPSORT_BACKEND_AUTO);
+    warpsort_destroy(NULL); /* a no-op */
+}
+
+static void test_null_pointers(void **state) {
+    struct fixture *f = *state;
+    expect_error(f, warpsort_sort(f->ctx, NULL, N, WARPSORT_U32, 0), WARPSORT_NULL_POINTER);
+    expect_error(f, warpsort_sort_pairs(f->ctx, NULL, f->values, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_NULL_POINTER);
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, NULL, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_NULL_POINTER);
+    expect_error(f, warpsort_argsort(f->ctx, NULL, f->values, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_NULL_POINTER);
+    expect_error(f, warpsort_argsort(f->ctx, f->keys, NULL, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_NULL_POINTER);
+    expect_error(f, warpsort_sort(f->ctx, NULL, 1, WARPSORT_F64, 0), WARPSORT_NULL_POINTER);
+}
+
+/* n = 0 is valid with NULL pointers; n = 0 and 1 never change anything. */
+static void test_empty_and_single(void **state) {
+    struct fixture *f = *state;
+    for (unsigned flags = 0; flags < 4; flags++) {
+        assert_int_equal(warpsort_sort(f->ctx, NULL, 0, WARPSORT_F32, flags), WARPSORT_OK);
+        assert_int_equal(warpsort_sort_pairs(f->ctx, NULL, NULL, 0, WARPSORT_I64, 8, flags),
+                         WARPSORT_OK);
+        assert_int_equal(warpsort_argsort(f->ctx, NULL, NULL, 0, WARPSORT_U32, 4, flags),
+                         WARPSORT_OK);
+        assert_int_equal(warpsort_sort(f->ctx, f->keys, 0, WARPSORT_U64, flags), WARPSORT_OK);
+        assert_int_equal(warpsort_sort(f->ctx, f->keys, 1, WARPSORT_U64, flags), WARPSORT_OK);
+        assert_int_equal(
+            warpsort_sort_pairs(f->ctx, f->keys, f->values, 1, WARPSORT_F64, 8, flags),
+            WARPSORT_OK);
+        assert_memory_equal(f->keys, f->keys_copy, sizeof f->keys);
+        assert_memory_equal(f->values, f->values_copy, sizeof f->values);
+        f->values[0] = 12345;
+        assert_int_equal(warpsort_argsort(f->ctx, f->keys, f->values, 1, WARPSORT_U64, 8, flags),
+                         WARPSORT_OK);
+        assert_int_equal(f->values[0], 0);
+        f->values[0] = f->values_copy[0];
+    }
+}
+
+static void test_unknown_dtype(void **state) {
+    struct fixture *f = *state;
+    const int bad[] = {WARPSORT_DTYPE_COUNT_, -1, 1000};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        warpsort_dtype_t d = (warpsort_dtype_t)bad[i];
+        expect_error(f, warpsort_sort(f->ctx, f->keys, N, d, 0), WARPSORT_UNSUPPORTED_DTYPE);
+        expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->values, N, d, 8, 0),
+                     WARPSORT_UNSUPPORTED_DTYPE);
+        expect_error(f, warpsort_argsort(f->ctx, f->keys, f->values, N, d, 8, 0),
+                     WARPSORT_UNSUPPORTED_DTYPE);
+        size_t bytes;
+        assert_int_equal(warpsort_workspace_size(f->ctx, N, d, 0, 0, &bytes),
+                         WARPSORT_UNSUPPORTED_DTYPE);
+    }
+}
+
+static void test_unknown_flags(void **state) {
+    struct fixture *f = *state;
+    /* WORKSPACE_ARGSORT is only meaningful to warpsort_workspace_size */
+    const unsigned bad[] = {WARPSORT_WORKSPACE_ARGSORT, 8u, 0x80000000u, 0xFFFFFFFFu};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        expect_error(f, warpsort_sort(f->ctx, f->keys, N, WARPSORT_U32, bad[i]),
+                     WARPSORT_INVALID_ARGUMENT);
+        expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->values, N, WARPSORT_U32, 4, bad[i]),
+                     WARPSORT_INVALID_ARGUMENT);
+        expect_error(f, warpsort_argsort(f->ctx, f->keys, f->values, N, WARPSORT_U32, 4, bad[i]),
+                     WARPSORT_INVALID_ARGUMENT);
+    }
+}
+
+static void test_misaligned(void **state) {
+    struct fixture *f = *state;
+    char *k = (char *)f->keys, *v = (char *)f->values;
+    expect_error(f, warpsort_sort(f->ctx, k + 1, N, WARPSORT_U32, 0), WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_sort(f->ctx, k + 4, N, WARPSORT_F64, 0), WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_sort_pairs(f->ctx, k + 2, f->values, N, WARPSORT_I32, 4, 0),
+                 WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, v + 4, N, WARPSORT_I32, 8, 0),
+                 WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, v + 1, N, WARPSORT_U64, 4, 0),
+                 WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_argsort(f->ctx, k + 4, f->values, N, WARPSORT_I64, 8, 0),
+                 WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_argsort(f->ctx, f->keys, v + 4, N, WARPSORT_U32, 8, 0),
+                 WARPSORT_MISALIGNED);
+    expect_error(f, warpsort_argsort(f->ctx, f->keys, v + 2, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_MISALIGNED);
+}
+
+static void test_bad_value_sizes(void **state) {
+    struct fixture *f = *state;
+    const size_t bad[] = {0, 1, 2, 3, 5, 16};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->values, N, WARPSORT_U32, bad[i], 0),
+                     WARPSORT_INVALID_ARGUMENT);
+        expect_error(f, warpsort_argsort(f->ctx, f->keys, f->values, N, WARPSORT_U32, bad[i], 0),
+                     WARPSORT_INVALID_ARGUMENT);
+    }
+    size_t bytes;
+    assert_int_equal(warpsort_workspace_size(f->ctx, N, WARPSORT_U32, 3, 0, &bytes),
+                     WARPSORT_INVALID_ARGUMENT);
+}
+
+static void test_overlap(void **state) {
+    struct fixture *f = *state;
+    /* values start inside the keys, keys inside the values, or they coincide */
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->keys + 2, N / 2, WARPSORT_U64, 8, 0),
+                 WARPSORT_OVERLAP);
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys + 2, f->keys, N / 2, WARPSORT_U64, 8, 0),
+                 WARPSORT_OVERLAP);
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->keys, N, WARPSORT_U32, 4, 0),
+                 WARPSORT_OVERLAP);
+    /* the last key meets the first value */
+    expect_error(f,
+                 warpsort_sort_pairs(f->ctx, f->keys, (char *)f->keys + 4 * 7, 8, WARPSORT_U32,
+                                     4, 0),
+                 WARPSORT_OVERLAP);
+    expect_error(f, warpsort_argsort(f->ctx, f->keys, f->keys + 1, N / 2, WARPSORT_U64, 8, 0),
+                 WARPSORT_OVERLAP);
+    /* adjacent but disjoint is fine: keys [0, 8), values [8, 16) */
+    assert_int_equal(
+        warpsort_sort_pairs(f->ctx, f->keys, f->keys + 8, 8, WARPSORT_U64, 8, 0), WARPSORT_OK);
+    memcpy(f->keys, f->keys_copy, sizeof f->keys);
+}
+
+/* 4-byte indices cannot number more than 2^32 keys; validation says so
+ * before anything is read, so the arrays need not exist. */
+static void test_index_bytes_too_small(void **state) {
+    struct fixture *f = *state;
+    if (SIZE_MAX <= UINT32_MAX) skip();
+    const size_t n = ((size_t)1 << 32) + 1;
+    const uintptr_t base = (uintptr_t)1 << 20;
+    const void *keys = (const void *)base;                          /* n * 4 bytes */
+    void *indices = (void *)(base + n * 8 + ((uintptr_t)1 << 20)); /* past the keys */
+    expect_error(f, warpsort_argsort(f->ctx, keys, indices, n, WARPSORT_U32, 4, 0),
+                 WARPSORT_INVALID_ARGUMENT);
+    expect_error(f, warpsort_argsort(f->ctx, keys, indices, n, WARPSORT_F32, 4, WARPSORT_STABLE),
+                 WARPSORT_INVALID_ARGUMENT);
+}
+
+/* n beyond SIZE_MAX / 8 would overflow byte counts; rejected up front. */
+static void test_n_too_large(void **state) {
+    struct fixture *f = *state;
+    expect_error(f, warpsort_sort(f->ctx, f->keys, SIZE_MAX, WARPSORT_U32, 0),
+                 WARPSORT_INVALID_ARGUMENT);
+    expect_error(f, warpsort_sort(f->ctx, f->keys, SIZE_MAX / 8 + 1, WARPSORT_U64, 0),
+                 WARPSORT_INVALID_ARGUMENT);
+}
+
+/* An n that validation accepts but no host can hold: the CPU backend must
+ * fail to get its scratch before reading or writing any key. */
+static void test_out_of_memory(void **state) {
+    struct fixture *f = *state;
+    if (SIZE_MAX <= UINT32_MAX) skip();
+    const size_t n = (size_t)1 << 60;
+    expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_U32, 0), WARPSORT_OUT_OF_MEMORY);
+    expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_F64, WARPSORT_DESCENDING),
+                 WARPSORT_OUT_OF_MEMORY);
+    /* the context stays usable */
+    assert_int_equal(warpsort_sort(f->ctx, f->keys, N, WARPSORT_U64, 0), WARPSORT_OK);
+    for (size_t i = 1; i < N; i++) assert_true(f->keys[i - 1] <= f->keys[i]);
+    memcpy(f->keys, f->keys_copy, sizeof f->keys);
+}
+
+static void test_create(void **state) {
+    (void)state;
+    warpsort_context_t *ctx = (warpsort_context_t *)&ctx; /* must be reset to NULL */
+    assert_int_equal(warpsort_create(NULL, NULL), WARPSORT_NULL_POINTER);
+
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = (warpsort_backend_t)7;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
+    assert_null(ctx);
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    cfg.device = -1;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
+    assert_null(ctx);
+
+    /* NULL config = defaults = AUTO, which resolves to a real backend */
+    assert_int_equal(warpsort_create(&ctx, NULL), WARPSORT_OK);
+    assert_non_null(ctx);
+    warpsort_backend_t b = warpsort_get_backend(ctx);
+    assert_true(b == WARPSORT_BACKEND_CPU || (WT_BUILT_WITH_CUDA && b == WARPSORT_BACKEND_CUDA));
+    assert_string_equal(warpsort_last_error(ctx), "");
+    assert_int_equal(warpsort_synchronize(ctx), WARPSORT_OK);
+    warpsort_destroy(ctx);
+
+    cfg = (warpsort_config_t)WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    cfg.cpu_threads = 5;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
+    assert_int_equal(warpsort_synchronize(ctx), WARPSORT_OK);
+    warpsort_destroy(ctx);
+}
+
+static void test_cuda_backend_request(void **state) {
+    (void)state;
+    warpsort_context_t *ctx = (warpsort_context_t *)&ctx;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_status_t st = warpsort_create(&ctx, &cfg);
+    if (!WT_BUILT_WITH_CUDA) {
+        assert_int_equal(st, WARPSORT_BACKEND_UNAVAILABLE);
+        assert_null(ctx);
+        return;
+    }
+    /* built with CUDA: either a device answers, or it is unavailable */
+    if (st == WARPSORT_OK) {
+        assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CUDA);
+        warpsort_destroy(ctx);
+    } else {
+        assert_int_equal(st, WARPSORT_BACKEND_UNAVAILABLE);
+        assert_null(ctx);
+    }
+}
+
+static void test_workspace_on_cpu(void **state) {
+    struct fixture *f = *state;
+    expect_error(f, warpsort_set_workspace(f->ctx, f->values, sizeof f->values),
+                 WARPSORT_UNSUPPORTED);
+    expect_error(f, warpsort_set_workspace(f->ctx, NULL, 0), WARPSORT_UNSUPPORTED);
+    size_t bytes = 12345;
+    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 4, WARPSORT_STABLE, &bytes),
+                     WARPSORT_OK);
+    assert_int_equal(bytes, 0); /* the CPU backend needs no device workspace */
+    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 8,
+                                             WARPSORT_WORKSPACE_ARGSORT, &bytes),
+                     WARPSORT_OK);
+    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, 0, NULL),
+                     WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, 0x100, &bytes),
+                     WARPSORT_INVALID_ARGUMENT);
+}
+
+static void test_status_tables(void **state) {
+    (void)state;
+    struct {
+        warpsort_status_t code;
+        const char *name, *text;
+    } const expected[] = {
+#define WT_X(name, value, text) {WARPSORT_##name, "WARPSORT_" #name, text},
+        WARPSORT_STATUS_LIST(WT_X)
+#undef WT_X
+    };
+    const size_t count = sizeof expected / sizeof *expected;
+    assert_int_equal(count, WARPSORT_STATUS_COUNT_);
+    assert_int_equal(WARPSORT_OK, 0);
+    for (size_t i = 0; i < count; i++) {
+        assert_int_equal(expected[i].code, (int)i); /* explicit, dense values */
+        assert_string_equal(warpsort_status_name(expected[i].code), expected[i].name);
+        assert_string_equal(warpsort_status_string(expected[i].code), expected[i].text);
+        assert_true(strlen(expected[i].text) > 0);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(warpsort_status_string(expected[i].code),
+                                    warpsort_status_string(expected[j].code));
+    }
+    const int unknown[] = {WARPSORT_STATUS_COUNT_, -1, 999};
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+        warpsort_status_t s = (warpsort_status_t)unknown[i];
+        assert_string_equal(warpsort_status_name(s), "WARPSORT_UNKNOWN_STATUS");
+        assert_non_null(warpsort_status_string(s));
+        assert_true(strlen(warpsort_status_string(s)) > 0);
+    }
+}
+
+static void test_version(void **state) {
+    (void)state;
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", WARPSORT_VERSION_MAJOR, WARPSORT_VERSION_MINOR,
+             WARPSORT_VERSION_PATCH);
+    assert_string_equal(warpsort_version(), want);
+    assert_int_equal(warpsort_version_code(), WARPSORT_VERSION_CODE);
+    assert_int_equal(WARPSORT_VERSION_CODE, WARPSORT_VERSION_MAJOR * 10000 +
+                                                WARPSORT_VERSION_MINOR * 100 +
+                                                WARPSORT_VERSION_PATCH);
+}
+
+static void test_dtype_table(void **state) {
+    (void)state;
+    const struct {
+        warpsort_dtype_t d;
+        const char *name;
+        size_t size;
+    } expected[] = {{WARPSORT_U32, "u32", 4}, {WARPSORT_I32, "i32", 4}, {WARPSORT_F32, "f32", 4},
+                    {WARPSORT_U64, "u64", 8}, {WARPSORT_I64, "i64", 8}, {WARPSORT_F64, "f64", 8}};
+    assert_int_equal(sizeof expected / sizeof *expected, WARPSORT_DTYPE_COUNT_);
+    for (size_t i = 0; i < WARPSORT_DTYPE_COUNT_; i++) {
+        assert_string_equal(warpsort_dtype_name(expected[i].d), expected[i].name);
+        assert_int_equal(warpsort_dtype_size(expected[i].d), expected[i].size);
+        warpsort_dtype_t back = (warpsort_dtype_t)-1;
+        assert_int_equal(warpsort_dtype_from_name(expected[i].name, &back), WARPSORT_OK);
+        assert_int_equal(back, expected[i].d);
+    }
+    warpsort_dtype_t d = WARPSORT_U32;
+    assert_int_equal(warpsort_dtype_from_name("f16", &d), WARPSORT_UNSUPPORTED_DTYPE);
+    assert_int_equal(warpsort_dtype_from_name("U32", &d), WARPSORT_UNSUPPORTED_DTYPE);
+    assert_int_equal(warpsort_dtype_from_name("", &d), WARPSORT_UNSUPPORTED_DTYPE);
+    assert_int_equal(d, WARPSORT_U32); /* untouched on failure */
+    assert_int_equal(warpsort_dtype_from_name(NULL, &d), WARPSORT_NULL_POINTER);
+    assert_int_equal(warpsort_dtype_from_name("u32", NULL), WARPSORT_NULL_POINTER);
+    assert_null(warpsort_dtype_name(WARPSORT_DTYPE_COUNT_));
+    assert_null(warpsort_dtype_name((warpsort_dtype_t)-1));
+    assert_int_equal(warpsort_dtype_size(WARPSORT_DTYPE_COUNT_), 0);
+    assert_int_equal(warpsort_dtype_size((warpsort_dtype_t)-1), 0);
+}
+
+static void test_backend_names(void **state) {
+    (void)state;
+    assert_string_equal(warpsort_backend_name(WARPSORT_BACKEND_AUTO), "auto");
+    assert_string_equal(warpsort_backend_name(WARPSORT_BACKEND_CPU), "cpu");
+    assert_string_equal(warpsort_backend_name(WARPSORT_BACKEND_CUDA), "cuda");
+    assert_null(warpsort_backend_name((warpsort_backend_t)3));
+}
+
+/* A fresh context has no message; an error names the failed call. */
+static void test_last_error_lifetime(void **state) {
+    struct fixture *f = *state;
+    assert_string_equal(warpsort_last_error(f->ctx), "");
+    expect_error(f, warpsort_sort(f->ctx, NULL, N, WARPSORT_U32, 0), WARPSORT_NULL_POINTER);
+    assert_non_null(strstr(warpsort_last_error(f->ctx), "warpsort_sort"));
+}
+
+int main(int argc, char **argv) {
+    if (wt_cmocka_options(argc, argv) < 0) return 2;
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_null_context),         T(test_null_pointers),   T(test_empty_and_single),
+        T(test_unknown_dtype),        T(test_unknown_flags),   T(test_misaligned),
+        T(test_bad_value_sizes),      T(test_overlap),         T(test_index_bytes_too_small),
+        T(test_n_too_large),          T(test_out_of_memory),   T(test_create),
+        T(test_cuda_backend_request), T(test_workspace_on_cpu), T(test_status_tables),
+        T(test_version),              T(test_dtype_table),     T(test_backend_names),
+        T(test_last_error_lifetime),
+    };
+#undef T
+    return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+}
