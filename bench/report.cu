@@ -45,12 +45,12 @@ void print_row(const Row &row) {
     if (row.status == RowStatus::Ok) {
         std::string moved = "-", pct = "-";
         if (row.model_bytes > 0) {
-            moved = strprintf("%.2f", row.model_bytes / 1e9);
+            moved = strprintf("%.4g", row.model_bytes / 1e9);
             if (row.pct_copy_bw > 0) pct = strprintf("%.1f%%", row.pct_copy_bw);
         }
         std::string note = row.note;
         if (row.host_checked) note = note.empty() ? "host-checked" : "host-checked; " + note;
-        std::printf("%-24s %5s  %-13s %10.4f %10.4f %8.3f %9s %7s  %s\n", reg.c_str(), n.c_str(),
+        std::printf("%-24s %5s  %-13s %10.5g %10.5g %8.4g %9s %7s  %s\n", reg.c_str(), n.c_str(),
                     row.rival.c_str(), row.median_ms, row.min_ms, row.gkeys_per_s, moved.c_str(),
                     pct.c_str(), note.c_str());
     } else {

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Draw warpsort_bench results: throughput (Gkeys/s) against n, one PNG per regime.
+
+usage: python3 bench/plot.py RESULTS.json [--out DIR]
+
+One PNG per regime (dtype x keys/pairs x distribution [x segment size]), one line
+per rival, log2(n) on the x axis, written next to the JSON (or into DIR) as
+<json stem>_<dtype>_<kind>_<dist>[_seg<S>].png. Only verified rows are drawn;
+rows that FAILED verification or errored are listed on the plot in red. A dashed
+line marks the keys/s at which one pass over memory (read + write of every key
+and value) would run at the measured copy bandwidth.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+RIVAL_STYLE = {  # fixed colours so plots compare across runs
+    "warpsort": ("#d62728", "o", 2.4),
+    "cub-radix": ("#1f77b4", "s", 1.6),
+    "cub-merge": ("#2ca02c", "^", 1.6),
+    "cub-segmented": ("#17becf", "v", 1.6),
+    "thrust": ("#9467bd", "D", 1.6),
+    "seed-naive": ("#7f7f7f", "x", 1.2),
+    "seed-hybrid": ("#8c564b", "+", 1.2),
+    "warpsort-cpu": ("#ff7f0e", "*", 1.2),
+}
+
+
+def die(msg):
+    print(f"plot.py: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        die(f"cannot read {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        die(f"{path} is not valid JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        die(f"{path} has no 'rows' list: not a warpsort_bench results file")
+    if data.get("schema") != "warpsort-bench/1":
+        die(f"{path}: unknown schema {data.get('schema')!r} (expected 'warpsort-bench/1')")
+    return data
+
+
+def regime_key(row):
+    return (row["dtype"], row["kind"], row["dist"], int(row.get("segment_size", 0)))
+
+
+def regime_file_part(key):
+    dtype, kind, dist, seg = key
+    return f"{dtype}_{kind}_{dist}" + (f"_seg{seg}" if seg else "")
+
+
+def regime_title(key):
+    dtype, kind, dist, seg = key
+    kind_text = "keys only" if kind == "keys" else "key/value pairs (u32 values)"
+    seg_text = f", segments of {seg}" if seg else ""
+    return f"{dtype} {kind_text}, {dist} input{seg_text}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot warpsort_bench JSON results (one PNG per regime).")
+    ap.add_argument("json", help="results file written by warpsort_bench")
+    ap.add_argument("--out", help="folder for the PNGs (default: next to the JSON)")
+    args = ap.parse_args()
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        die("matplotlib is not installed: run 'python3 -m pip install matplotlib' (or your distribution's python3-matplotlib)")
+
+    data = load(args.json)
+    out_dir = args.out or os.path.dirname(os.path.abspath(args.json))
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(args.json))[0]
+
+    gpu = data.get("gpu", {}).get("name", "unknown GPU")
+    copy_bps = (data.get("copy_bandwidth") or {}).get("bytes_per_s") or 0
+    subtitle = f"{gpu}, driver {data.get('nvidia_driver_version', '?')}, CUDA {data.get('cuda_runtime_version', '?')}, {data.get('date_utc', '?')}"
+
+    regimes = {}
+    for row in data["rows"]:
+        try:
+            regimes.setdefault(regime_key(row), []).append(row)
+        except (KeyError, ValueError, TypeError):
+            die(f"malformed row in {args.json}: {row!r}")
+
+    written = []
+    for key in sorted(regimes):
+        rows = regimes[key]
+        series = {}
+        bad = []
+        for r in rows:
+            if r.get("status") == "ok":
+                x = r.get("log2_n")
+                if x is None:
+                    x = math.log2(r["n"])
+                series.setdefault(r["rival"], []).append((x, r["gkeys_per_s"]))
+            elif r.get("status") in ("FAILED", "error"):
+                bad.append(f"{r['status']}: {r['rival']} n=2^{r.get('log2_n', '?')}")
+        if not series and not bad:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 5.5))
+        order = [name for name in RIVAL_STYLE if name in series] + sorted(set(series) - set(RIVAL_STYLE))
+        for name in order:
+            pts = sorted(series[name])
+            colour, marker, width = RIVAL_STYLE.get(name, (None, ".", 1.2))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, color=colour,
+                    marker=marker, linewidth=width, markersize=5)
+        if copy_bps > 0 and series:
+            key_bytes = rows[0].get("key_bytes", 4)
+            value_bytes = rows[0].get("value_bytes", 0)
+            one_pass = copy_bps / (2.0 * (key_bytes + value_bytes)) / 1e9
+            ax.axhline(one_pass, color="#444444", linestyle="--", linewidth=0.9,
+                       label=f"one pass at copy BW ({copy_bps / 1e9:.0f} GB/s)")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (log2)")
+        ax.set_ylabel("Gkeys/s (n / median time)")
+        xs = sorted({p[0] for s in series.values() for p in s})
+        if xs:
+            ax.set_xticks(xs)
+            ax.set_xticklabels([f"{int(x)}" if float(x).is_integer() else f"{x:.1f}" for x in xs])
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_title(f"{regime_title(key)}\n{subtitle}", fontsize=10)
+        if series:
+            ax.legend(fontsize=8, loc="best")
+        if bad:
+            ax.text(0.01, 0.01, "\n".join(bad[:8]) + ("\n..." if len(bad) > 8 else ""),
+                    transform=ax.transAxes, color="red", fontsize=7, va="bottom")
+        path = os.path.join(out_dir, f"{stem}_{regime_file_part(key)}.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    if not written:
+        die(f"{args.json} has no rows to plot")
+    for p in written:
+        print(p)
+
+
+if __name__ == "__main__":
+    main()
