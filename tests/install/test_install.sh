@@ -10,6 +10,17 @@ prefix=$work/prefix
 
 rm -rf "$work"
 mkdir -p "$work"
+
+# step LOG CMD...: runs CMD quietly into LOG; on failure shows why and stops.
+step() {
+  local log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    echo "FAILED: $*"
+    tail -n 40 "$log"
+    exit 1
+  fi
+}
 cuda_args=(-DWARPSORT_ENABLE_CUDA="$cuda")
 [[ -n $nvcc ]] && cuda_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 
@@ -17,11 +28,11 @@ echo "== the README's example is tests/install/example.c"
 sed -n '/^```c$/,/^```$/p' "$src/README.md" | sed '1d;$d' | diff - "$src/tests/install/example.c"
 
 echo "== build and install into $prefix"
-cmake -S "$src" -B "$work/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
-  -DWARPSORT_BUILD_TESTS=OFF -DWARPSORT_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
-  "${cuda_args[@]}" >"$work/configure.log"
-cmake --build "$work/build" -j "$jobs" >"$work/build.log"
-cmake --install "$work/build" >"$work/install.log"
+step "$work/configure.log" cmake -S "$src" -B "$work/build" -G "$generator" \
+  -DCMAKE_BUILD_TYPE=Release -DWARPSORT_BUILD_TESTS=OFF -DWARPSORT_BUILD_BENCH=OFF \
+  -DCMAKE_INSTALL_PREFIX="$prefix" "${cuda_args[@]}"
+step "$work/build.log" cmake --build "$work/build" -j "$jobs"
+step "$work/install.log" cmake --install "$work/build"
 
 expect_sorted() { # the example prints its keys in order; check the order
   local out=$1
@@ -40,10 +51,9 @@ test -f "$libdir/libwarpsort.a"
 test -f "$(dirname "$(find "$prefix" -name 'warpsortConfig.cmake' -print -quit)")/warpsortTargets.cmake"
 
 echo "== find_package(warpsort)"
-cmake -S "$src/tests/install/consumer" -B "$work/consumer" -G "$generator" \
-  -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/tests/install/example.c" \
-  >"$work/consumer-configure.log"
-cmake --build "$work/consumer" >"$work/consumer-build.log"
+step "$work/consumer-configure.log" cmake -S "$src/tests/install/consumer" -B "$work/consumer" \
+  -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/tests/install/example.c"
+step "$work/consumer-build.log" cmake --build "$work/consumer"
 expect_sorted "$("$work/consumer/example_shared")"
 expect_sorted "$("$work/consumer/example_static")"
 # The static build must not depend on libwarpsort.so at run time.
