@@ -1,0 +1,496 @@
+/*
+ * test_gpu_props.c - the property matrix on the CUDA backend, on device
+ * memory and on host memory, each result also compared byte for byte with
+ * the CPU backend wherever the order is determined (keys always; values for
+ * stable pairs; argsort indices). Plus sizes around every tile size, large
+ * inputs (2^24, 2^28, past 2^32), caller-provided workspace, pinned and
+ * mixed host/device pointers, a user stream.
+ *
+ * Standalone: copy the binary to a GPU machine and run it; --quick for a
+ * short pass, --filter PATTERN (or WARPSORT_TEST_FILTER) for a subset.
+ * Without a CUDA backend or device every test reports SKIPPED and the
+ * program exits 77 (ctest: SKIP_RETURN_CODE).
+ */
+#include <cuda_runtime_api.h>
+
+#include "testkit.h"
+#include "wt_cmocka.h"
+
+#define WT_EXIT_SKIPPED 77
+
+static warpsort_context_t *g_gpu; /* NULL: no CUDA backend or device */
+static warpsort_context_t *g_cpu; /* the oracle */
+static int g_quick;
+
+#define REQUIRE_GPU()                                                       \
+    do {                                                                    \
+        if (!g_gpu) {                                                       \
+            print_message("no CUDA backend or device: skipped\n");          \
+            skip();                                                         \
+        }                                                                   \
+    } while (0)
+
+#define CUDA_OK(call)                                                                  \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) fail_msg("%s: %s", #call, cudaGetErrorString(e_));      \
+    } while (0)
+
+/*--- memory hooks ---*/
+
+static void *device_alloc(size_t bytes, void *user) {
+    (void)user;
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+static void device_release(void *p, void *user) {
+    (void)user;
+    (void)cudaFree(p);
+}
+static int device_upload(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+}
+static int device_download(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess;
+}
+static const wt_memory_t device_memory = {"device", device_alloc, device_release, device_upload,
+                                          device_download, NULL};
+
+static void *pinned_alloc(size_t bytes, void *user) {
+    (void)user;
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+static void pinned_release(void *p, void *user) {
+    (void)user;
+    (void)cudaFreeHost(p);
+}
+static int host_copy(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    if (bytes) memcpy(dst, src, bytes);
+    return 0;
+}
+static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_release, host_copy,
+                                          host_copy, NULL};
+
+/*--- the matrix ---*/
+
+struct prop_param {
+    wt_op_t op;
+    warpsort_dtype_t dtype;
+    size_t second_bytes;
+    unsigned flags;
+    char name[64];
+};
+
+/* Every size around the tile sizes the CUDA backend may pick (2^11 .. 2^14)
+ * with every distribution; 2^k +- 1 further out with fewer. */
+static const size_t k_tile_sizes[] = {0,    1,    2,    31,   32,    33,    63,    64,
+                                      65,   1000, 2047, 2048, 2049,  4095,  4096,  4097,
+                                      8191, 8192, 8193, 16383, 16384, 16385};
+static const size_t k_pow2_sizes[] = {32767, 32769, 131071, 131073, 524289};
+static const size_t k_large_sizes[] = {1048575, 1048577, 2097153};
+static const size_t k_quick_sizes[] = {0, 1, 31, 32, 33, 8191, 8192, 8193, 65537};
+static const size_t k_host_sizes[] = {0, 1, 33, 8193, 65537, 1048577};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static size_t run_sizes(const struct prop_param *p, const wt_memory_t *mem, const size_t *sizes,
+                        size_t count, unsigned dists) {
+    wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags, sizes, count, dists,
+                     0x5EEDull + (uint64_t)p->flags};
+    return wt_run_matrix(g_gpu, mem, &m, g_cpu, stderr);
+}
+
+static void test_property_matrix(void **state) {
+    REQUIRE_GPU();
+    const struct prop_param *p = *state;
+    const unsigned some = 1u << WT_RANDOM | 1u << WT_FEW_DISTINCT | 1u << WT_SPECIAL |
+                          1u << WT_SORTED | 1u << WT_NARROW;
+    size_t failures = 0;
+    if (g_quick) {
+        failures += run_sizes(p, &device_memory, k_quick_sizes, COUNT(k_quick_sizes),
+                              1u << WT_RANDOM | 1u << WT_SPECIAL | 1u << WT_FEW_DISTINCT);
+        failures += run_sizes(p, &wt_host_memory, k_host_sizes, 4, 1u << WT_SPECIAL);
+    } else {
+        failures += run_sizes(p, &device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
+        failures += run_sizes(p, &device_memory, k_pow2_sizes, COUNT(k_pow2_sizes), some);
+        failures += run_sizes(p, &device_memory, k_large_sizes, COUNT(k_large_sizes),
+                              1u << WT_RANDOM);
+        failures += run_sizes(p, &wt_host_memory, k_host_sizes, COUNT(k_host_sizes),
+                              1u << WT_RANDOM | 1u << WT_SPECIAL);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/*--- single cases ---*/
+
+static void run_one(const wt_memory_t *mem, wt_op_t op, warpsort_dtype_t dt, size_t second,
+                    unsigned flags, size_t n, wt_dist_t dist, warpsort_context_t *oracle) {
+    wt_case_t c = {op, dt, second, flags, n, dist, 0xB16ull ^ n};
+    char msg[512];
+    if (wt_run_case(g_gpu, mem, &c, oracle, msg, sizeof msg) != 0) {
+        char what[160];
+        wt_case_describe(&c, what, sizeof what);
+        fail_msg("[%s memory] %s: %s", mem->name, what, msg);
+    }
+}
+
+/* Does the device have this much free memory? */
+static int device_has(double bytes) {
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (double)free_bytes > bytes;
+}
+
+static void test_2_24_every_dtype(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t n = (size_t)1 << 24;
+    for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+        warpsort_dtype_t dt = (warpsort_dtype_t)d;
+        if (g_quick && dt != WARPSORT_U32 && dt != WARPSORT_F64) continue;
+        run_one(&device_memory, WT_OP_SORT, dt, 0, 0, n, WT_RANDOM, g_cpu);
+        run_one(&device_memory, WT_OP_PAIRS, dt, 4, WARPSORT_DESCENDING | WARPSORT_STABLE, n,
+                WT_FEW_DISTINCT, g_cpu);
+        if (!g_quick) {
+            run_one(&device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, WT_SPECIAL, g_cpu);
+            run_one(&device_memory, WT_OP_PAIRS, dt, 8, 0, n, WT_RANDOM, g_cpu);
+            run_one(&device_memory, WT_OP_ARGSORT, dt, 4, 0, n, WT_NARROW, g_cpu);
+        }
+    }
+    run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, WT_RANDOM, g_cpu);
+}
+
+static void test_2_28_u32(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    if (g_quick) skip();
+    const size_t n = (size_t)1 << 28;
+    if (!device_has(4.0 * (double)n * 4)) skip();
+    run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, WT_RANDOM, g_cpu);
+}
+
+/* 2^32 + 12345 u32 keys: n is size_t end to end. Needs > 40 GiB free on the
+ * device. Checked on the host: sorted, and the same multiset by an
+ * order-independent fingerprint (an exact permutation check would sort
+ * another 16 GiB). */
+static void test_beyond_2_32(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    if (g_quick || SIZE_MAX <= UINT32_MAX) skip();
+    if (!device_has(40.0 * (double)(1u << 30))) {
+        print_message("needs > 40 GiB of free device memory: skipped\n");
+        skip();
+    }
+    const size_t n = ((size_t)1 << 32) + 12345;
+    uint32_t *host = malloc(n * sizeof *host);
+    if (!host) {
+        print_message("cannot allocate 16 GiB on the host: skipped\n");
+        skip();
+    }
+    void *dev = device_alloc(n * sizeof *host, NULL);
+    if (!dev) {
+        free(host);
+        fail_msg("cudaMalloc of %zu keys failed although memory was free", n);
+    }
+    wt_fill_keys(host, n, WARPSORT_U32, WT_RANDOM, 4242);
+    wt_fingerprint_t before = wt_fingerprint(host, n, 4);
+    CUDA_OK(cudaMemcpy(dev, host, n * sizeof *host, cudaMemcpyHostToDevice));
+    warpsort_status_t st = warpsort_sort(g_gpu, dev, n, WARPSORT_U32, 0);
+    if (st == WARPSORT_OK) st = warpsort_synchronize(g_gpu);
+    if (st != WARPSORT_OK)
+        fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(g_gpu));
+    CUDA_OK(cudaMemcpy(host, dev, n * sizeof *host, cudaMemcpyDeviceToHost));
+    device_release(dev, NULL);
+    char msg[256];
+    if (wt_check_sorted(host, n, WARPSORT_U32, 0, msg, sizeof msg)) fail_msg("%s", msg);
+    wt_fingerprint_t after = wt_fingerprint(host, n, 4);
+    assert_memory_equal(&before, &after, sizeof before);
+    free(host);
+}
+
+/* Pinned host arrays, and pairs whose keys and values live in different
+ * kinds of memory. */
+static void test_pinned_and_mixed_memory(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t sizes[] = {1, 33, 8193, 1048577};
+    for (size_t s = 0; s < COUNT(sizes); s++) {
+        run_one(&pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, sizes[s],
+                WT_SPECIAL, g_cpu);
+        run_one(&pinned_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, WARPSORT_DESCENDING, sizes[s],
+                WT_FEW_DISTINCT, g_cpu);
+    }
+    /* keys on the device, values on the host, and the other way round */
+    for (int keys_on_device = 0; keys_on_device < 2; keys_on_device++) {
+        const size_t n = 100003;
+        uint64_t *orig = malloc(n * 8), *keys = malloc(n * 8), *vals = malloc(n * 8);
+        uint64_t *ref_keys = malloc(n * 8), *ref_vals = malloc(n * 8);
+        assert_true(orig && keys && vals && ref_keys && ref_vals);
+        wt_fill_keys(orig, n, WARPSORT_F64, WT_SPECIAL, 31 + (uint64_t)keys_on_device);
+        void *dev = device_alloc(n * 8, NULL);
+        assert_non_null(dev);
+        memcpy(keys, orig, n * 8);
+        wt_fill_iota(vals, n, 8);
+        void *k = keys, *v = vals;
+        if (keys_on_device) {
+            CUDA_OK(cudaMemcpy(dev, keys, n * 8, cudaMemcpyHostToDevice));
+            k = dev;
+        } else {
+            CUDA_OK(cudaMemcpy(dev, vals, n * 8, cudaMemcpyHostToDevice));
+            v = dev;
+        }
+        unsigned flags = WARPSORT_STABLE | WARPSORT_DESCENDING;
+        warpsort_status_t st = warpsort_sort_pairs(g_gpu, k, v, n, WARPSORT_F64, 8, flags);
+        if (st == WARPSORT_OK) st = warpsort_synchronize(g_gpu);
+        if (st != WARPSORT_OK)
+            fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(g_gpu));
+        if (keys_on_device)
+            CUDA_OK(cudaMemcpy(keys, dev, n * 8, cudaMemcpyDeviceToHost));
+        else
+            CUDA_OK(cudaMemcpy(vals, dev, n * 8, cudaMemcpyDeviceToHost));
+        memcpy(ref_keys, orig, n * 8);
+        wt_fill_iota(ref_vals, n, 8);
+        assert_int_equal(warpsort_sort_pairs(g_cpu, ref_keys, ref_vals, n, WARPSORT_F64, 8, flags),
+                         WARPSORT_OK);
+        assert_memory_equal(keys, ref_keys, n * 8);
+        assert_memory_equal(vals, ref_vals, n * 8);
+        device_release(dev, NULL);
+        free(orig);
+        free(keys);
+        free(vals);
+        free(ref_keys);
+        free(ref_vals);
+    }
+}
+
+/* Descending is ascending reversed, exactly, NaN patterns included. */
+static void test_descending_reverses_ascending(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t sizes[] = {1000, 8193, 300001};
+    for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+        warpsort_dtype_t dt = (warpsort_dtype_t)d;
+        size_t kb = warpsort_dtype_size(dt);
+        for (size_t s = 0; s < COUNT(sizes); s++) {
+            const wt_dist_t dists[] = {WT_SPECIAL, WT_FEW_DISTINCT, WT_RANDOM};
+            for (size_t k = 0; k < COUNT(dists); k++) {
+                size_t n = sizes[s];
+                void *asc = malloc(n * kb), *desc = malloc(n * kb);
+                void *dev = device_alloc(n * kb, NULL);
+                assert_true(asc && desc && dev);
+                wt_fill_keys(asc, n, dt, dists[k], 555);
+                memcpy(desc, asc, n * kb);
+                for (int pass = 0; pass < 2; pass++) {
+                    void *host = pass ? desc : asc;
+                    CUDA_OK(cudaMemcpy(dev, host, n * kb, cudaMemcpyHostToDevice));
+                    assert_int_equal(warpsort_sort(g_gpu, dev, n, dt, pass ? WARPSORT_DESCENDING : 0),
+                                     WARPSORT_OK);
+                    assert_int_equal(warpsort_synchronize(g_gpu), WARPSORT_OK);
+                    CUDA_OK(cudaMemcpy(host, dev, n * kb, cudaMemcpyDeviceToHost));
+                }
+                char msg[256];
+                if (wt_check_reverse(asc, desc, n, kb, msg, sizeof msg))
+                    fail_msg("%s n=%zu %s: %s", warpsort_dtype_name(dt), n,
+                             wt_dist_name(dists[k]), msg);
+                device_release(dev, NULL);
+                free(asc);
+                free(desc);
+            }
+        }
+    }
+}
+
+/* Caller-provided workspace: exactly the queried size works (for pairs and
+ * argsort); a call needing more fails with WORKSPACE_TOO_SMALL and leaves
+ * both arrays as they were; NULL returns to context-managed workspace. */
+static void test_caller_workspace(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    warpsort_context_t *ctx = NULL;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+
+    const size_t n = 300007, big = 4 * n;
+    size_t pairs_bytes = 0, arg_bytes = 0, big_bytes = 0;
+    assert_int_equal(warpsort_workspace_size(ctx, n, WARPSORT_U64, 8, WARPSORT_STABLE,
+                                             &pairs_bytes),
+                     WARPSORT_OK);
+    assert_int_equal(warpsort_workspace_size(ctx, n, WARPSORT_F32, 4,
+                                             WARPSORT_WORKSPACE_ARGSORT, &arg_bytes),
+                     WARPSORT_OK);
+    assert_int_equal(warpsort_workspace_size(ctx, big, WARPSORT_U64, 8, WARPSORT_STABLE,
+                                             &big_bytes),
+                     WARPSORT_OK);
+    size_t given = pairs_bytes > arg_bytes ? pairs_bytes : arg_bytes;
+    if (big_bytes <= given)
+        fail_msg("workspace does not grow with n: %zu keys need %zu bytes, %zu keys %zu",
+                 n, given, big, big_bytes);
+    void *ws = device_alloc(given, NULL); /* cudaMalloc: 256-byte aligned */
+    assert_non_null(ws);
+    assert_int_equal(warpsort_set_workspace(ctx, ws, given), WARPSORT_OK);
+
+    /* exactly enough: sorts correctly (also checked against the CPU) */
+    warpsort_context_t *saved = g_gpu;
+    g_gpu = ctx;
+    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, WT_FEW_DISTINCT,
+            g_cpu);
+    run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, WT_SPECIAL, g_cpu);
+    g_gpu = saved;
+
+    /* too small: fails, explains, touches nothing */
+    uint64_t *keys = malloc(big * 8), *vals = malloc(big * 8);
+    uint64_t *back_k = malloc(big * 8), *back_v = malloc(big * 8);
+    assert_true(keys && vals && back_k && back_v);
+    wt_fill_keys(keys, big, WARPSORT_U64, WT_RANDOM, 8);
+    wt_fill_iota(vals, big, 8);
+    void *dk = device_alloc(big * 8, NULL), *dv = device_alloc(big * 8, NULL);
+    assert_true(dk && dv);
+    CUDA_OK(cudaMemcpy(dk, keys, big * 8, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dv, vals, big * 8, cudaMemcpyHostToDevice));
+    warpsort_status_t st = warpsort_sort_pairs(ctx, dk, dv, big, WARPSORT_U64, 8, WARPSORT_STABLE);
+    assert_int_equal(st, WARPSORT_WORKSPACE_TOO_SMALL);
+    assert_true(strlen(warpsort_last_error(ctx)) > 0);
+    assert_int_equal(warpsort_synchronize(ctx), WARPSORT_OK);
+    CUDA_OK(cudaMemcpy(back_k, dk, big * 8, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(back_v, dv, big * 8, cudaMemcpyDeviceToHost));
+    assert_memory_equal(back_k, keys, big * 8);
+    assert_memory_equal(back_v, vals, big * 8);
+    /* host arrays too (the staging copies need workspace as well) */
+    memcpy(back_k, keys, big * 8);
+    memcpy(back_v, vals, big * 8);
+    st = warpsort_sort_pairs(ctx, back_k, back_v, big, WARPSORT_U64, 8, WARPSORT_STABLE);
+    assert_int_equal(st, WARPSORT_WORKSPACE_TOO_SMALL);
+    assert_memory_equal(back_k, keys, big * 8);
+    assert_memory_equal(back_v, vals, big * 8);
+
+    /* a misaligned workspace is refused */
+    assert_int_not_equal(warpsort_set_workspace(ctx, (char *)ws + 16, given - 16), WARPSORT_OK);
+
+    /* back to context-managed: the large sort now succeeds */
+    assert_int_equal(warpsort_set_workspace(ctx, NULL, 0), WARPSORT_OK);
+    st = warpsort_sort_pairs(ctx, dk, dv, big, WARPSORT_U64, 8, WARPSORT_STABLE);
+    if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
+    assert_int_equal(st, WARPSORT_OK);
+    CUDA_OK(cudaMemcpy(back_k, dk, big * 8, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(back_v, dv, big * 8, cudaMemcpyDeviceToHost));
+    char msg[256];
+    if (wt_check_sorted(back_k, big, WARPSORT_U64, 0, msg, sizeof msg) ||
+        wt_check_values(keys, back_k, back_v, big, WARPSORT_U64, 8, 1, msg, sizeof msg))
+        fail_msg("after returning to managed workspace: %s", msg);
+
+    warpsort_destroy(ctx); /* the caller's buffer outlives the context */
+    device_release(ws, NULL);
+    device_release(dk, NULL);
+    device_release(dv, NULL);
+    free(keys);
+    free(vals);
+    free(back_k);
+    free(back_v);
+}
+
+/* Work goes onto the context's stream: a sort enqueued on a user stream is
+ * complete after warpsort_synchronize. */
+static void test_user_stream(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warpsort_context_t *ctx = NULL;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.stream = stream;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    warpsort_context_t *saved = g_gpu;
+    g_gpu = ctx;
+    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, WT_SPECIAL,
+            g_cpu);
+    run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, WT_SPECIAL,
+            g_cpu);
+    g_gpu = saved;
+    warpsort_destroy(ctx);
+    CUDA_OK(cudaStreamDestroy(stream));
+}
+
+int main(int argc, char **argv) {
+    g_quick = wt_cmocka_options(argc, argv);
+    if (g_quick < 0) return 2;
+
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_status_t st = warpsort_create(&g_gpu, &cfg);
+    if (st != WARPSORT_OK) {
+        fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n",
+                warpsort_status_name(st));
+        g_gpu = NULL;
+    } else {
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+            fprintf(stderr, "device 0: %s, %zu MiB\n", prop.name, prop.totalGlobalMem >> 20);
+    }
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) {
+        fprintf(stderr, "cannot create the CPU oracle context\n");
+        return 1;
+    }
+
+    static const struct {
+        wt_op_t op;
+        size_t second_bytes;
+        const char *label;
+    } ops[] = {{WT_OP_SORT, 0, "sort"},       {WT_OP_PAIRS, 4, "pairs_v4"},
+               {WT_OP_PAIRS, 8, "pairs_v8"},  {WT_OP_ARGSORT, 4, "argsort_i4"},
+               {WT_OP_ARGSORT, 8, "argsort_i8"}};
+    enum { NUM_OPS = sizeof ops / sizeof ops[0], NUM_MATRIX = NUM_OPS * WARPSORT_DTYPE_COUNT_ * 4 };
+    static struct prop_param params[NUM_MATRIX];
+    static struct CMUnitTest tests[NUM_MATRIX + 16];
+    size_t count = 0;
+    for (size_t o = 0; o < NUM_OPS; o++) {
+        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+            for (unsigned flags = 0; flags < 4; flags++) {
+                struct prop_param *p = &params[count];
+                p->op = ops[o].op;
+                p->dtype = (warpsort_dtype_t)d;
+                p->second_bytes = ops[o].second_bytes;
+                p->flags = flags;
+                snprintf(p->name, sizeof p->name, "gpu_%s_%s_%s%s", ops[o].label,
+                         warpsort_dtype_name(p->dtype),
+                         (flags & WARPSORT_DESCENDING) ? "desc" : "asc",
+                         (flags & WARPSORT_STABLE) ? "_stable" : "");
+                tests[count] = (struct CMUnitTest){p->name, test_property_matrix, NULL, NULL, p};
+                count++;
+            }
+        }
+    }
+    const struct CMUnitTest extra[] = {
+        cmocka_unit_test(test_descending_reverses_ascending),
+        cmocka_unit_test(test_pinned_and_mixed_memory),
+        cmocka_unit_test(test_caller_workspace),
+        cmocka_unit_test(test_user_stream),
+        cmocka_unit_test(test_2_24_every_dtype),
+        cmocka_unit_test(test_2_28_u32),
+        cmocka_unit_test(test_beyond_2_32),
+    };
+    for (size_t i = 0; i < COUNT(extra); i++) tests[count++] = extra[i];
+
+    int failed = _cmocka_run_group_tests("gpu_properties", tests, count, NULL, NULL);
+    const int had_gpu = g_gpu != NULL;
+    warpsort_destroy(g_gpu);
+    warpsort_destroy(g_cpu);
+    if (failed) return failed;
+    return had_gpu ? 0 : WT_EXIT_SKIPPED;
+}
