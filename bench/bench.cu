@@ -573,7 +573,7 @@ void emit(Context &c, Row row) {
 }
 
 /* Times one device rival on the buffers of one (regime, n). */
-Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, int log2n) {
+Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int log2n) {
     Row row;
     row.regime = b.regime;
     row.n = b.n;
@@ -675,7 +675,7 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, int log2n) 
             if (it >= c.opt.warmup) row.times_ms.push_back(ms);
         }
         if (log2n <= c.opt.host_check_max_log) {
-            std::string h = host_cross_check(b, rv->out_keys(b), rv->out_vals(b));
+            std::string h = hc.check(rv->out_keys(b), rv->out_vals(b));
             if (!h.empty()) {
                 row.status = RowStatus::Failed;
                 row.note = "host check (GPU verifier passed!): " + h;
@@ -704,7 +704,7 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, int log2n) 
 }
 
 /* Times warpsort's CPU backend on host copies of the same input. */
-Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, int log2n) {
+Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log2n) {
     Row row;
     row.regime = b.regime;
     row.n = b.n;
@@ -764,7 +764,7 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, int log2n) {
         if (it >= c.opt.warmup) row.times_ms.push_back(ms);
     }
     if (log2n <= c.opt.host_check_max_log) {
-        std::string h = host_cross_check(b, b.keys_work, b.vals_work);
+        std::string h = hc.check(b.keys_work, b.vals_work);
         if (!h.empty()) {
             row.status = RowStatus::Failed;
             row.note = "host check (GPU verifier passed!): " + h;
@@ -841,16 +841,17 @@ void run_job(Context &c, const Job &job) {
     Verifier ver(b);
     ver.hash_input();
     VerifyResult rr = ver.check_reference();
+    HostCheck hc(b);
     if (rr.ok() && r.seg_size == 0 && job.log2n <= c.opt.host_check_max_log)
-        rr.host_problem = host_cross_check(b, b.keys_ref, nullptr);
+        rr.host_problem = hc.check(b.keys_ref, nullptr);
     if (!rr.ok()) {
         skip_all(RowStatus::Failed, "the reference (cub radix sort of the input) failed "
                                     "verification: " + rr.describe());
         return;
     }
     for (int id : rivals) {
-        Row row = id == R_WARPSORT_CPU ? time_cpu_rival(c, b, ver, job.log2n)
-                                       : time_device_rival(c, id, b, ver, job.log2n);
+        Row row = id == R_WARPSORT_CPU ? time_cpu_rival(c, b, ver, hc, job.log2n)
+                                       : time_device_rival(c, id, b, ver, hc, job.log2n);
         emit(c, row);
     }
 }

@@ -279,8 +279,21 @@ private:
  * caught and every clean input passed, else what went wrong. */
 std::string verifier_self_test(cudaStream_t stream);
 
-/* Independent host check (copies back, sorts on the host with std::sort):
- * returns "" if keys/vals are a correct result for the pristine input. */
+/* Independent host check (copies back; the expected keys come from
+ * std::sort of the pristine input, per segment, computed once and reused by
+ * every rival of the same (regime, n)). check() returns "" if keys (and
+ * vals, for pairs, unless NULL) are a correct result for the input. */
+class HostCheck {
+public:
+    explicit HostCheck(const Buffers &b);
+    std::string check(const void *keys, const uint32_t *vals);
+
+private:
+    const Buffers &b_;
+    bool built_ = false;
+    std::vector<uint64_t> input_, expect_; /* key bits widened to 64 */
+};
+/* One-shot HostCheck. */
 std::string host_cross_check(const Buffers &b, const void *keys, const uint32_t *vals);
 
 /*----------------------------------------------------------------------

@@ -529,38 +529,58 @@ VerifyResult Verifier::check_reference() {
 /*======================================================================
  * Host cross-check: independent of every kernel above.
  *====================================================================*/
-template <class Bits>
-static std::string host_check_t(const Buffers &b, const void *keys_dev, const uint32_t *vals_dev) {
-    const size_t n = b.n;
-    const bool is_float = dtype_info(b.regime.dtype).is_float;
-    std::vector<Bits> in(n), out(n), expect;
-    std::vector<uint32_t> vals;
-    WSB_CUDA(cudaMemcpy(in.data(), b.keys_pristine, n * sizeof(Bits), cudaMemcpyDeviceToHost));
-    WSB_CUDA(cudaMemcpy(out.data(), keys_dev, n * sizeof(Bits), cudaMemcpyDeviceToHost));
-    const bool check_vals = b.regime.pairs && vals_dev;
-    if (check_vals) {
-        vals.resize(n);
-        WSB_CUDA(cudaMemcpy(vals.data(), vals_dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+namespace {
+std::vector<uint64_t> download_widened(const void *dev, size_t n, size_t key_bytes) {
+    std::vector<uint64_t> out(n);
+    if (key_bytes == 8) {
+        WSB_CUDA(cudaMemcpy(out.data(), dev, n * 8, cudaMemcpyDeviceToHost));
+    } else {
+        std::vector<uint32_t> tmp(n);
+        WSB_CUDA(cudaMemcpy(tmp.data(), dev, n * 4, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < n; ++i) out[i] = tmp[i];
     }
-    expect = in;
-    const size_t seg = b.regime.seg_size ? (size_t)b.regime.seg_size : (n ? n : 1);
-    auto less = [is_float](Bits x, Bits y) {
-        return ordered_bits(x, is_float) < ordered_bits(y, is_float);
-    };
-    for (size_t s = 0; s < n; s += seg)
-        std::sort(expect.begin() + (ptrdiff_t)s, expect.begin() + (ptrdiff_t)std::min(n, s + seg), less);
+    return out;
+}
+} // namespace
+
+HostCheck::HostCheck(const Buffers &b) : b_(b) {}
+
+std::string HostCheck::check(const void *keys_dev, const uint32_t *vals_dev) {
+    const Buffers &b = b_;
+    const size_t n = b.n;
+    WSB_CUDA(cudaStreamSynchronize(b.stream));
+    if (!built_) {
+        /* The expected keys: the pristine input sorted per segment by std::sort. */
+        const bool is_float = dtype_info(b.regime.dtype).is_float;
+        input_ = download_widened(b.keys_pristine, n, b.key_bytes);
+        expect_ = input_;
+        const size_t seg = b.regime.seg_size ? (size_t)b.regime.seg_size : (n ? n : 1);
+        auto less = [is_float, &b](uint64_t x, uint64_t y) {
+            if (b.key_bytes == 4)
+                return ordered_bits((uint32_t)x, is_float) < ordered_bits((uint32_t)y, is_float);
+            return ordered_bits(x, is_float) < ordered_bits(y, is_float);
+        };
+        for (size_t s = 0; s < n; s += seg)
+            std::sort(expect_.begin() + (ptrdiff_t)s,
+                      expect_.begin() + (ptrdiff_t)std::min(n, s + seg), less);
+        built_ = true;
+    }
+    std::vector<uint64_t> out = download_widened(keys_dev, n, b.key_bytes);
     for (size_t i = 0; i < n; ++i)
-        if (out[i] != expect[i])
+        if (out[i] != expect_[i])
             return strprintf("key %zu is 0x%llx, expected 0x%llx", i, (unsigned long long)out[i],
-                             (unsigned long long)expect[i]);
-    if (check_vals) {
+                             (unsigned long long)expect_[i]);
+    if (b.regime.pairs && vals_dev) {
+        const size_t seg = b.regime.seg_size ? (size_t)b.regime.seg_size : (n ? n : 1);
+        std::vector<uint32_t> vals(n);
+        WSB_CUDA(cudaMemcpy(vals.data(), vals_dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
         std::vector<bool> seen(n, false);
         for (size_t i = 0; i < n; ++i) {
             uint32_t v = vals[i];
             if (v >= n) return strprintf("value %zu is %u, out of range", i, v);
             if (seen[v]) return strprintf("value %u appears twice", v);
             seen[v] = true;
-            if (in[v] != out[i]) return strprintf("value %zu (= %u) does not carry its key", i, v);
+            if (input_[v] != out[i]) return strprintf("value %zu (= %u) does not carry its key", i, v);
             if (v / seg != i / seg) return strprintf("value %zu (= %u) left its segment", i, v);
         }
     }
@@ -568,9 +588,8 @@ static std::string host_check_t(const Buffers &b, const void *keys_dev, const ui
 }
 
 std::string host_cross_check(const Buffers &b, const void *keys, const uint32_t *vals) {
-    WSB_CUDA(cudaStreamSynchronize(b.stream));
-    return b.key_bytes == 4 ? host_check_t<uint32_t>(b, keys, vals)
-                            : host_check_t<uint64_t>(b, keys, vals);
+    HostCheck h(b);
+    return h.check(keys, vals);
 }
 
 /*======================================================================
