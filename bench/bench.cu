@@ -982,7 +982,6 @@ int bench_main(int argc, char **argv) {
     print_table_header();
     int exit_code = 0;
     try {
-        std::string last_regime;
         for (const Job &job : plan) {
             run_job(c, job);
             save_json(c); /* keep what was measured if the run is cut short */
