@@ -18,6 +18,7 @@
 #define WARPSORT_CUDA_MERGE_CUH
 
 #include "keys.cuh"
+#include "tuning.cuh"
 
 /* Number of items from A among the first `diag` outputs of merging sorted A
  * (a_len) and B (b_len), A winning ties. Works on any indexable source. */
@@ -79,8 +80,8 @@ __global__ void merge_partition(const KB *__restrict__ keys, size_t n, size_t ru
 
 /* One merge pass: in -> out, runs of `run` become runs of 2*run. decode
  * turns ordered bits back into the caller's dtype (last pass). */
-template <typename KB, typename V, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS)
+template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     merge_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                KB *__restrict__ keys_out, V *__restrict__ vals_out,
                const size_t *__restrict__ partition, size_t n, size_t run, int decode,
@@ -105,10 +106,15 @@ __global__ void __launch_bounds__(THREADS)
     const size_t b_src = s.pair + s.a_len + b0 - (size_t)a_count; /* + idx for idx >= a_count */
     (void)b1;
 
-    for (int idx = threadIdx.x; idx < total; idx += THREADS) {
-        const size_t src = idx < a_count ? a_src + idx : b_src + idx;
-        skeys[ws_smem_index<KB>(idx)] = keys_in[src];
-        if constexpr (HAS_VALUES) svals[ws_smem_index<V>(idx)] = vals_in[src];
+    /* Unrolled so all ITEMS loads of a thread are in flight at once. */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int idx = i * THREADS + (int)threadIdx.x;
+        if (idx < total) {
+            const size_t src = idx < a_count ? a_src + idx : b_src + idx;
+            skeys[ws_smem_index<KB>(idx)] = keys_in[src];
+            if constexpr (HAS_VALUES) svals[ws_smem_index<V>(idx)] = vals_in[src];
+        }
     }
     __syncthreads();
 
@@ -141,10 +147,14 @@ __global__ void __launch_bounds__(THREADS)
         }
     }
     __syncthreads();
-    for (int idx = threadIdx.x; idx < total; idx += THREADS) {
-        const KB key = skeys[ws_smem_index<KB>(idx)];
-        keys_out[o_begin + idx] = decode ? ws_decode(key, codec) : key;
-        if constexpr (HAS_VALUES) vals_out[o_begin + idx] = svals[ws_smem_index<V>(idx)];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int idx = i * THREADS + (int)threadIdx.x;
+        if (idx < total) {
+            const KB key = skeys[ws_smem_index<KB>(idx)];
+            keys_out[o_begin + idx] = decode ? ws_decode(key, codec) : key;
+            if constexpr (HAS_VALUES) vals_out[o_begin + idx] = svals[ws_smem_index<V>(idx)];
+        }
     }
 }
 

@@ -77,8 +77,8 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 /* Sorts tiles [tile_offset + blockIdx.x * TILE, ...) of keys_in into
  * keys_out (which may alias keys_in). keep_ordered leaves ordered bits for
  * the merge passes; otherwise the tile is decoded back to the dtype. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS)
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
                       size_t tile_offset, int keep_ordered, ws_key_codec codec) {
     using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
@@ -182,7 +182,8 @@ static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout,
                                    size_t offset, unsigned tiles, int keep_ordered,
                                    ws_key_codec codec, cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
-    auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items>;
+    auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
+                                    PL::SHAPE.tile_min_blocks>;
     const size_t smem = PL::template tile_smem<STABLE>();
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)smem);
@@ -235,7 +236,8 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     }
     if (!passes) return WARPSORT_OK;
 
-    auto merge = merge_pass<KB, V, PL::SHAPE.merge_threads, PL::SHAPE.merge_items>;
+    auto merge = merge_pass<KB, V, PL::SHAPE.merge_threads, PL::SHAPE.merge_items,
+                              PL::SHAPE.merge_min_blocks>;
     const size_t msmem = PL::merge_smem();
     WS_CUDA_TRY(ctx, cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)msmem));

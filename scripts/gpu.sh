@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One recipe for every GPU run.
+#
+#   scripts/gpu.sh stage            (here, with nvcc; no GPU needed)
+#       builds build-gpu/ for sm_90 and copies the binaries the GPU machine
+#       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it).
+#   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
+#       WHAT: info | tests | quick | sanitize | bench-quick | bench-full | main
+#       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
+#       each step's exit status is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+shift || true
+
+stage() {
+    set -e
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+    ninja -C build-gpu warpsort test_gpu_props warpsort_bench
+    rm -rf .gpu && mkdir -p .gpu
+    cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
+       build-gpu/bench/warpsort_bench .gpu/
+    cp bench/plot.py .gpu/
+    cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
+    [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
+    cp -L "$cmocka" .gpu/libcmocka.so.0
+    du -sh .gpu
+}
+
+run() {
+    local out=${OUT:-gpu-logs}
+    mkdir -p "$out"
+    export LD_LIBRARY_PATH="$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    local summary=""
+    step() { # name, command...
+        local name=$1; shift
+        local t0=$SECONDS
+        "$@" >"$out/$name.log" 2>&1
+        local rc=$?
+        summary+=$(printf '%-22s rc=%-3d %4ds' "$name" "$rc" $((SECONDS - t0)))$'\n'
+        tail -n 5 "$out/$name.log"
+    }
+    for what in "$@"; do
+        case $what in
+        info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
+        tests) step gpu-tests .gpu/test_gpu_props ;;
+        quick) step gpu-tests-quick .gpu/test_gpu_props --quick ;;
+        sanitize)
+            for tool in memcheck racecheck synccheck; do
+                step "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    .gpu/test_gpu_props --sanitize
+            done ;;
+        bench-quick) step bench-quick .gpu/warpsort_bench --quick --json "$out/bench-quick.json" ;;
+        bench-full) step bench-full .gpu/warpsort_bench --full --json "$out/bench-full.json" ;;
+        main) step main .gpu/warpsort run ;;
+        *) echo "unknown step: $what" >&2; return 2 ;;
+        esac
+    done
+    printf '\n%s' "$summary"
+}
+
+case $mode in
+stage) stage ;;
+run) run "$@" ;;
+*) sed -n '2,12p' "$0"; exit 2 ;;
+esac
