@@ -255,8 +255,9 @@ void wt_fill_keys(void *keys, size_t n, warpsort_dtype_t dtype, wt_dist_t dist, 
         }
         break;
     case WT_NARROW: {
-        uint64_t band = wt_truncate(wt_mix(base), kb) & ~0xFFFFFull;
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, band | (wt_mix(base + i) & 0xFFFFFull));
+        uint64_t band = wt_truncate(wt_mix(base), kb) & ~0xFFFFFFull;
+        for (size_t i = 0; i < n; i++)
+            wt_store(keys, i, kb, band | (wt_mix(base + i) & 0xFFFFFFull));
         break;
     }
     default:

@@ -36,8 +36,9 @@ typedef enum wt_dist {
     WT_FEW_DISTINCT, /* 5 distinct patterns in random order */
     WT_SPECIAL,      /* floats: NaNs of both signs/payloads, +-0, +-inf, denormals, extremes;
                         integers: min/max/0/+-1 and neighbours; mixed with random */
-    WT_NARROW,       /* random within a 2^20-wide band of bit patterns: only the low three
-                        bytes vary, so radix sorts skip digits (odd pass counts) */
+    WT_NARROW,       /* random within a 2^24-wide band of bit patterns: only the low three
+                        bytes vary, so radix sorts skip digits (3 passes with 8- or 11-bit
+                        digits: an odd count) */
     WT_DIST_COUNT
 } wt_dist_t;
 #define WT_ALL_DISTS ((1u << WT_DIST_COUNT) - 1u)

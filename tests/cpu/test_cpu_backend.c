@@ -121,14 +121,16 @@ static void test_descending_reverses_ascending(void **state) {
     warpsort_destroy(ctx);
 }
 
-/* Keys that vary only in chosen bytes make the radix sort skip the other
- * digits: 1 pass (ends in scratch, copied back), 2, 3 (odd again), and only
- * the top byte. Checked as pairs (stable) and as argsort. */
+/* Keys that vary only under a mask make the radix sort skip the other
+ * digits: one pass (which ends in scratch and is copied back), two, three,
+ * only the top bits, none. The masks give odd and even pass counts with 8-
+ * or 11-bit digits alike. Checked as stable pairs and as argsort. */
 static void test_radix_pass_counts(void **state) {
     (void)state;
     warpsort_context_t *ctx = cpu_context(0);
-    const uint64_t masks[] = {0xFFull << 8, 0xFFull << 16 | 0xFF, 0xFF00FF00FFull,
-                              0xFFull << 56, 0xFFull << 24, 0};
+    const uint64_t masks[] = {0x7Full,        0x7Full << 12, 0x7Full | 0x7Full << 24,
+                              0xFF00FF00FFull, 0xFFull << 56, 0xFFull << 24,
+                              0x7Full << 40,  0};
     const size_t sizes[] = {5000, ((size_t)1 << 17) + 3};
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
