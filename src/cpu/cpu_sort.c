@@ -66,6 +66,7 @@ struct ws_radix {
     int encode; /* src_keys hold user bits: convert to ordered on read */
     int decode; /* convert ordered bits back to user bits on write */
     int iota;   /* values are the source index (first argsort pass) */
+    void *copy_keys; /* counting also copies the user's keys here (NULL: no) */
 };
 
 static size_t *ws_hist(const struct ws_radix *rs, unsigned t, unsigned d) {
@@ -94,14 +95,18 @@ static void ws_count_all_task(void *arg, unsigned t) {
     const int kind = rs->kind, desc = rs->desc;
     if (rs->key_bytes == 4) {
         const uint32_t *restrict k = rs->src_keys;
+        uint32_t *restrict copy = rs->copy_keys;
         for (size_t i = lo; i < hi; i++) {
+            if (copy) copy[i] = k[i];
             uint32_t o = ws_to_ordered32(k[i], kind, desc);
             for (unsigned d = 0; d < (32u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS; d++)
                 h[d * WS_BUCKETS + ((o >> (d * WS_DIGIT_BITS)) & WS_DIGIT_MASK)]++;
         }
     } else {
         const uint64_t *restrict k = rs->src_keys;
+        uint64_t *restrict copy = rs->copy_keys;
         for (size_t i = lo; i < hi; i++) {
+            if (copy) copy[i] = k[i];
             uint64_t o = ws_to_ordered64(k[i], kind, desc);
             for (unsigned d = 0; d < WS_MAX_DIGITS; d++)
                 h[d * WS_BUCKETS + ((o >> (d * WS_DIGIT_BITS)) & WS_DIGIT_MASK)]++;
@@ -347,15 +352,17 @@ static void ws_run_pass(struct ws_radix *rs, const unsigned *digits, unsigned p)
     ws_parallel_run(rs->nthreads, ws_scatter_task, rs);
 }
 
-/* Copies this thread's chunk of the result from scratch (src_*) to dst_*. */
+/* Copies this thread's chunk of src_keys / src_values (those not NULL) to
+ * dst_keys / dst_values. */
 static void ws_copy_task(void *arg, unsigned t) {
     struct ws_radix *rs = arg;
     size_t lo, hi;
     ws_chunk(rs, t, &lo, &hi);
     if (hi == lo) return;
-    memcpy((char *)rs->dst_keys + lo * rs->key_bytes,
-           (const char *)rs->src_keys + lo * rs->key_bytes, (hi - lo) * rs->key_bytes);
-    if (rs->value_bytes)
+    if (rs->src_keys)
+        memcpy((char *)rs->dst_keys + lo * rs->key_bytes,
+               (const char *)rs->src_keys + lo * rs->key_bytes, (hi - lo) * rs->key_bytes);
+    if (rs->value_bytes && rs->src_values)
         memcpy((char *)rs->dst_values + lo * rs->value_bytes,
                (const char *)rs->src_values + lo * rs->value_bytes,
                (hi - lo) * rs->value_bytes);
@@ -517,22 +524,35 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
     void *scratch_keys = kb >= vb ? scratch : scratch + n * (size_t)vb;
     void *scratch_values = !vb ? NULL : kb >= vb ? scratch + n * (size_t)kb : scratch;
 
+    /* The passes ping-pong between the caller's arrays and scratch; an odd
+     * count would end in scratch and need a copy back. 32-bit keys have 3
+     * digits, so their counting pass also copies the keys to scratch (a
+     * write, where copying back is a read and a write); when the count is
+     * odd the passes then start from scratch and end in the caller's. */
+    if (rs.ndigits & 1) rs.copy_keys = scratch_keys;
     unsigned digits[WS_MAX_DIGITS];
     const unsigned passes = ws_count_and_plan(&rs, keys, digits);
     /* passes == 0: every key has the same bits, already sorted (stably). */
+    const unsigned start = (passes & 1) && rs.copy_keys ? 1u : 0u;
+    if (start && vb) { /* the values go along */
+        rs.src_keys = NULL;
+        rs.src_values = values;
+        rs.dst_values = scratch_values;
+        ws_parallel_run(rs.nthreads, ws_copy_task, &rs);
+    }
     const int identity = kind == 0 && !desc;
     void *buf_keys[2] = {keys, scratch_keys};
     void *buf_values[2] = {values, scratch_values};
     for (unsigned p = 0; p < passes; p++) {
-        rs.src_keys = buf_keys[p & 1];
-        rs.src_values = buf_values[p & 1];
-        rs.dst_keys = buf_keys[(p + 1) & 1];
-        rs.dst_values = buf_values[(p + 1) & 1];
+        rs.src_keys = buf_keys[(p + start) & 1];
+        rs.src_values = buf_values[(p + start) & 1];
+        rs.dst_keys = buf_keys[(p + start + 1) & 1];
+        rs.dst_values = buf_values[(p + start + 1) & 1];
         rs.encode = p == 0 && !identity;
         rs.decode = p == passes - 1 && !identity;
         ws_run_pass(&rs, digits, p);
     }
-    if (passes & 1) { /* the result is in scratch, already decoded */
+    if ((passes + start) & 1) { /* the result is in scratch, already decoded */
         rs.src_keys = scratch_keys;
         rs.src_values = scratch_values;
         rs.dst_keys = keys;
