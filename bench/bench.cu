@@ -61,7 +61,7 @@ enum RivalId {
 struct Job {
     Regime regime;
     int log2n;
-    bool seeds = true; /* false: leave the seed baselines out of this job */
+    unsigned drop = 0; /* bit (1 << rival id): leave that rival out of this job */
 };
 
 struct Options {
@@ -100,7 +100,7 @@ const char *const kUsage =
     "                      few, a segmented row); about 1-2 minutes on an H100\n"
     "  --full              dtypes u32,f32,u64,f64 x keys,pairs x all dists x 2^10..2^30\n"
     "                      plus segmented (seg 1024, random); seed baselines on random\n"
-    "                      inputs only (their network is data-oblivious); ~6-8 minutes\n"
+    "                      inputs only, warpsort-cpu on random and few; under 8 minutes\n"
     "  (no preset)         the product of the selection flags below, defaults\n"
     "                      --dtype u32 --kind keys --dist random --min-log 10 --max-log 28\n"
     "selection:\n"
@@ -288,7 +288,7 @@ Options parse_args(int argc, char **argv) {
 std::vector<Job> make_plan(const Options &o) {
     std::vector<Job> jobs;
     auto add_range = [&jobs](const Regime &r, int lo, int hi) {
-        for (int l = lo; l <= hi; ++l) jobs.push_back(Job{r, l, true});
+        for (int l = lo; l <= hi; ++l) jobs.push_back(Job{r, l, 0u});
     };
     auto regime = [](Dtype d, bool pairs, Dist dist, uint64_t seg) {
         Regime r;
@@ -310,11 +310,17 @@ std::vector<Job> make_plan(const Options &o) {
         return jobs;
     }
     std::vector<Job> preset;
-    /* The seed networks are data-oblivious: in --full they run on random
-     * inputs only (other distributions would cost minutes and show nothing). */
+    /* To stay within its time budget, --full leaves out rows that cost
+     * minutes and show little: the seed networks are data-oblivious (random
+     * inputs only), and the CPU backend's LSD radix sort does the same passes
+     * on sorted and reversed input as on random (it keeps random and few). */
     auto add = [&preset, &o](const Regime &r, int lo, int hi) {
-        bool seeds = o.preset != Options::Full || r.dist == Dist::Random;
-        for (int l = lo; l <= hi; ++l) preset.push_back(Job{r, l, seeds});
+        unsigned drop = 0;
+        if (o.preset == Options::Full && r.dist != Dist::Random)
+            drop |= (1u << R_SEED_NAIVE) | (1u << R_SEED_HYBRID);
+        if (o.preset == Options::Full && (r.dist == Dist::Sorted || r.dist == Dist::Reversed))
+            drop |= 1u << R_WARPSORT_CPU;
+        for (int l = lo; l <= hi; ++l) preset.push_back(Job{r, l, drop});
     };
     const uint64_t seg_default = 1024;
     std::vector<uint64_t> segs = o.seg_set ? o.seg_sizes : std::vector<uint64_t>(1, seg_default);
@@ -360,8 +366,7 @@ std::vector<int> rivals_for(const Options &o, const Job &job) {
             if (o.rivals[id]) out.push_back(id);
     } else {
         for (int id : whole)
-            if (o.rivals[id] && (job.seeds || (id != R_SEED_NAIVE && id != R_SEED_HYBRID)))
-                out.push_back(id);
+            if (o.rivals[id] && !(job.drop & (1u << id))) out.push_back(id);
     }
     return out;
 }
@@ -546,6 +551,14 @@ void ensure_context_alive(Gpu &g, const std::string &who) {
                          (e1 != cudaSuccess ? " (stream: " + cuda_error_text(e1) + ")" : ""));
 }
 
+/* Seconds since t, and resets t to now. */
+double lap(std::chrono::steady_clock::time_point &t) {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+}
+
 struct JobMemory {
     DeviceMemory pristine, work, alt, ref, vals_work, vals_alt, offsets;
 };
@@ -629,6 +642,8 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
                    " free";
         return row;
     }
+    auto tp = std::chrono::steady_clock::now();
+    ver.forget();
     const bool slow = id == R_SEED_NAIVE;
     const int repeats = slow ? c.opt.slow_repeat : c.opt.repeat;
     try {
@@ -641,11 +656,14 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
         }
         for (int it = 0; it < c.opt.warmup + repeats; ++it) {
             /* Fresh copy of the same input, outside timing. */
+            c.info.t_rival_setup += lap(tp);
             WSB_CUDA(cudaMemcpyAsync(b.keys_work, b.keys_pristine, b.n * b.key_bytes,
                                      cudaMemcpyDeviceToDevice, b.stream));
             if (b.regime.pairs) fill_iota(b.vals_work, b.n, b.stream);
             if (c.opt.flush_l2) flush_l2(c.gpu);
             rv->before_run(b);
+            WSB_CUDA(cudaStreamSynchronize(b.stream));
+            c.info.t_reset += lap(tp);
             WSB_CUDA(cudaEventRecord(c.gpu.start, b.stream));
             bool ok = rv->run(b, &err);
             WSB_CUDA(cudaEventRecord(c.gpu.stop, b.stream));
@@ -671,7 +689,9 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
             }
             float ms = 0;
             WSB_CUDA(cudaEventElapsedTime(&ms, c.gpu.start, c.gpu.stop));
-            VerifyResult vr = ver.check(rv->out_keys(b), rv->out_vals(b));
+            c.info.t_run += lap(tp);
+            VerifyResult vr = ver.check_run(rv->out_keys(b), rv->out_vals(b));
+            c.info.t_verify += lap(tp);
             if (!vr.ok()) {
                 row.status = RowStatus::Failed;
                 row.note = strprintf("%s %d: ", it < c.opt.warmup ? "warm-up" : "repeat",
@@ -682,7 +702,9 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
             if (it >= c.opt.warmup) row.times_ms.push_back(ms);
         }
         if (log2n <= c.opt.host_check_max_log) {
+            c.info.t_rival_setup += lap(tp);
             std::string h = hc.check(rv->out_keys(b), rv->out_vals(b));
+            c.info.t_host_check += lap(tp);
             if (!h.empty()) {
                 row.status = RowStatus::Failed;
                 row.note = "host check (GPU verifier passed!): " + h;
@@ -738,9 +760,13 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log
     std::vector<uint32_t> vals(b.regime.pairs ? b.n : 0);
     WSB_CUDA(cudaMemcpy(pristine.data(), b.keys_pristine, kbytes, cudaMemcpyDeviceToHost));
     const warpsort_dtype_t dt = dtype_info(b.regime.dtype).ws;
+    auto tp = std::chrono::steady_clock::now();
+    ver.forget();
     for (int it = 0; it < c.opt.warmup + c.opt.slow_repeat; ++it) {
+        c.info.t_rival_setup += lap(tp);
         std::memcpy(work.data(), pristine.data(), kbytes);
         for (size_t i = 0; i < vals.size(); ++i) vals[i] = (uint32_t)i;
+        c.info.t_reset += lap(tp);
         timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         warpsort_status_t st =
@@ -756,12 +782,14 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log
             return row;
         }
         double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        c.info.t_run += lap(tp);
         /* Verify with the same GPU verifier: upload the result. */
         WSB_CUDA(cudaMemcpy(b.keys_work, work.data(), kbytes, cudaMemcpyHostToDevice));
         if (b.regime.pairs)
             WSB_CUDA(cudaMemcpy(b.vals_work, vals.data(), b.n * sizeof(uint32_t),
                                 cudaMemcpyHostToDevice));
-        VerifyResult vr = ver.check(b.keys_work, b.vals_work);
+        VerifyResult vr = ver.check_run(b.keys_work, b.vals_work);
+        c.info.t_verify += lap(tp);
         if (!vr.ok()) {
             row.status = RowStatus::Failed;
             row.note = strprintf("%s %d: ", it < c.opt.warmup ? "warm-up" : "repeat",
@@ -771,7 +799,9 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log
         if (it >= c.opt.warmup) row.times_ms.push_back(ms);
     }
     if (log2n <= c.opt.host_check_max_log) {
+        c.info.t_rival_setup += lap(tp);
         std::string h = hc.check(b.keys_work, b.vals_work);
+        c.info.t_host_check += lap(tp);
         if (!h.empty()) {
             row.status = RowStatus::Failed;
             row.note = "host check (GPU verifier passed!): " + h;
@@ -844,6 +874,7 @@ void run_job(Context &c, const Job &job) {
         skip_all(RowStatus::Skipped, "memory: " + cuda_error_text(e));
         return;
     }
+    auto tp = std::chrono::steady_clock::now();
     generate_input(b, c.opt.seed);
     Verifier ver(b);
     ver.hash_input();
@@ -851,16 +882,26 @@ void run_job(Context &c, const Job &job) {
     HostCheck hc(b);
     if (rr.ok() && r.seg_size == 0 && job.log2n <= c.opt.host_check_max_log)
         rr.host_problem = hc.check(b.keys_ref, nullptr);
+    c.info.t_setup += lap(tp);
     if (!rr.ok()) {
         skip_all(RowStatus::Failed, "the reference (cub radix sort of the input) failed "
                                     "verification: " + rr.describe());
         return;
     }
     for (int id : rivals) {
+        const double before = c.info.t_reset + c.info.t_run + c.info.t_verify +
+                              c.info.t_host_check + c.info.t_rival_setup;
+        tp = std::chrono::steady_clock::now();
         Row row = id == R_WARPSORT_CPU ? time_cpu_rival(c, b, ver, hc, job.log2n)
                                        : time_device_rival(c, id, b, ver, hc, job.log2n);
+        /* Whatever the row's own accounting missed (teardown) is rival setup. */
+        const double after = c.info.t_reset + c.info.t_run + c.info.t_verify +
+                             c.info.t_host_check + c.info.t_rival_setup;
+        c.info.t_rival_setup += std::max(0.0, lap(tp) - (after - before));
         emit(c, row);
     }
+    c.info.full_checks += ver.full_checks;
+    c.info.equality_checks += ver.equality_checks;
 }
 
 int bench_main(int argc, char **argv) {
@@ -1012,6 +1053,12 @@ int bench_main(int argc, char **argv) {
     for (const Row &r : c.rows) counts[(int)r.status]++;
     std::printf("\n%zu rows: %d ok, %d FAILED, %d error, %d skipped, %d n/a; %.1f s\n", c.rows.size(),
                 counts[0], counts[1], counts[2], counts[3], counts[4], info.wall_s);
+    std::printf("wall time: rival runs %.1f s, verification %.1f s, input resets %.1f s, setup "
+                "and references %.1f s, host checks %.1f s, rival setup/teardown %.1f s\n",
+                info.t_run, info.t_verify, info.t_reset, info.t_setup, info.t_host_check,
+                info.t_rival_setup);
+    std::printf("verified runs: %llu fully checked, %llu identical to a verified output\n",
+                (unsigned long long)info.full_checks, (unsigned long long)info.equality_checks);
     if (info.copy_bw_end_bytes_per_s > 0)
         std::printf("copy bandwidth at the end: %.1f GB/s (start %.1f)\n",
                     info.copy_bw_end_bytes_per_s / 1e9, info.copy_bw_bytes_per_s / 1e9);

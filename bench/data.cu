@@ -236,8 +236,29 @@ __global__ void hash_kernel(const Bits *keys, size_t n, int seg_shift,
 
 struct VerifyCounters {
     unsigned long long unsorted, ref_mismatch, hash_mismatch, val_range, val_dup, val_follow,
-        val_segment, first_bad;
+        val_segment, first_bad, vals_changed;
 };
+
+/* Bit-for-bit comparison with an output already verified: keys against
+ * `expect` (the reference or the remembered keys; a difference is a failure,
+ * the sorted key sequence being unique), values against the remembered ones
+ * (a difference only means "check again in full"). */
+template <class Bits>
+__global__ void same_kernel(const Bits *keys, const Bits *expect, const uint32_t *vals,
+                            const uint32_t *saved_vals, size_t n, VerifyCounters *c) {
+    unsigned long long kd = 0, vd = 0, first = ULLONG_MAX;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (keys[i] != expect[i]) {
+            ++kd;
+            if (i < first) first = i;
+        }
+        if (vals && vals[i] != saved_vals[i]) ++vd;
+    }
+    if (kd) atomicAdd(&c->ref_mismatch, kd);
+    if (vd) atomicAdd(&c->vals_changed, vd);
+    if (first != ULLONG_MAX) atomicMin(&c->first_bad, first);
+}
 
 template <class Bits>
 __global__ void verify_kernel(const Bits *keys, const Bits *ref, const uint32_t *vals,
@@ -404,7 +425,8 @@ void hash_segments(const void *keys, size_t n, size_t key_bytes, uint64_t seg_si
 size_t Verifier::bytes_needed(const Regime &r, size_t n) {
     size_t segs = r.seg_size ? n / r.seg_size : 1;
     size_t bytes = 2 * std::max<size_t>(2 * segs, 4) * sizeof(uint64_t) + sizeof(VerifyCounters) + 1024;
-    if (r.pairs) bytes += ((n + 31) / 32) * sizeof(uint32_t);
+    if (r.pairs) bytes += ((n + 31) / 32) * sizeof(uint32_t) + n * sizeof(uint32_t);
+    if (r.seg_size) bytes += n * (size_t)dtype_info(r.dtype).bytes;
     return bytes;
 }
 
@@ -414,12 +436,18 @@ Verifier::Verifier(const Buffers &b) : b_(b) {
         WSB_CUDA(cudaMalloc(&in_hash_, words * sizeof(uint64_t)));
         WSB_CUDA(cudaMalloc(&out_hash_, words * sizeof(uint64_t)));
         WSB_CUDA(cudaMalloc(&counters_, sizeof(VerifyCounters)));
-        if (b.regime.pairs) WSB_CUDA(cudaMalloc(&bitmap_, ((b.n + 31) / 32) * sizeof(uint32_t)));
+        if (b.regime.pairs) {
+            WSB_CUDA(cudaMalloc(&bitmap_, ((b.n + 31) / 32) * sizeof(uint32_t)));
+            WSB_CUDA(cudaMalloc(&saved_vals_, b.n * sizeof(uint32_t)));
+        }
+        if (b.regime.seg_size) WSB_CUDA(cudaMalloc(&saved_keys_, b.n * b.key_bytes));
     } catch (...) {
         cudaFree(in_hash_);
         cudaFree(out_hash_);
         cudaFree(counters_);
         cudaFree(bitmap_);
+        cudaFree(saved_vals_);
+        cudaFree(saved_keys_);
         throw;
     }
 }
@@ -429,7 +457,10 @@ Verifier::~Verifier() {
     cudaFree(out_hash_);
     cudaFree(counters_);
     cudaFree(bitmap_);
+    cudaFree(saved_vals_);
+    cudaFree(saved_keys_);
 }
+
 
 void Verifier::hash_input() {
     hash_segments(b_.keys_pristine, b_.n, b_.key_bytes, b_.regime.seg_size, in_hash_,
@@ -437,7 +468,8 @@ void Verifier::hash_input() {
     WSB_CUDA(cudaStreamSynchronize(b_.stream));
 }
 
-static VerifyResult read_counters(void *counters, cudaStream_t stream) {
+static VerifyResult read_counters(void *counters, cudaStream_t stream,
+                                  uint64_t *vals_changed = nullptr) {
     VerifyCounters c;
     WSB_CUDA(cudaMemcpyAsync(&c, counters, sizeof c, cudaMemcpyDeviceToHost, stream));
     WSB_CUDA(cudaStreamSynchronize(stream));
@@ -450,6 +482,7 @@ static VerifyResult read_counters(void *counters, cudaStream_t stream) {
     r.val_follow = c.val_follow;
     r.val_segment = c.val_segment;
     r.first_bad = c.first_bad;
+    if (vals_changed) *vals_changed = c.vals_changed;
     return r;
 }
 
@@ -524,6 +557,52 @@ VerifyResult Verifier::check_reference() {
                                                 -1, (VerifyCounters *)counters_);
     WSB_CUDA(cudaGetLastError());
     return read_counters(counters_, b.stream);
+}
+
+void Verifier::remember(const void *keys, const uint32_t *vals) {
+    const Buffers &b = b_;
+    if (b.regime.pairs)
+        WSB_CUDA(cudaMemcpyAsync(saved_vals_, vals, b.n * sizeof(uint32_t),
+                                 cudaMemcpyDeviceToDevice, b.stream));
+    if (b.regime.seg_size)
+        WSB_CUDA(cudaMemcpyAsync(saved_keys_, keys, b.n * b.key_bytes, cudaMemcpyDeviceToDevice,
+                                 b.stream));
+    WSB_CUDA(cudaStreamSynchronize(b.stream));
+    remembered_ = true;
+}
+
+VerifyResult Verifier::check_run(const void *keys, const uint32_t *vals) {
+    const Buffers &b = b_;
+    if (!remembered_) {
+        ++full_checks;
+        VerifyResult r = check(keys, vals);
+        if (r.ok()) remember(keys, vals);
+        return r;
+    }
+    reset_counters(counters_, b.stream);
+    const void *expect = b.regime.seg_size ? saved_keys_ : b.keys_ref;
+    const uint32_t *v = b.regime.pairs ? vals : nullptr;
+    if (b.n > 0) {
+        unsigned grid = grid_for(b.n, 256);
+        if (b.key_bytes == 4)
+            same_kernel<uint32_t><<<grid, 256, 0, b.stream>>>(
+                (const uint32_t *)keys, (const uint32_t *)expect, v, saved_vals_, b.n,
+                (VerifyCounters *)counters_);
+        else
+            same_kernel<uint64_t><<<grid, 256, 0, b.stream>>>(
+                (const uint64_t *)keys, (const uint64_t *)expect, v, saved_vals_, b.n,
+                (VerifyCounters *)counters_);
+        WSB_CUDA(cudaGetLastError());
+    }
+    uint64_t changed = 0;
+    VerifyResult r = read_counters(counters_, b.stream, &changed);
+    if (!r.ok()) return r;   /* keys differ from a verified key sequence: wrong */
+    if (changed == 0) {      /* identical to a verified output */
+        ++equality_checks;
+        return r;
+    }
+    ++full_checks;           /* values moved among equal keys, say: check in full */
+    return check(keys, vals);
 }
 
 /*======================================================================
@@ -746,6 +825,41 @@ std::string self_test_case(Dtype dt, bool pairs, uint64_t seg, Dist dist, cudaSt
             std::vector<uint32_t> v(n, 0u);
             upload(good, v);
             if (!(err = expect_bad("values not written")).empty()) return err;
+        }
+    }
+    { /* check_run: full check first, then equality with the remembered output */
+        ver.forget();
+        upload(good, idx);
+        VerifyResult r1 = ver.check_run(b.keys_work, b.vals_work);
+        VerifyResult r2 = ver.check_run(b.keys_work, b.vals_work);
+        if (!r1.ok() || !r2.ok() || ver.equality_checks == 0)
+            return label + ": check_run rejected a correct output or never took the equality path";
+        std::vector<Bits> k = good;
+        std::vector<uint32_t> v = idx;
+        std::swap(k[at], k[at + 1]);
+        std::swap(v[at], v[at + 1]);
+        upload(k, v);
+        if (ver.check_run(b.keys_work, b.vals_work).ok())
+            return label + ": check_run missed swapped neighbours";
+        if (pairs) {
+            v = idx;
+            std::swap(v[at], v[at + 1]);
+            upload(good, v);
+            if (ver.check_run(b.keys_work, b.vals_work).ok())
+                return label + ": check_run missed swapped values";
+            /* Another correct output: values exchanged between two equal keys. */
+            for (size_t i = 0; i + 1 < n; ++i)
+                if (good[i] == good[i + 1] && (i + 1) % s != 0) {
+                    v = idx;
+                    std::swap(v[i], v[i + 1]);
+                    upload(good, v);
+                    uint64_t full_before = ver.full_checks;
+                    VerifyResult r3 = ver.check_run(b.keys_work, b.vals_work);
+                    if (!r3.ok() || ver.full_checks != full_before + 1)
+                        return label + ": check_run rejected values exchanged between equal keys: " +
+                               r3.describe();
+                    break;
+                }
         }
     }
     if (seg) { /* two equal-position entries exchanged across a segment border */

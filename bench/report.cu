@@ -206,6 +206,16 @@ void write_json(const std::string &path, const RunInfo &info, const std::vector<
         .raw("settings", settings.text())
         .str("aborted", info.aborted)
         .num("wall_s", info.wall_s);
+    JsonObject phases(2);
+    phases.num("rival_runs", info.t_run)
+        .num("verification", info.t_verify)
+        .num("input_resets", info.t_reset)
+        .num("setup_and_references", info.t_setup)
+        .num("host_checks", info.t_host_check)
+        .num("rival_setup_teardown", info.t_rival_setup);
+    top.raw("wall_s_by_phase", phases.text());
+    top.integer("runs_fully_checked", (long long)info.full_checks);
+    top.integer("runs_identical_to_a_verified_output", (long long)info.equality_checks);
     std::string rows_text = "[";
     for (size_t i = 0; i < rows.size(); ++i)
         rows_text += (i ? ",\n    " : "\n    ") + row_json(rows[i]);
