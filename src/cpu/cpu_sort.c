@@ -11,10 +11,11 @@
  * order. That makes each pass stable, so the whole sort is stable: STABLE
  * costs nothing and argsort is stable as the API promises.
  *
- * A first read-only pass counts every digit at once; a digit that is the same
- * for all keys (one bucket holds all n) is skipped. Nothing is allocated or
- * written before that pass, and all memory is obtained before the first
- * write, so an allocation failure leaves the caller's arrays untouched.
+ * A first pass counts every digit at once (reading the caller's keys, writing
+ * at most a copy into scratch); a digit that is the same for all keys (one
+ * bucket holds all n) is skipped. All memory is obtained before any key is
+ * read, so an allocation failure leaves the caller's arrays untouched and
+ * unread, however large n is; after that nothing can fail.
  */
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
 #include "core/internal.h"
