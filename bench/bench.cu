@@ -34,6 +34,9 @@
 #ifndef WSB_SOURCE_DIR
 #define WSB_SOURCE_DIR "."
 #endif
+#ifndef WSB_GIT_COMMIT
+#define WSB_GIT_COMMIT "unknown"
+#endif
 #ifndef WSB_CUDA_ARCHS
 #define WSB_CUDA_ARCHS "unknown"
 #endif
@@ -963,6 +966,7 @@ int bench_main(int argc, char **argv) {
     info.nvcc_version = strprintf("%d.%d.%d", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__,
                                   __CUDACC_VER_BUILD__);
     info.cuda_arch = WSB_CUDA_ARCHS;
+    info.git_commit = WSB_GIT_COMMIT;
     char host[256] = {0};
     if (gethostname(host, sizeof host - 1) == 0) info.hostname = host;
     info.repeat = c.opt.repeat;

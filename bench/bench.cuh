@@ -350,6 +350,7 @@ struct RunInfo {
     std::string cccl_version;
     std::string nvcc_version;
     std::string cuda_arch;
+    std::string git_commit;         /* of the source tree at configure time */
     std::string hostname;
     double copy_bw_bytes_per_s = 0; /* device-to-device, read + written, median */
     double copy_bw_end_bytes_per_s = 0;

@@ -201,6 +201,7 @@ void write_json(const std::string &path, const RunInfo &info, const std::vector<
         .str("cccl_version", info.cccl_version)
         .str("cuda_architectures", info.cuda_arch)
         .str("warpsort_version", info.warpsort_version)
+        .str("git_commit_at_configure", info.git_commit)
         .str("warpsort_cuda_note", info.warpsort_cuda_note)
         .raw("copy_bandwidth", copy.text())
         .raw("settings", settings.text())
