@@ -5,7 +5,7 @@
 #       builds build-gpu/ for sm_90 and copies the binaries the GPU machine
 #       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it).
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
-#       WHAT: info | tests | quick | sanitize | bench-quick | bench-full | main
+#       WHAT: info | tests | quick | sanitize | bench-quick | bench-sweep | bench-full | main
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
 set -uo pipefail
@@ -45,13 +45,23 @@ run() {
         info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
         tests) step gpu-tests .gpu/test_gpu_props ;;
         quick) step gpu-tests-quick .gpu/test_gpu_props --quick ;;
-        sanitize)
-            for tool in memcheck racecheck synccheck; do
-                step "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                    .gpu/test_gpu_props --sanitize
+        sanitize) # SANITIZE_TOOLS / SANITIZE_FILTERS narrow it (racecheck is slow)
+            for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+                for filter in ${SANITIZE_FILTERS:-"*"}; do
+                    step "sanitize-$tool-${filter//[^a-z0-9]/}" compute-sanitizer --tool "$tool" \
+                        --error-exitcode 99 .gpu/test_gpu_props --quick --filter "$filter"
+                done
             done ;;
         bench-quick) step bench-quick .gpu/warpsort_bench --quick --json "$out/bench-quick.json" ;;
         bench-full) step bench-full .gpu/warpsort_bench --full --json "$out/bench-full.json" ;;
+        bench-sweep) # the issue-4 regimes that fit a short lease: no cliff up to 2^30,
+                     # every dtype, and the non-random distributions at 2^27
+            step bench-sweep .gpu/warpsort_bench --dtype u32,u64 --kind keys --dist random \
+                --min-log 20 --max-log 30 --rivals warpsort,cub-radix,cub-merge \
+                --repeat 7 --json "$out/bench-sweep.json"
+            step bench-dists .gpu/warpsort_bench --dtype u32 --kind keys --dist all \
+                --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
+                --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
         *) echo "unknown step: $what" >&2; return 2 ;;
         esac
