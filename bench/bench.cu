@@ -100,7 +100,7 @@ const char *const kUsage =
     "presets (selection flags given with a preset filter it):\n"
     "  --quick             u32 random keys 2^10..2^28 with every rival, plus target\n"
     "                      rows at 2^27 (each dtype x keys/pairs, u32 sorted/reversed/\n"
-    "                      few, a segmented row); about 1-2 minutes on an H100\n"
+    "                      few, a segmented row); about 30 s on an H100\n"
     "  --full              dtypes u32,f32,u64,f64 x keys,pairs x all dists x 2^10..2^30\n"
     "                      plus segmented (seg 1024, random); seed baselines on random\n"
     "                      inputs only, warpsort-cpu on random and few; under 8 minutes\n"
