@@ -59,6 +59,7 @@ void warpsort_destroy(warpsort_context_t *ctx) {
 #ifdef WARPSORT_HAVE_CUDA
     if (ctx->backend == WARPSORT_BACKEND_CUDA) ws_cuda_destroy(ctx);
 #endif
+    free(ctx->cpu_scratch);
     free(ctx);
 }
 
@@ -183,7 +184,8 @@ warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t 
     if (ctx->backend == WARPSORT_BACKEND_CUDA)
         return ws_cuda_workspace_size(ctx, n, dtype, value_bytes, flags, bytes);
 #endif
-    return WARPSORT_OK; /* the CPU backend allocates host memory itself */
+    (void)n; /* the CPU backend keeps host scratch of its own */
+    return WARPSORT_OK;
 }
 
 warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes) {

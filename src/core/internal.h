@@ -22,6 +22,8 @@ struct warpsort_context {
     void *stream;
     unsigned cpu_threads;       /* resolved: >= 1 */
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
+    void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
+    size_t cpu_scratch_bytes;
     char last_error[WS_ERROR_MAX];
 };
 
