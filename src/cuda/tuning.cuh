@@ -26,7 +26,9 @@ struct ws_shape {
  * of 9, 2026-11-22, see bench/NOTES.md): capping a merge block at 64
  * registers (4 blocks per SM) took u32 keys from 15.9 to 12.9 ms on an H200;
  * on an H100, 256-thread tiles at 2 blocks per SM beat 512 threads at 1
- * (12.5 vs 13.1 ms); pairs keep 512 x 8 tiles at 2 blocks per SM. */
+ * (12.5 vs 13.1 ms). Pairs use 512 x 8 tiles at 2 blocks per SM, but the
+ * first version's uncapped loop-load merge was faster for them on the H100
+ * (18.9 vs 21.7 ms): the unrolled, capped merge helps keys only. */
 /* A tuning run overrides a row from a header passed with nvcc -include
  * (nvcc splits -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
