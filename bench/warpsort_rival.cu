@@ -11,20 +11,19 @@
  * workspace; timed repeats find it cached.
  */
 #include "bench.cuh"
+#include "cuda/tuning.cuh" /* the library's tile sizes, for the byte model */
 
 namespace wsb {
 
 /* Modelled passes over memory of warpsort's CUDA backend: one pass that
- * sorts tiles of kModelTile keys on chip, then one merge pass per doubling
- * of the sorted runs (a 2-way merge-path scheme). Every pass reads and
- * writes each key and value once. Update here (and only here) when the
- * library exposes its real pass count or changes its scheme. */
+ * sorts tiles on chip, then one merge pass per doubling of the sorted runs
+ * (a 2-way merge-path scheme). Every pass reads and writes each key and
+ * value once. The tile size comes from the library's own tuning table, so
+ * the model follows it; change the formula here when the scheme changes. */
 double warpsort_model_passes(size_t n, size_t key_bytes, size_t value_bytes) {
-    (void)key_bytes;   /* the tile may come to depend on them */
-    (void)value_bytes;
-    const size_t kModelTile = 8192;
-    if (n <= kModelTile) return 1.0;
-    size_t runs = (n + kModelTile - 1) / kModelTile;
+    const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
+    if (n <= tile) return 1.0;
+    size_t runs = (n + tile - 1) / tile;
     unsigned merges = 0;
     while (((size_t)1 << merges) < runs) ++merges; /* ceil(log2(runs)) */
     return 1.0 + (double)merges;
