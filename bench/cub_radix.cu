@@ -10,7 +10,7 @@
  * Also builds the harness's reference: the input sorted by this same sort,
  * which the verifier then checks independently (sorted + same multiset).
  */
-#include "bench.cuh"
+#include "cub_rival.cuh"
 
 #include <climits>
 
@@ -19,62 +19,18 @@
 namespace wsb {
 namespace {
 
-template <class K> class CubRadix final : public DeviceRival {
+template <class K> class CubRadix final : public CubDoubleBufferRival<K> {
 public:
-    explicit CubRadix(bool pairs) : pairs_(pairs) {}
-
-    bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
-        if (b.n > (size_t)INT_MAX) {
-            *err = "n above INT_MAX (the harness passes int num_items)";
-            return false;
-        }
-        rewind(b);
-        size_t t = 0;
-        cudaError_t e = call(nullptr, t, b);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            *err = "temp size query failed: " + cuda_error_text(e);
-            return false;
-        }
-        *bytes = t;
-        return true;
-    }
-
-    bool prepare(const Buffers &b, std::string *err) override {
-        size_t t = 0;
-        if (!temp_bytes(b, &t, err)) return false;
-        cudaError_t e = temp_.allocate(t);
-        if (e != cudaSuccess) {
-            *err = strprintf("temp storage of %zu bytes: %s", t, cuda_error_text(e).c_str());
-            return false;
-        }
-        temp_size_ = t;
-        return true;
-    }
-
-    void before_run(const Buffers &b) override { rewind(b); }
-
-    bool run(const Buffers &b, std::string *err) override {
-        size_t t = temp_size_;
-        cudaError_t e = call(temp_.get(), t, b);
-        if (e != cudaSuccess) {
-            *err = "cub::DeviceRadixSort: " + cuda_error_text(e);
-            return false;
-        }
-        return true;
-    }
-
-    const void *out_keys(const Buffers &) const override { return keys_.d_buffers[keys_.selector]; }
-    const uint32_t *out_vals(const Buffers &) const override {
-        return vals_.d_buffers[vals_.selector];
-    }
+    explicit CubRadix(bool pairs)
+        : CubDoubleBufferRival<K>(pairs, "cub::DeviceRadixSort",
+                                  "n above INT_MAX (the harness passes int num_items)") {}
 
 private:
-    void rewind(const Buffers &b) {
-        keys_ = cub::DoubleBuffer<K>((K *)b.keys_work, (K *)b.keys_alt);
-        vals_ = cub::DoubleBuffer<uint32_t>(b.vals_work, b.vals_alt);
-    }
-    cudaError_t call(void *temp, size_t &bytes, const Buffers &b) {
+    using CubDoubleBufferRival<K>::keys_;
+    using CubDoubleBufferRival<K>::vals_;
+    using CubRival::pairs_;
+
+    cudaError_t call(void *temp, size_t &bytes, const Buffers &b) override {
         const int n = (int)b.n;
         if (pairs_)
             return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_, vals_, n, 0,
@@ -82,12 +38,6 @@ private:
         return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_, n, 0, (int)(sizeof(K) * 8),
                                               b.stream);
     }
-
-    bool pairs_;
-    DeviceMemory temp_;
-    size_t temp_size_ = 0;
-    cub::DoubleBuffer<K> keys_;
-    cub::DoubleBuffer<uint32_t> vals_;
 };
 
 template <class K>
