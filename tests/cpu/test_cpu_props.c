@@ -10,21 +10,13 @@
 static warpsort_context_t *g_ctx;
 static int g_quick;
 
-struct prop_param {
-    wt_op_t op;
-    warpsort_dtype_t dtype;
-    size_t second_bytes;
-    unsigned flags;
-    char name[64];
-};
-
 /* 63/64/65 straddle the insertion-sort cut-over, 2^16 +- 1 the single-thread
  * radix range, 2^20 the multi-threaded one. */
 static const size_t k_small_sizes[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 1000};
 static const size_t k_medium_sizes[] = {65535, 65536, 65537};
 static const size_t k_large_sizes[] = {(size_t)1 << 20};
 
-static size_t run_sizes(const struct prop_param *p, const size_t *sizes, size_t count,
+static size_t run_sizes(const wt_prop_param_t *p, const size_t *sizes, size_t count,
                         unsigned dists) {
     wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags, sizes, count, dists,
                      0xC0FFEEull + (uint64_t)p->flags};
@@ -32,7 +24,7 @@ static size_t run_sizes(const struct prop_param *p, const size_t *sizes, size_t 
 }
 
 static void test_property_matrix(void **state) {
-    const struct prop_param *p = *state;
+    const wt_prop_param_t *p = *state;
     size_t failures = run_sizes(p, k_small_sizes, sizeof k_small_sizes / sizeof *k_small_sizes,
                                 WT_ALL_DISTS);
     if (!g_quick) {
@@ -61,34 +53,9 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    static const struct {
-        wt_op_t op;
-        size_t second_bytes;
-        const char *label;
-    } ops[] = {{WT_OP_SORT, 0, "sort"},       {WT_OP_PAIRS, 4, "pairs_v4"},
-               {WT_OP_PAIRS, 8, "pairs_v8"},  {WT_OP_ARGSORT, 4, "argsort_i4"},
-               {WT_OP_ARGSORT, 8, "argsort_i8"}};
-    enum { NUM_OPS = sizeof ops / sizeof ops[0] };
-    static struct prop_param params[NUM_OPS * WARPSORT_DTYPE_COUNT_ * 4];
-    static struct CMUnitTest tests[NUM_OPS * WARPSORT_DTYPE_COUNT_ * 4];
-    size_t count = 0;
-    for (size_t o = 0; o < NUM_OPS; o++) {
-        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
-            for (unsigned flags = 0; flags < 4; flags++) { /* DESCENDING x STABLE */
-                struct prop_param *p = &params[count];
-                p->op = ops[o].op;
-                p->dtype = (warpsort_dtype_t)d;
-                p->second_bytes = ops[o].second_bytes;
-                p->flags = flags;
-                snprintf(p->name, sizeof p->name, "%s_%s_%s%s", ops[o].label,
-                         warpsort_dtype_name(p->dtype),
-                         (flags & WARPSORT_DESCENDING) ? "desc" : "asc",
-                         (flags & WARPSORT_STABLE) ? "_stable" : "");
-                tests[count] = (struct CMUnitTest){p->name, test_property_matrix, NULL, NULL, p};
-                count++;
-            }
-        }
-    }
+    static wt_prop_param_t params[WT_PROP_TESTS];
+    static struct CMUnitTest tests[WT_PROP_TESTS];
+    size_t count = wt_prop_tests(params, tests, "", test_property_matrix);
     int failed = _cmocka_run_group_tests("cpu_properties", tests, count, NULL, NULL);
     warpsort_destroy(g_ctx);
     return failed;

@@ -85,14 +85,6 @@ static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_re
 
 /*--- the matrix ---*/
 
-struct prop_param {
-    wt_op_t op;
-    warpsort_dtype_t dtype;
-    size_t second_bytes;
-    unsigned flags;
-    char name[64];
-};
-
 /* Every size around the tile sizes the CUDA backend may pick (2^11 .. 2^14)
  * with every distribution; 2^k +- 1 further out with fewer. */
 static const size_t k_tile_sizes[] = {0,    1,    2,    31,   32,    33,    63,    64,
@@ -104,7 +96,7 @@ static const size_t k_quick_sizes[] = {0, 1, 31, 32, 33, 8191, 8192, 8193, 65537
 static const size_t k_host_sizes[] = {0, 1, 33, 8193, 65537, 1048577};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static size_t run_sizes(const struct prop_param *p, const wt_memory_t *mem, const size_t *sizes,
+static size_t run_sizes(const wt_prop_param_t *p, const wt_memory_t *mem, const size_t *sizes,
                         size_t count, unsigned dists) {
     wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags, sizes, count, dists,
                      0x5EEDull + (uint64_t)p->flags};
@@ -113,7 +105,7 @@ static size_t run_sizes(const struct prop_param *p, const wt_memory_t *mem, cons
 
 static void test_property_matrix(void **state) {
     REQUIRE_GPU();
-    const struct prop_param *p = *state;
+    const wt_prop_param_t *p = *state;
     const unsigned some = 1u << WT_RANDOM | 1u << WT_FEW_DISTINCT | 1u << WT_SPECIAL |
                           1u << WT_SORTED | 1u << WT_NARROW;
     size_t failures = 0;
@@ -448,34 +440,9 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    static const struct {
-        wt_op_t op;
-        size_t second_bytes;
-        const char *label;
-    } ops[] = {{WT_OP_SORT, 0, "sort"},       {WT_OP_PAIRS, 4, "pairs_v4"},
-               {WT_OP_PAIRS, 8, "pairs_v8"},  {WT_OP_ARGSORT, 4, "argsort_i4"},
-               {WT_OP_ARGSORT, 8, "argsort_i8"}};
-    enum { NUM_OPS = sizeof ops / sizeof ops[0], NUM_MATRIX = NUM_OPS * WARPSORT_DTYPE_COUNT_ * 4 };
-    static struct prop_param params[NUM_MATRIX];
-    static struct CMUnitTest tests[NUM_MATRIX + 16];
-    size_t count = 0;
-    for (size_t o = 0; o < NUM_OPS; o++) {
-        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
-            for (unsigned flags = 0; flags < 4; flags++) {
-                struct prop_param *p = &params[count];
-                p->op = ops[o].op;
-                p->dtype = (warpsort_dtype_t)d;
-                p->second_bytes = ops[o].second_bytes;
-                p->flags = flags;
-                snprintf(p->name, sizeof p->name, "gpu_%s_%s_%s%s", ops[o].label,
-                         warpsort_dtype_name(p->dtype),
-                         (flags & WARPSORT_DESCENDING) ? "desc" : "asc",
-                         (flags & WARPSORT_STABLE) ? "_stable" : "");
-                tests[count] = (struct CMUnitTest){p->name, test_property_matrix, NULL, NULL, p};
-                count++;
-            }
-        }
-    }
+    static wt_prop_param_t params[WT_PROP_TESTS];
+    static struct CMUnitTest tests[WT_PROP_TESTS + 16];
+    size_t count = wt_prop_tests(params, tests, "gpu_", test_property_matrix);
     const struct CMUnitTest extra[] = {
         cmocka_unit_test(test_descending_reverses_ascending),
         cmocka_unit_test(test_pinned_and_mixed_memory),
