@@ -163,8 +163,11 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  *    asynchronously on the context's stream (call warpsort_synchronize);
  *    host memory is copied in, sorted and copied back before returning.
  *    On the CPU backend they must be host memory.
- *  - On any error the inputs are left unchanged and the call says why
- *    (warpsort_last_error).
+ *  - On any error the call says why (warpsort_last_error) and the inputs are
+ *    left unchanged: arguments are checked and workspace is obtained before
+ *    any data is touched. The one exception is an asynchronous CUDA failure
+ *    on device memory, reported later by warpsort_synchronize, after which
+ *    the device arrays' contents are unspecified.
  *====================================================================*/
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */
@@ -191,8 +194,12 @@ WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const v
  * hand in its own device buffer; the context then never allocates.
  *====================================================================*/
 
-/* Bytes of workspace a sort of n keys (with value_bytes per value, 0 for
- * keys only; index_bytes for argsort) needs on this context's backend. */
+/* Bytes of workspace a sort of n keys in device memory needs on this
+ * context's backend (value_bytes per value, 0 for keys only; for argsort,
+ * the index size with WARPSORT_WORKSPACE_ARGSORT in flags). Arrays in host
+ * memory are staged through the workspace too: add n * key size (and
+ * n * value size) for them, each rounded up to a multiple of 256. 0 on the
+ * CPU backend, which keeps host scratch of its own in the context. */
 WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t n,
                                           warpsort_dtype_t key_dtype, size_t value_bytes,
                                           unsigned flags, size_t *bytes);
