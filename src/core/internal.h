@@ -6,6 +6,7 @@
 #define WARPSORT_INTERNAL_H
 
 #include "warpsort.h"
+#include "keybits.h" /* ws_dtype_kind */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,8 +36,6 @@ warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, co
 #endif
     ;
 
-/* kind of a dtype for keybits.h: 0 unsigned, 1 signed, 2 float. */
-static inline int ws_dtype_kind(warpsort_dtype_t d) { return (int)d % 3; }
 
 /* Number of online CPU cores (>= 1). */
 unsigned ws_cpu_count(void);

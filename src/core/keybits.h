@@ -44,8 +44,11 @@ WS_HD uint64_t ws_f64_from_ordered(uint64_t o) {
     return (t & 0x8000000000000000ull) ? (t & 0x7FFFFFFFFFFFFFFFull) : ~t;
 }
 
-/* kind: 0 unsigned, 1 signed, 2 float (matches dtype % 3 in warpsort.h).
- * desc: 0 ascending, 1 descending. */
+/* Kind of a warpsort_dtype_t (U32, I32, F32, U64, I64, F64 = 0..5):
+ * 0 unsigned, 1 signed, 2 float. */
+WS_HD int ws_dtype_kind(int dtype) { return dtype % 3; }
+
+/* kind as above; desc: 0 ascending, 1 descending. */
 WS_HD uint32_t ws_to_ordered32(uint32_t x, int kind, int desc) {
     uint32_t o = kind == 0 ? x : kind == 1 ? (x ^ 0x80000000u) : ws_f32_to_ordered(x);
     return desc ? ~o : o;

@@ -218,18 +218,10 @@ void cli_assert_error(cli_t *c, ...) {
 
 /*--- order helpers ---*/
 
-static int kind_of(warpsort_dtype_t dtype) {
-    switch (dtype) {
-    case WARPSORT_I32: case WARPSORT_I64: return 1;
-    case WARPSORT_F32: case WARPSORT_F64: return 2;
-    default: return 0;
-    }
-}
-
 uint64_t test_ordered(const void *keys, size_t i, warpsort_dtype_t dtype, int desc) {
     if (warpsort_dtype_size(dtype) == 4)
-        return ws_to_ordered32(((const uint32_t *)keys)[i], kind_of(dtype), desc);
-    return ws_to_ordered64(((const uint64_t *)keys)[i], kind_of(dtype), desc);
+        return ws_to_ordered32(((const uint32_t *)keys)[i], ws_dtype_kind(dtype), desc);
+    return ws_to_ordered64(((const uint64_t *)keys)[i], ws_dtype_kind(dtype), desc);
 }
 
 int test_is_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, int desc) {

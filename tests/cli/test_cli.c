@@ -10,6 +10,10 @@
 
 #include "cli_harness.h"
 
+#include <unistd.h>
+
+#include <sys/stat.h>
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -570,11 +574,17 @@ static void test_error_unknown_option_and_command(void **state) {
 
 static void test_error_bad_numbers(void **state) {
     STATE;
-    static const char *const bad_sizes[] = {"12x", "", "-5", "2^", "2^99", "1Q", "99999999999999999999", "1e6"};
+    static const char *const bad_sizes[] = {"12x", "", "-5", "2^", "2^99", "2^65", "1Q",
+                                            "99999999999999999999", "1e6"};
     for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
         cli_run(c, "gen", "-o", "x.bin", "-n", bad_sizes[i], NULL);
         cli_assert_error(c, "bad size", NULL);
     }
+    /* A huge exponent of 1 is one key, at once (it used to loop 10^14 times). */
+    assert_int_equal(cli_run(c, "gen", "-o", "one.bin", "-n", "1^99999999999999", NULL), 0);
+    size_t one_bytes;
+    free(cli_read(c, "one.bin", &one_bytes));
+    assert_int_equal(one_bytes, 4);
     cli_run(c, "gen", "-o", "x.bin", "--seed", "abc", NULL);
     cli_assert_error(c, "--seed: bad number 'abc'", NULL);
     cli_run(c, "bench", "--threads", "2x", NULL);
@@ -583,6 +593,8 @@ static void test_error_bad_numbers(void **state) {
     cli_assert_error(c, "--repeat", NULL);
     cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", "--value-bytes", "3", NULL);
     cli_assert_error(c, "--value-bytes: must be 4 or 8", NULL);
+    cli_run(c, "bench", "--value-bytes", "8", "-n", "1000", NULL);
+    cli_assert_error(c, "--value-bytes: only with --pairs", NULL);
     assert_false(cli_exists(c, "x.bin"));
 }
 
@@ -596,6 +608,39 @@ static void test_error_same_file_twice(void **state) {
             "--values-out", "o.bin", NULL);
     cli_assert_error(c, "o.bin", NULL);
     assert_false(cli_exists(c, "o.bin"));
+    /* Two spellings of one new file are the same file too. */
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v.bin", "-o", "o.bin",
+            "--values-out", "./o.bin", NULL);
+    cli_assert_error(c, "o.bin", NULL);
+    assert_false(cli_exists(c, "o.bin"));
+}
+
+/* An output through a dangling symlink is refused: replacing the link with a
+ * regular file would silently leave its target unwritten. */
+static void test_error_dangling_symlink_output(void **state) {
+    STATE;
+    char link_path[PATH_MAX + 16];
+    snprintf(link_path, sizeof link_path, "%s/link.bin", c->dir);
+    assert_int_equal(symlink("missing/target.bin", link_path), 0);
+    cli_run(c, "gen", "-o", "link.bin", "-n", "16", NULL);
+    cli_assert_error(c, "link.bin", "symbolic link", NULL);
+    struct stat st;
+    assert_int_equal(lstat(link_path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+}
+
+/* iota's keys are original positions: refused where the dtype cannot hold
+ * them all exactly (checked before any memory is allocated). */
+static void test_error_iota_beyond_dtype(void **state) {
+    STATE;
+    cli_run(c, "gen", "-o", "f.bin", "-n", "2^24+1", "--dtype", "f32", "--dist", "iota", NULL);
+    cli_assert_error(c, "iota", "f32", NULL);
+    assert_false(cli_exists(c, "f.bin"));
+    cli_run(c, "gen", "-o", "i.bin", "-n", "2^31+1", "--dtype", "i32", "--dist", "iota", NULL);
+    cli_assert_error(c, "iota", "i32", NULL);
+    assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "2^24", "--dtype", "f32", "--dist",
+                             "iota", NULL),
+                     0);
 }
 
 /* A library error is reported with its status name. Where a usable GPU makes
@@ -782,6 +827,8 @@ int main(int argc, char **argv) {
         T(test_error_unknown_option_and_command),
         T(test_error_bad_numbers),
         T(test_error_same_file_twice),
+        T(test_error_dangling_symlink_output),
+        T(test_error_iota_beyond_dtype),
         T(test_error_library_status),
     };
     const struct CMUnitTest check[] = {

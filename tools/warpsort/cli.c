@@ -133,6 +133,12 @@ static int parse_size_term(const char **p, uint64_t *out) {
         uint64_t exp, v = 1;
         (*p)++;
         if (!parse_digits(p, &exp)) return 0;
+        /* 0^k and 1^k need no loop; any larger base overflows by k = 64. */
+        if (base <= 1) {
+            *out = exp == 0 ? 1 : base;
+            return 1;
+        }
+        if (exp > 64) return 0;
         for (uint64_t i = 0; i < exp; i++) {
             if (base != 0 && v > UINT64_MAX / base) return 0;
             v *= base;

@@ -70,7 +70,7 @@ int cli_parse_value_bytes(const char *text, size_t *out);
 
 /* Creates a context for backend with threads CPU workers (0 = one per core). */
 int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads);
-/* "cpu (2 threads)" or "cuda (device 0)". */
+/* "cpu (2 threads)" or "cuda". */
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len);
 
 /*--- misc ---*/

@@ -88,6 +88,12 @@ static int parse_bench_args(const char *command, const cli_opt_t *opts, size_t n
         }
         if (!ok) return 0;
     }
+    /* 0 until given: sort rejects --value-bytes without values, and so does bench. */
+    if (cfg->value_bytes && !cfg->pairs) {
+        cli_error("--value-bytes: only with --pairs");
+        return 0;
+    }
+    if (!cfg->value_bytes) cfg->value_bytes = 4;
     return 1;
 }
 
@@ -246,7 +252,6 @@ int cmd_bench(int argc, char **argv) {
     cfg.seed = 1;
     cfg.repeat = 7;
     cfg.warmup = 1;
-    cfg.value_bytes = 4;
     cfg.backend = WARPSORT_BACKEND_AUTO;
     int parsed = parse_bench_args("bench", bench_opts, sizeof bench_opts / sizeof bench_opts[0],
                                   argc, argv, &cfg);
@@ -270,6 +275,7 @@ int cmd_bench(int argc, char **argv) {
     int status = CLI_EXIT_ERROR;
     size_t runs = (size_t)(cfg.warmup + cfg.repeat);
 
+    if (!gen_check(cfg.dist, cfg.dtype, n, "bench")) goto done;
     if (!(orig = alloc_or_report("bench", n, ks)) || !(work = alloc_or_report("bench", n, ks)) ||
         !(ref = alloc_or_report("bench", n, ks)) ||
         !(times = alloc_or_report("bench", (size_t)cfg.repeat, sizeof *times)))
@@ -392,6 +398,7 @@ int cmd_run(int argc, char **argv) {
     warpsort_context_t *ctx = NULL;
     int status = CLI_EXIT_ERROR;
 
+    if (!gen_check(cfg.dist, cfg.dtype, n, "run")) goto done;
     if (!(orig = alloc_or_report("run", n, ks)) || !(work = alloc_or_report("run", n, ks)) ||
         !(ref = alloc_or_report("run", n, ks)))
         goto done;

@@ -46,6 +46,7 @@ int cmd_gen(int argc, char **argv) {
         return CLI_EXIT_ERROR;
     }
 
+    if (!gen_check(dist, dtype, n, "gen")) return CLI_EXIT_ERROR;
     size_t size = warpsort_dtype_size(dtype);
     if (n > SIZE_MAX / size) {
         cli_error("gen: %zu keys of %zu bytes do not fit in memory", n, size);

@@ -137,6 +137,24 @@ static uint64_t iota_key(size_t i, warpsort_dtype_t dtype) {
 /* Progress granularity: cheap to check, fine enough for a smooth bar. */
 #define GEN_BLOCK ((size_t)1 << 20)
 
+int gen_check(gen_dist_t dist, warpsort_dtype_t dtype, size_t n, const char *command) {
+    if (dist != GEN_IOTA) return 1;
+    /* iota's keys must be distinct, exact original positions. */
+    uint64_t limit;
+    switch (dtype) {
+    case WARPSORT_U32: limit = (uint64_t)1 << 32; break;
+    case WARPSORT_I32: limit = (uint64_t)1 << 31; break;
+    case WARPSORT_F32: limit = (uint64_t)1 << 24; break;
+    case WARPSORT_F64: limit = (uint64_t)1 << 53; break;
+    case WARPSORT_I64: limit = (uint64_t)1 << 63; break;
+    default: return 1;
+    }
+    if ((uint64_t)n <= limit) return 1;
+    cli_error("%s: --dist iota holds exact positions only up to %llu keys of %s; use a wider dtype",
+              command, (unsigned long long)limit, warpsort_dtype_name(dtype));
+    return 0;
+}
+
 int gen_fill(void *keys, size_t n, warpsort_dtype_t dtype, gen_dist_t dist, uint64_t seed) {
     size_t size = warpsort_dtype_size(dtype);
     rng_t r;

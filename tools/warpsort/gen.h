@@ -28,6 +28,10 @@ int gen_dist_from_name(const char *name, gen_dist_t *dist);
 /* "random, sorted, reversed, ..." for help and errors. */
 const char *gen_dist_list(void);
 
+/* 1 if dist can make n keys of dtype; else reports why (as command) and
+ * returns 0. iota is limited to the positions the dtype holds exactly. */
+int gen_check(gen_dist_t dist, warpsort_dtype_t dtype, size_t n, const char *command);
+
 /* Fills keys[0..n) with a distribution; the same seed always gives the same
  * bytes. Returns 0 if out of memory (sorted/reversed need scratch space). */
 int gen_fill(void *keys, size_t n, warpsort_dtype_t dtype, gen_dist_t dist, uint64_t seed);

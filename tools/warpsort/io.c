@@ -5,6 +5,7 @@
 #include "progress.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ static void io_install_handlers(void) {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
+        /* A signal the caller ignores (nohup, trap '') must stay ignored. */
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = io_signal_cleanup;
         sigemptyset(&sa.sa_mask);
@@ -145,13 +148,6 @@ int io_read_array(const char *path, size_t elem_size, const char *unit, void **d
 
 /*--- writing ---*/
 
-static char *io_strdup(const char *s) {
-    size_t len = strlen(s) + 1;
-    char *d = malloc(len);
-    if (d) memcpy(d, s, len);
-    return d;
-}
-
 static void io_out_free(io_out_t *out) {
     free(out->path);
     free(out->tmp);
@@ -166,8 +162,15 @@ int io_out_begin(io_out_t *out, const char *path) {
     /* Writing through a symlink replaces its target, not the link. */
     struct stat lst;
     char *resolved = NULL;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) resolved = realpath(path, NULL);
-    out->path = resolved ? resolved : io_strdup(path);
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        resolved = realpath(path, NULL);
+        if (!resolved) {
+            cli_error("%s: symbolic link to a missing or unreachable target: %s", path,
+                      strerror(errno));
+            return 0;
+        }
+    }
+    out->path = resolved ? resolved : strdup(path);
     if (!out->path) {
         cli_error("%s: out of memory", path);
         return 0;
@@ -297,8 +300,26 @@ int io_write_file(const char *path, const void *data, size_t bytes, const char *
     return io_out_commit(&out);
 }
 
+/* Splits path into its directory ("." when none) and last component. */
+static int io_split(const char *path, char *dir, size_t dir_len, const char **base) {
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    int n = slash ? snprintf(dir, dir_len, "%.*s", (int)(slash - path + 1), path)
+                  : snprintf(dir, dir_len, ".");
+    return n > 0 && (size_t)n < dir_len;
+}
+
 int io_same_file(const char *a, const char *b) {
     struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return strcmp(a, b) == 0;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    /* A path that does not exist yet (a new output): the same file when both
+     * name the same entry of the same directory ("x.bin" and "./x.bin"). */
+    char da[PATH_MAX], db[PATH_MAX];
+    const char *ba, *bb;
+    if (!io_split(a, da, sizeof da, &ba) || !io_split(b, db, sizeof db, &bb))
+        return strcmp(a, b) == 0;
+    if (strcmp(ba, bb) != 0) return 0;
+    if (stat(da, &sa) != 0 || stat(db, &sb) != 0) return strcmp(a, b) == 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -8,19 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 0 unsigned, 1 signed, 2 float: the kind keybits.h expects. */
-static int dtype_kind(warpsort_dtype_t dtype) {
-    switch (dtype) {
-    case WARPSORT_I32: case WARPSORT_I64: return 1;
-    case WARPSORT_F32: case WARPSORT_F64: return 2;
-    default: return 0;
-    }
-}
-
 uint64_t keys_ordered(const void *keys, size_t i, warpsort_dtype_t dtype, int desc) {
     if (warpsort_dtype_size(dtype) == 4)
-        return ws_to_ordered32(((const uint32_t *)keys)[i], dtype_kind(dtype), desc);
-    return ws_to_ordered64(((const uint64_t *)keys)[i], dtype_kind(dtype), desc);
+        return ws_to_ordered32(((const uint32_t *)keys)[i], ws_dtype_kind(dtype), desc);
+    return ws_to_ordered64(((const uint64_t *)keys)[i], ws_dtype_kind(dtype), desc);
 }
 
 size_t keys_first_unsorted(const void *keys, size_t n, warpsort_dtype_t dtype, int desc) {
@@ -59,7 +50,7 @@ RADIX_SORT_FN(radix_sort_u32, uint32_t)
 RADIX_SORT_FN(radix_sort_u64, uint64_t)
 
 int keys_reference_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc) {
-    int kind = dtype_kind(dtype), ok;
+    int kind = ws_dtype_kind(dtype), ok;
     if (warpsort_dtype_size(dtype) == 4) {
         uint32_t *k = keys;
         for (size_t i = 0; i < n; i++) k[i] = ws_to_ordered32(k[i], kind, desc);

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 static const char tool_help[] =
@@ -135,7 +136,17 @@ int cli_print_help(const char *command) {
     return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv) {
+/* Results go to stdout: a write error there (a full disk, a closed pipe)
+ * must fail the command, not vanish with exit status 0. */
+static int finish_stdout(int status) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("writing to standard output: %s", strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
+    return status;
+}
+
+static int run_command(int argc, char **argv) {
     if (argc < 2) {
         fputs(tool_help, stderr);
         return CLI_EXIT_ERROR;
@@ -161,3 +172,5 @@ int main(int argc, char **argv) {
         cli_error("unknown command '%s' (commands: run gen sort check bench help)", first);
     return CLI_EXIT_ERROR;
 }
+
+int main(int argc, char **argv) { return finish_stdout(run_command(argc, argv)); }
