@@ -157,7 +157,7 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  *  - WARPSORT_DESCENDING reverses the order exactly.
  *  - Not stable unless WARPSORT_STABLE is given (then equal keys keep their
  *    input order, in either direction; argsort is always stable).
- *  - n = 0 and n = 1 are valid; n is size_t end to end.
+ *  - n = 0 and n = 1 are valid; n is size_t end to end (up to SIZE_MAX / 32).
  *  - Pointers must be aligned to their element size. On the CUDA backend
  *    they may be device or host memory: device memory is sorted in place,
  *    asynchronously on the context's stream (call warpsort_synchronize);
@@ -199,7 +199,8 @@ WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const v
  * the index size with WARPSORT_WORKSPACE_ARGSORT in flags). Arrays in host
  * memory are staged through the workspace too: add n * key size (and
  * n * value size) for them, each rounded up to a multiple of 256. 0 on the
- * CPU backend, which keeps host scratch of its own in the context. */
+ * CPU backend, which keeps host scratch of its own in the context. Returns a
+ * status only (the context is const: warpsort_last_error is unchanged). */
 WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t n,
                                           warpsort_dtype_t key_dtype, size_t value_bytes,
                                           unsigned flags, size_t *bytes);

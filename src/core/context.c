@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #define WS_KNOWN_FLAGS (WARPSORT_DESCENDING | WARPSORT_STABLE)
+/* Largest n: every byte count a backend computes (keys, values, staging
+ * copies: at most 32 bytes per item) then fits in a size_t. */
+#define WS_MAX_N (SIZE_MAX / 32)
 
 unsigned ws_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -37,7 +40,9 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
     if (want == WARPSORT_BACKEND_CUDA) {
         ctx->backend = WARPSORT_BACKEND_CUDA;
         warpsort_status_t st = ws_cuda_init(ctx);
-        if (st != WARPSORT_OK) {
+        if (st != WARPSORT_OK && config->backend == WARPSORT_BACKEND_AUTO) {
+            want = WARPSORT_BACKEND_CPU; /* AUTO: a device that cannot start means CPU */
+        } else if (st != WARPSORT_OK) {
             free(ctx);
             return st;
         }
@@ -92,7 +97,7 @@ static warpsort_status_t ws_check_keys(warpsort_context_t *ctx, const void *keys
     if (flags & ~(unsigned)WS_KNOWN_FLAGS)
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: unknown flag bits 0x%x", fn,
                         flags & ~(unsigned)WS_KNOWN_FLAGS);
-    if (n > SIZE_MAX / 8)
+    if (n > WS_MAX_N)
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: n = %zu is too large", fn, n);
     if (n > 0 && !keys)
         return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: keys is NULL with n = %zu", fn, n);
@@ -179,6 +184,9 @@ warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t 
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8) return WARPSORT_INVALID_ARGUMENT;
     if (flags & ~(unsigned)(WS_KNOWN_FLAGS | WARPSORT_WORKSPACE_ARGSORT))
         return WARPSORT_INVALID_ARGUMENT;
+    /* An argsort always writes indices: their size is value_bytes. */
+    if ((flags & WARPSORT_WORKSPACE_ARGSORT) && value_bytes == 0) return WARPSORT_INVALID_ARGUMENT;
+    if (n > WS_MAX_N) return WARPSORT_INVALID_ARGUMENT;
     *bytes = 0;
 #ifdef WARPSORT_HAVE_CUDA
     if (ctx->backend == WARPSORT_BACKEND_CUDA)

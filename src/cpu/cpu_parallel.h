@@ -9,7 +9,8 @@
 
 typedef void (*ws_task_fn)(void *arg, unsigned thread);
 
-/* Runs fn(arg, t) for t = 0 .. nthreads-1 and returns when all are done.
+/* Runs fn(arg, t) for t = 0 .. nthreads-1 and returns when all are done;
+ * nthreads must not exceed WS_CPU_MAX_THREADS (more are not run).
  * Never fails: a worker that cannot be started runs on the calling thread,
  * so callers can rely on every task running once the data is being changed. */
 void ws_parallel_run(unsigned nthreads, ws_task_fn fn, void *arg);

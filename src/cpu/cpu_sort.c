@@ -436,7 +436,7 @@ static void ws_insertion_argsort(const void *keys, void *indices, size_t n, unsi
 
 /*--- entry points ---*/
 
-/* Scratch is written once per pass in 256 scattered streams; on large
+/* Scratch is written once per pass in one scattered stream per bucket; on large
  * buffers transparent huge pages halve the cost of first touch (measured
  * 59 -> 27 ms per fresh 64 MiB on the 2-core dev VM) and spare TLB misses.
  * Where THP is unavailable the hint is ignored. */

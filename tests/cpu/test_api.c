@@ -218,6 +218,9 @@ static void test_n_too_large(void **state) {
                  WARPSORT_INVALID_ARGUMENT);
     expect_error(f, warpsort_sort(f->ctx, f->keys, SIZE_MAX / 8 + 1, WARPSORT_U64, 0),
                  WARPSORT_INVALID_ARGUMENT);
+    /* the limit is SIZE_MAX / 32: 32 bytes per item bound every byte count */
+    expect_error(f, warpsort_sort(f->ctx, f->keys, SIZE_MAX / 32 + 1, WARPSORT_U32, 0),
+                 WARPSORT_INVALID_ARGUMENT);
 }
 
 /* An n that validation accepts but no host can hold: the CPU backend must
@@ -225,7 +228,7 @@ static void test_n_too_large(void **state) {
 static void test_out_of_memory(void **state) {
     struct fixture *f = *state;
     if (SIZE_MAX <= UINT32_MAX) skip();
-    const size_t n = (size_t)1 << 60;
+    const size_t n = (size_t)1 << 58; /* under the n limit, 2^61 bytes of scratch */
     expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_U32, 0), WARPSORT_OUT_OF_MEMORY);
     expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_F64, WARPSORT_DESCENDING),
                  WARPSORT_OUT_OF_MEMORY);
@@ -297,10 +300,19 @@ static void test_workspace_on_cpu(void **state) {
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 4, WARPSORT_STABLE, &bytes),
                      WARPSORT_OK);
     assert_int_equal(bytes, 0); /* the CPU backend needs no device workspace */
+    bytes = 12345;
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 8,
                                              WARPSORT_WORKSPACE_ARGSORT, &bytes),
                      WARPSORT_OK);
+    assert_int_equal(bytes, 0);
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, 0, NULL),
+                     WARPSORT_INVALID_ARGUMENT);
+    /* an argsort writes indices: their size must be given */
+    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0,
+                                             WARPSORT_WORKSPACE_ARGSORT, &bytes),
+                     WARPSORT_INVALID_ARGUMENT);
+    /* n whose byte counts would not fit in a size_t */
+    assert_int_equal(warpsort_workspace_size(f->ctx, SIZE_MAX / 16, WARPSORT_U64, 8, 0, &bytes),
                      WARPSORT_INVALID_ARGUMENT);
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, 0x100, &bytes),
                      WARPSORT_INVALID_ARGUMENT);
@@ -392,6 +404,10 @@ static void test_last_error_lifetime(void **state) {
     assert_string_equal(warpsort_last_error(f->ctx), "");
     expect_error(f, warpsort_sort(f->ctx, NULL, N, WARPSORT_U32, 0), WARPSORT_NULL_POINTER);
     assert_non_null(strstr(warpsort_last_error(f->ctx), "warpsort_sort"));
+    /* ... and lasts only until the next call. */
+    uint32_t one = 7;
+    assert_int_equal(warpsort_sort(f->ctx, &one, 1, WARPSORT_U32, 0), WARPSORT_OK);
+    assert_string_equal(warpsort_last_error(f->ctx), "");
 }
 
 int main(int argc, char **argv) {

@@ -98,7 +98,7 @@ static void test_descending_reverses_ascending(void **state) {
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         size_t kb = warpsort_dtype_size(dt);
-        for (size_t s = 0; s < 2; s++) {
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             for (unsigned dist = 0; dist < WT_DIST_COUNT; dist++) {
                 size_t n = sizes[s];
                 void *asc = malloc(n * kb), *desc = malloc(n * kb);
@@ -131,7 +131,8 @@ static void test_radix_pass_counts(void **state) {
     const uint64_t masks[] = {0x7Full,        0x7Full << 12, 0x7Full | 0x7Full << 24,
                               0xFF00FF00FFull, 0xFFull << 56, 0xFFull << 24,
                               0x7Full << 40,  0};
-    const size_t sizes[] = {5000, ((size_t)1 << 17) + 3};
+    /* 2^19+3 pairs of 8+8 bytes pass 8 MiB: the write-combining scatter. */
+    const size_t sizes[] = {5000, ((size_t)1 << 17) + 3, ((size_t)1 << 19) + 3};
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         size_t kb = warpsort_dtype_size(dt);

@@ -425,6 +425,11 @@ int main(int argc, char **argv) {
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CUDA;
     warpsort_status_t st = warpsort_create(&g_gpu, &cfg);
+    if (st != WARPSORT_OK && st != WARPSORT_BACKEND_UNAVAILABLE) {
+        /* A device that is there but broken must fail the suite, not skip it. */
+        fprintf(stderr, "cannot create a CUDA context: %s\n", warpsort_status_name(st));
+        return 1;
+    }
     if (st != WARPSORT_OK) {
         fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n",
                 warpsort_status_name(st));
