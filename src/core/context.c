@@ -123,6 +123,17 @@ static warpsort_status_t ws_check_second(warpsort_context_t *ctx, const void *ke
     return WARPSORT_OK;
 }
 
+/* Keys-only and pairs share one backend entry (values NULL = keys only). */
+static warpsort_status_t ws_dispatch_sort_pairs(warpsort_context_t *ctx, void *keys,
+                                                void *values, size_t n, warpsort_dtype_t dtype,
+                                                size_t value_bytes, unsigned flags) {
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
+#endif
+    return ws_cpu_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
+}
+
 warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
                                 warpsort_dtype_t dtype, unsigned flags) {
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
@@ -130,12 +141,7 @@ warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
     warpsort_status_t st = ws_check_keys(ctx, keys, n, dtype, flags, "warpsort_sort");
     if (st != WARPSORT_OK || n < 2) return st;
     /* Keys alone are never distinguishable when equal: stable changes nothing. */
-    flags &= ~(unsigned)WARPSORT_STABLE;
-#ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA)
-        return ws_cuda_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags);
-#endif
-    return ws_cpu_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags);
+    return ws_dispatch_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags & ~(unsigned)WARPSORT_STABLE);
 }
 
 warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
@@ -148,11 +154,7 @@ warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void 
     if (st == WARPSORT_OK)
         st = ws_check_second(ctx, keys, values, n, dtype, value_bytes, "values", fn);
     if (st != WARPSORT_OK || n < 2) return st;
-#ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA)
-        return ws_cuda_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
-#endif
-    return ws_cpu_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
+    return ws_dispatch_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
 }
 
 warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, void *indices,

@@ -12,7 +12,7 @@
 
 /* splitmix64 finaliser: element i of a stream is wt_mix(base + i), so any
  * element can be produced independently and every run is reproducible. */
-static uint64_t wt_mix(uint64_t x) {
+uint64_t wt_mix(uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
@@ -38,7 +38,7 @@ uint64_t wt_bits(const void *array, size_t i, size_t bytes) {
     return bytes == 4 ? ((const uint32_t *)array)[i] : ((const uint64_t *)array)[i];
 }
 
-static void wt_store(void *array, size_t i, size_t bytes, uint64_t v) {
+void wt_store(void *array, size_t i, size_t bytes, uint64_t v) {
     if (bytes == 4)
         ((uint32_t *)array)[i] = (uint32_t)v;
     else
@@ -498,7 +498,7 @@ static void wt_host_release(void *ptr, void *user) {
     (void)user;
     free(ptr);
 }
-static int wt_host_copy(void *dst, const void *src, size_t bytes, void *user) {
+int wt_host_copy(void *dst, const void *src, size_t bytes, void *user) {
     (void)user;
     if (bytes) memcpy(dst, src, bytes);
     return 0;

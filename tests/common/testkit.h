@@ -53,6 +53,10 @@ void wt_fill_iota(void *values, size_t n, size_t bytes);
 /*--- reference order ---*/
 /* Raw bits of element i of an array of 4- or 8-byte elements (zero-extended). */
 uint64_t wt_bits(const void *array, size_t i, size_t bytes);
+/* Stores the low `bytes` bytes of v as element i. */
+void wt_store(void *array, size_t i, size_t bytes, uint64_t v);
+/* splitmix64 finaliser: a reproducible stream is wt_mix(base + i). */
+uint64_t wt_mix(uint64_t x);
 /* 1 if bits are a NaN of a float dtype. */
 int wt_is_nan(uint64_t bits, warpsort_dtype_t dtype);
 /* <0, 0, >0 as a sorts before, with, after b ascending. 0 means identical
@@ -101,6 +105,8 @@ typedef struct wt_memory {
 
 /* Plain malloc / memcpy. */
 extern const wt_memory_t wt_host_memory;
+/* memcpy as a wt_memory_t upload/download hook, for other host allocators. */
+int wt_host_copy(void *dst, const void *src, size_t bytes, void *user);
 
 /*--- one case of the property matrix ---*/
 typedef enum wt_op { WT_OP_SORT = 0, WT_OP_PAIRS, WT_OP_ARGSORT, WT_OP_COUNT } wt_op_t;

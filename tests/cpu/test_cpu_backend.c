@@ -151,11 +151,7 @@ static void test_radix_pass_counts(void **state) {
                 uint64_t base = (m & 1 ? 0xC3A5C3A5C3A5C3A5ull : 0x4ABC4ABC4ABC4ABCull) & width_mask;
                 for (size_t i = 0; i < n; i++) {
                     uint64_t r = wt_bits(orig, i, kb);
-                    uint64_t v = (base & ~mask) | (r & mask);
-                    if (kb == 4)
-                        ((uint32_t *)orig)[i] = (uint32_t)v;
-                    else
-                        ((uint64_t *)orig)[i] = v;
+                    wt_store(orig, i, kb, (base & ~mask) | (r & mask));
                 }
                 for (unsigned desc = 0; desc < 2; desc++) {
                     char msg[256];

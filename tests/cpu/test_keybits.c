@@ -7,13 +7,6 @@
 #include "testkit.h"
 #include "wt_cmocka.h"
 
-static uint64_t mix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t to_ordered(uint64_t x, warpsort_dtype_t d, int desc) {
     return warpsort_dtype_size(d) == 4 ? ws_to_ordered32((uint32_t)x, ws_dtype_kind(d), desc)
                                        : ws_to_ordered64(x, ws_dtype_kind(d), desc);
@@ -64,7 +57,7 @@ static void test_round_trip(void **state) {
                 assert_int_equal(from_ordered(to_ordered(x, dt, desc), dt, desc), x);
             }
             for (uint64_t i = 0; i < 200000; i++) {
-                uint64_t x = mix64(i * 2654435761u + (uint64_t)d);
+                uint64_t x = wt_mix(i * 2654435761u + (uint64_t)d);
                 if (!wide) x &= 0xFFFFFFFFull;
                 assert_int_equal(from_ordered(to_ordered(x, dt, desc), dt, desc), x);
                 /* the decoder is a bijection too, so every ordered value is reachable */
@@ -138,7 +131,7 @@ static void test_descending_is_complement(void **state) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         uint64_t mask = warpsort_dtype_size(dt) == 4 ? 0xFFFFFFFFull : ~0ull;
         for (uint64_t i = 0; i < 100000; i++) {
-            uint64_t x = mix64(i) & mask;
+            uint64_t x = wt_mix(i) & mask;
             assert_int_equal(to_ordered(x, dt, 1), ~to_ordered(x, dt, 0) & mask);
         }
     }
@@ -176,10 +169,10 @@ static void test_agrees_with_reference(void **state) {
                 check_agreement(dt, wide ? k_edges64[i] : k_edges32[i],
                                 wide ? k_edges64[j] : k_edges32[j]);
         for (uint64_t i = 0; i < 300000; i++) {
-            uint64_t a = mix64(2 * i) & mask, b = mix64(2 * i + 1) & mask;
+            uint64_t a = wt_mix(2 * i) & mask, b = wt_mix(2 * i + 1) & mask;
             check_agreement(dt, a, b);
             /* near neighbours: differences in the low bits only */
-            check_agreement(dt, a, (a ^ (mix64(i) & 0xFF)) & mask);
+            check_agreement(dt, a, (a ^ (wt_mix(i) & 0xFF)) & mask);
         }
         /* the special-value generator draws from the same edges the tests use */
         enum { N = 4096 };

@@ -75,13 +75,8 @@ static void pinned_release(void *p, void *user) {
     (void)user;
     (void)cudaFreeHost(p);
 }
-static int host_copy(void *dst, const void *src, size_t bytes, void *user) {
-    (void)user;
-    if (bytes) memcpy(dst, src, bytes);
-    return 0;
-}
-static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_release, host_copy,
-                                          host_copy, NULL};
+static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_release,
+                                          wt_host_copy, wt_host_copy, NULL};
 
 /*--- the matrix ---*/
 
