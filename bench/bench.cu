@@ -596,6 +596,23 @@ void emit(Context &c, Row row) {
 }
 
 /* Times one device rival on the buffers of one (regime, n). */
+/* Up to --host-check-max-log, the timed result is also checked on the host
+ * (std::sort). Returns false, with row marked Failed, if that check fails. */
+bool host_check_row(Context &c, HostCheck &hc, const void *keys, const uint32_t *vals, int log2n,
+                    std::chrono::steady_clock::time_point &tp, Row &row) {
+    if (log2n > c.opt.host_check_max_log) return true;
+    c.info.t_rival_setup += lap(tp);
+    std::string h = hc.check(keys, vals);
+    c.info.t_host_check += lap(tp);
+    if (!h.empty()) {
+        row.status = RowStatus::Failed;
+        row.note = "host check (GPU verifier passed!): " + h;
+        return false;
+    }
+    row.host_checked = true;
+    return true;
+}
+
 Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int log2n) {
     Row row;
     row.regime = b.regime;
@@ -704,17 +721,7 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
             }
             if (it >= c.opt.warmup) row.times_ms.push_back(ms);
         }
-        if (log2n <= c.opt.host_check_max_log) {
-            c.info.t_rival_setup += lap(tp);
-            std::string h = hc.check(rv->out_keys(b), rv->out_vals(b));
-            c.info.t_host_check += lap(tp);
-            if (!h.empty()) {
-                row.status = RowStatus::Failed;
-                row.note = "host check (GPU verifier passed!): " + h;
-                return row;
-            }
-            row.host_checked = true;
-        }
+        if (!host_check_row(c, hc, rv->out_keys(b), rv->out_vals(b), log2n, tp, row)) return row;
     } catch (const std::bad_alloc &) {
         row.status = RowStatus::Skipped;
         row.note = "out of memory (allocation inside the rival)";
@@ -801,17 +808,7 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log
         }
         if (it >= c.opt.warmup) row.times_ms.push_back(ms);
     }
-    if (log2n <= c.opt.host_check_max_log) {
-        c.info.t_rival_setup += lap(tp);
-        std::string h = hc.check(b.keys_work, b.vals_work);
-        c.info.t_host_check += lap(tp);
-        if (!h.empty()) {
-            row.status = RowStatus::Failed;
-            row.note = "host check (GPU verifier passed!): " + h;
-            return row;
-        }
-        row.host_checked = true;
-    }
+    if (!host_check_row(c, hc, b.keys_work, b.vals_work, log2n, tp, row)) return row;
     row.status = RowStatus::Ok;
     row.note = "host memory, wall clock";
     fill_stats(row, c.info.copy_bw_bytes_per_s);

@@ -162,9 +162,10 @@ bool launched(const char *what, std::string *err) {
     return false;
 }
 
-template <class K> class SeedNaive final : public DeviceRival {
+/* What both seed sorts share: no temp storage, power-of-two sizes only, and
+ * the document's launch shape (grid of grid_blocks(n) blocks of 1024). */
+class SeedRival : public DeviceRival {
 public:
-    explicit SeedNaive(bool pairs) : pairs_(pairs) {}
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
         *bytes = 0;
         return seed_size_ok(b, err);
@@ -174,6 +175,17 @@ public:
         blocks_ = grid_blocks((unsigned)b.n);
         return true;
     }
+    std::string note() const override { return strprintf("%u blocks x 1024 threads", blocks_); }
+
+protected:
+    explicit SeedRival(bool pairs) : pairs_(pairs) {}
+    bool pairs_;
+    unsigned blocks_ = 0;
+};
+
+template <class K> class SeedNaive final : public SeedRival {
+public:
+    explicit SeedNaive(bool pairs) : SeedRival(pairs) {}
     bool run(const Buffers &b, std::string *err) override {
         const unsigned n = (unsigned)b.n;
         for (unsigned s = 2; s <= n && s != 0; s <<= 1)
@@ -189,25 +201,11 @@ public:
         return true;
     }
     double model_passes(const Buffers &b) const override { return seed_naive_passes(b.n); }
-    std::string note() const override { return strprintf("%u blocks x 1024 threads", blocks_); }
-
-private:
-    bool pairs_;
-    unsigned blocks_ = 0;
 };
 
-template <class K> class SeedHybrid final : public DeviceRival {
+template <class K> class SeedHybrid final : public SeedRival {
 public:
-    explicit SeedHybrid(bool pairs) : pairs_(pairs) {}
-    bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
-        *bytes = 0;
-        return seed_size_ok(b, err);
-    }
-    bool prepare(const Buffers &b, std::string *err) override {
-        if (!seed_size_ok(b, err)) return false;
-        blocks_ = grid_blocks((unsigned)b.n);
-        return true;
-    }
+    explicit SeedHybrid(bool pairs) : SeedRival(pairs) {}
     bool run(const Buffers &b, std::string *err) override {
         const unsigned n = (unsigned)b.n;
         K *a = (K *)b.keys_work;
@@ -228,7 +226,6 @@ public:
         return true;
     }
     double model_passes(const Buffers &b) const override { return seed_hybrid_passes(b.n); }
-    std::string note() const override { return strprintf("%u blocks x 1024 threads", blocks_); }
 
 private:
     bool shared(K *a, uint32_t *v, unsigned n, unsigned s, bool fused, cudaStream_t st,
@@ -239,8 +236,6 @@ private:
             shared_kernel<K, false><<<blocks_, kTile, 0, st>>>(a, nullptr, n, s, fused);
         return launched(fused ? "bitonic_sort_shared_fused" : "bitonic_sort_shared", err);
     }
-    bool pairs_;
-    unsigned blocks_ = 0;
 };
 
 } // namespace
