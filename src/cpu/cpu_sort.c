@@ -385,32 +385,31 @@ static void ws_iota_task(void *arg, unsigned t) {
 
 /*--- small n: stable insertion sort, no allocation ---*/
 
+/* Element i of an array of 4- or 8-byte words (0 bytes: no array, reads 0
+ * and ignores writes, so keys-only calls pass values = NULL, vb = 0). */
+static uint64_t ws_get(const void *a, size_t i, unsigned bytes) {
+    return bytes == 4 ? ((const uint32_t *)a)[i] : bytes == 8 ? ((const uint64_t *)a)[i] : 0;
+}
+static void ws_put(void *a, size_t i, unsigned bytes, uint64_t v) {
+    if (bytes == 4)
+        ((uint32_t *)a)[i] = (uint32_t)v;
+    else if (bytes == 8)
+        ((uint64_t *)a)[i] = v;
+}
+
 static void ws_insertion_sort(void *keys, void *values, size_t n, unsigned kb, unsigned vb,
                               int kind, int desc) {
     for (size_t i = 1; i < n; i++) {
-        uint64_t key = kb == 4 ? ((uint32_t *)keys)[i] : ((uint64_t *)keys)[i];
-        uint64_t val = vb == 4 ? ((uint32_t *)values)[i] : vb == 8 ? ((uint64_t *)values)[i] : 0;
+        uint64_t key = ws_get(keys, i, kb), val = ws_get(values, i, vb);
         uint64_t o = ws_load_ordered(keys, i, kb, kind, desc);
         size_t j = i;
         /* strict > keeps equal keys in input order */
         for (; j > 0 && ws_load_ordered(keys, j - 1, kb, kind, desc) > o; j--) {
-            if (kb == 4)
-                ((uint32_t *)keys)[j] = ((uint32_t *)keys)[j - 1];
-            else
-                ((uint64_t *)keys)[j] = ((uint64_t *)keys)[j - 1];
-            if (vb == 4)
-                ((uint32_t *)values)[j] = ((uint32_t *)values)[j - 1];
-            else if (vb == 8)
-                ((uint64_t *)values)[j] = ((uint64_t *)values)[j - 1];
+            ws_put(keys, j, kb, ws_get(keys, j - 1, kb));
+            ws_put(values, j, vb, ws_get(values, j - 1, vb));
         }
-        if (kb == 4)
-            ((uint32_t *)keys)[j] = (uint32_t)key;
-        else
-            ((uint64_t *)keys)[j] = key;
-        if (vb == 4)
-            ((uint32_t *)values)[j] = (uint32_t)val;
-        else if (vb == 8)
-            ((uint64_t *)values)[j] = val;
+        ws_put(keys, j, kb, key);
+        ws_put(values, j, vb, val);
     }
 }
 
@@ -420,17 +419,11 @@ static void ws_insertion_argsort(const void *keys, void *indices, size_t n, unsi
         uint64_t o = ws_load_ordered(keys, i, kb, kind, desc);
         size_t j = i;
         for (; j > 0; j--) {
-            size_t prev = ib == 4 ? ((uint32_t *)indices)[j - 1] : ((uint64_t *)indices)[j - 1];
+            size_t prev = (size_t)ws_get(indices, j - 1, ib);
             if (ws_load_ordered(keys, prev, kb, kind, desc) <= o) break;
-            if (ib == 4)
-                ((uint32_t *)indices)[j] = (uint32_t)prev;
-            else
-                ((uint64_t *)indices)[j] = prev;
+            ws_put(indices, j, ib, prev);
         }
-        if (ib == 4)
-            ((uint32_t *)indices)[j] = (uint32_t)i;
-        else
-            ((uint64_t *)indices)[j] = i;
+        ws_put(indices, j, ib, i);
     }
 }
 
