@@ -5,7 +5,8 @@
 #       builds build-gpu/ for sm_90 and copies the binaries the GPU machine
 #       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it).
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
-#       WHAT: info | tests | quick | sanitize | bench-quick | bench-sweep | bench-full | main
+#       WHAT: info | tests | quick | sanitize | bench-quick | bench-sweep | bench-full |
+#             bench-tune | profile | main
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
 set -uo pipefail
@@ -63,6 +64,13 @@ run() {
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
+        bench-tune) # warpsort alone over the target regimes: the quick tuning loop
+            step bench-tune .gpu/warpsort_bench --rivals warpsort --dtype u32,f32,u64 \
+                --kind keys,pairs --min-log 20 --max-log 28 --repeat 7 \
+                --json "$out/bench-tune.json" ;;
+        profile) # per-kernel time and DRAM use of one 2^27 u32 sort
+            step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
+                .gpu/warpsort bench --backend cuda -n 2^27 --repeat 1 --warmup 0 ;;
         *) echo "unknown step: $what" >&2; return 2 ;;
         esac
     done

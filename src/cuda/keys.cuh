@@ -67,14 +67,16 @@ __device__ __forceinline__ ws_no_value ws_shfl_xor(ws_no_value x, int) { return 
 
 /* Shared-memory index with one pad slot per 128 bytes, so blocked (thread *
  * ITEMS + i) and striped (i * THREADS + thread) accesses of a warp both hit
- * distinct banks for 4- and 8-byte elements. */
+ * distinct banks for 4- and 8-byte elements. Unsigned, so the division is a
+ * shift. Arrays get 16 bytes of slack past n items: branch-free merges may
+ * read (and ignore) the item one past the end. */
 template <typename T>
 __device__ __forceinline__ int ws_smem_index(int e) {
-    return e + e / (int)(128 / sizeof(T));
+    return (int)((unsigned)e + (unsigned)e / (unsigned)(128 / sizeof(T)));
 }
 template <typename T>
 __host__ __device__ constexpr int ws_smem_slots(int n) {
-    return n + n / (int)(128 / sizeof(T));
+    return n + n / (int)(128 / sizeof(T)) + (int)(16 / sizeof(T));
 }
 
 template <typename T>

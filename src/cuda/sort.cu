@@ -3,9 +3,10 @@
  *
  * Plan for n items (key + optional value):
  *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
- *      network, block_sort.cuh) and writes sorted runs as ordered bits.
- *   2. ceil(log2(n / TILE)) merge passes (merge.cuh) double the run length
- *      each time; the last one decodes the ordered bits.
+ *      network per warp, then merges in shared memory: block_sort.cuh) and
+ *      writes sorted runs as ordered bits.
+ *   2. ceil(log4(n / TILE)) merge passes (merge.cuh) each merge four runs
+ *      into one; the last one decodes the ordered bits.
  * Buffers ping-pong between the caller's array and a workspace copy; the tile
  * sort writes to whichever makes the last pass land in the caller's array
  * (parity), so no final copy is needed. n <= TILE is one launch, in place.
@@ -77,18 +78,16 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 /* Sorts tiles [tile_offset + blockIdx.x * TILE, ...) of keys_in into
  * keys_out (which may alias keys_in). keep_ordered leaves ordered bits for
  * the merge passes; otherwise the tile is decoded back to the dtype. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int MIN_BLOCKS>
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
                       size_t tile_offset, int keep_ordered, ws_key_codec codec) {
     using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
     constexpr int TILE = THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    ws_tile_smem<KB, V, P> s;
+    ws_tile_smem<KB, V> s;
     s.keys = (KB *)ws_tile_smem_raw;
     s.vals = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)));
-    s.pos = (P *)((unsigned char *)s.vals +
-                  (ws_is_value<V>::value ? ws_align256(sizeof(V) * ws_smem_slots<V>(TILE)) : 0));
 
     const size_t base = tile_offset + (size_t)blockIdx.x * TILE;
     const int valid = n - base < (size_t)TILE ? (int)(n - base) : TILE;
@@ -114,9 +113,13 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
     }
 
-    block_sort_tile<KB, V, P, THREADS, ITEMS>(it, s);
+    block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, s);
 
-    ws_store_blocked(s, first, it);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        ws_smem_put(s.keys, first + i, it.k[i]);
+        ws_smem_put(s.vals, first + i, it.v[i]);
+    }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -147,34 +150,40 @@ struct ws_plan {
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
     static_assert(TILE % MERGE_TILE == 0, "merge tile must divide the sort tile");
 
-    template <bool STABLE>
     static size_t tile_smem() {
         return ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)) +
-               (VALUE_BYTES ? ws_align256(sizeof(V) * ws_smem_slots<V>(TILE)) : 0) +
-               (STABLE ? sizeof(uint32_t) * ws_smem_slots<uint32_t>(TILE) : 0);
+               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(TILE) : 0);
     }
+    /* Two buffers (the pieces, then X and Y) of keys and of values. */
     static size_t merge_smem() {
-        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(MERGE_TILE)) +
-               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(MERGE_TILE) : 0);
+        return 2 * sizeof(KB) * ws_smem_slots<KB>(MERGE_TILE) +
+               (VALUE_BYTES ? 2 * sizeof(V) * ws_smem_slots<V>(MERGE_TILE) : 0);
     }
 };
 
-/* Merge passes needed to grow runs of `tile` into one run of n. */
+/* Four-way merge passes needed to grow runs of `tile` into one run of n. */
 static int ws_merge_passes(size_t n, size_t tile) {
     int p = 0;
-    for (size_t run = tile; run < n; run *= 2) p++;
+    for (size_t run = tile; run < n; run *= 4) p++;
     return p;
 }
 
+/* Bytes of one chunk-table entry (ws_chunk_split) for a key width. */
+static size_t ws_chunk_entry_bytes(size_t key_bytes) {
+    return key_bytes == 4 ? sizeof(ws_chunk_split<uint32_t>) : sizeof(ws_chunk_split<uint64_t>);
+}
+
 /* Workspace for sorting n device-resident items: the ping-pong copy of keys
- * and values and the merge partitions. Zero when one tile holds everything. */
+ * and values, the merge partitions and the chunk table (one entry per merge
+ * tile). Zero when one tile holds everything. */
 static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
     const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
     if (n <= tile) return 0;
     const size_t merge_tile = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes);
     const size_t blocks = (n + merge_tile - 1) / merge_tile;
     return ws_align256(n * key_bytes) + ws_align256(n * value_bytes) +
-           ws_align256((blocks + 1) * sizeof(size_t));
+           ws_align256(3 * (blocks + 1) * sizeof(size_t)) +
+           ws_align256(blocks * ws_chunk_entry_bytes(key_bytes));
 }
 
 template <typename KB, typename V, bool STABLE>
@@ -183,8 +192,8 @@ static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout,
                                    ws_key_codec codec, cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
-                                    PL::SHAPE.tile_min_blocks>;
-    const size_t smem = PL::template tile_smem<STABLE>();
+                                    PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks>;
+    const size_t smem = PL::tile_smem();
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)smem);
     if (err != cudaSuccess) return err;
@@ -206,9 +215,14 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
 
     KB *keys_tmp = (KB *)ws;
     V *vals_tmp = HAS_VALUES ? (V *)(ws + ws_align256(n * sizeof(KB))) : nullptr;
+    const size_t blocks = (n + PL::MERGE_TILE - 1) / PL::MERGE_TILE;
     size_t *partition =
         passes ? (size_t *)(ws + ws_align256(n * sizeof(KB)) +
                             ws_align256(n * (size_t)PL::VALUE_BYTES))
+               : nullptr;
+    ws_chunk_split<KB> *table =
+        passes ? (ws_chunk_split<KB> *)((unsigned char *)partition +
+                                        ws_align256(3 * (blocks + 1) * sizeof(size_t)))
                : nullptr;
 
     /* Parity: odd pass counts start in the workspace so the last pass lands
@@ -236,18 +250,20 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     }
     if (!passes) return WARPSORT_OK;
 
-    auto merge = merge_pass<KB, V, PL::SHAPE.merge_threads, PL::SHAPE.merge_items,
-                              PL::SHAPE.merge_min_blocks>;
+    auto merge = merge4_pass<KB, V, PL::SHAPE.merge_threads, PL::SHAPE.merge_items,
+                             PL::SHAPE.merge_min_blocks>;
     const size_t msmem = PL::merge_smem();
     WS_CUDA_TRY(ctx, cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)msmem));
-    const size_t blocks = (n + PL::MERGE_TILE - 1) / PL::MERGE_TILE;
     KB *k_src = k_run, *k_dst = k_run == keys ? keys_tmp : keys;
     V *v_src = v_run, *v_dst = v_run == vals ? vals_tmp : vals;
     size_t run = tile;
-    for (int p = 0; p < passes; p++, run *= 2) {
-        merge_partition<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(
-            k_src, n, run, PL::MERGE_TILE, blocks, partition);
+    for (int p = 0; p < passes; p++, run *= 4) {
+        const unsigned grid = (unsigned)((blocks + 255) / 256);
+        merge4_chunks<KB><<<grid, 256, 0, stream>>>(k_src, n, run, PL::MERGE_TILE, blocks, table);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        merge4_partition<KB><<<grid, 256, 0, stream>>>(k_src, n, run, PL::MERGE_TILE, blocks,
+                                                       PL::MERGE_TILE, table, partition);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         merge<<<(unsigned)blocks, PL::SHAPE.merge_threads, msmem, stream>>>(
             k_src, v_src, k_dst, v_dst, partition, n, run, p == passes - 1, codec);

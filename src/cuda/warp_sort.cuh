@@ -27,29 +27,41 @@ struct ws_items {
 };
 
 /* Compare-exchange of registers lo < hi: after it, item lo precedes item hi
- * in direction asc (ascending when true). */
+ * in direction asc (ascending when true). Keys alone take a min/max pair,
+ * which folds to two instructions when asc is a compile-time constant. */
 template <typename KB, typename V, typename P, int ITEMS>
 __device__ __forceinline__ void ws_exchange_registers(ws_items<KB, V, P, ITEMS> &it, int lo,
                                                       int hi, bool asc) {
-    bool out_of_order = asc ? ws_less(it.k[hi], it.p[hi], it.k[lo], it.p[lo])
-                            : ws_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
-    if (out_of_order) {
-        KB tk = it.k[lo]; it.k[lo] = it.k[hi]; it.k[hi] = tk;
-        V tv = it.v[lo]; it.v[lo] = it.v[hi]; it.v[hi] = tv;
-        P tp = it.p[lo]; it.p[lo] = it.p[hi]; it.p[hi] = tp;
+    if constexpr (!ws_is_value<V>::value && !ws_is_value<P>::value) {
+        const KB a = it.k[lo], b = it.k[hi];
+        const KB mn = a < b ? a : b, mx = a < b ? b : a;
+        it.k[lo] = asc ? mn : mx;
+        it.k[hi] = asc ? mx : mn;
+    } else {
+        bool out_of_order = asc ? ws_less(it.k[hi], it.p[hi], it.k[lo], it.p[lo])
+                                : ws_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
+        if (out_of_order) {
+            KB tk = it.k[lo]; it.k[lo] = it.k[hi]; it.k[hi] = tk;
+            V tv = it.v[lo]; it.v[lo] = it.v[hi]; it.v[hi] = tv;
+            P tp = it.p[lo]; it.p[lo] = it.p[hi]; it.p[hi] = tp;
+        }
     }
 }
 
 /* One bitonic stage of merge size k at stride j < 32*ITEMS over a warp's
- * registers. first is the tile index of this lane's register 0; direction
- * of an item pair comes from bit k of the lower index. */
+ * registers. first is the index of this lane's register 0 within its run
+ * (a multiple of ITEMS); the direction of an item pair comes from bit k of
+ * the lower index. */
 template <typename KB, typename V, typename P, int ITEMS>
 __device__ __forceinline__ void ws_warp_stage(ws_items<KB, V, P, ITEMS> &it, int first, int k,
                                               int j) {
     if (j < ITEMS) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            if ((i & j) == 0) ws_exchange_registers(it, i, i + j, ((first + i) & k) == 0);
+            /* first is a multiple of ITEMS: below ITEMS the direction bit is
+             * i's (a constant), above it the lane's. */
+            const bool asc = k < ITEMS ? (i & k) == 0 : (first & k) == 0;
+            if ((i & j) == 0) ws_exchange_registers(it, i, i + j, asc);
         }
     } else {
         /* j >= ITEMS >= 1 and k > j, so bit k of the index lies above the
@@ -61,16 +73,22 @@ __device__ __forceinline__ void ws_warp_stage(ws_items<KB, V, P, ITEMS> &it, int
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             KB ok = ws_shfl_xor(it.k[i], lane_mask);
-            V ov = ws_shfl_xor(it.v[i], lane_mask);
-            P op = ws_shfl_xor(it.p[i], lane_mask);
-            /* Both partners evaluate the same predicate on (upper, lower), so
-             * exactly one copy of each item survives even on ties. */
-            bool take = keep_min ? ws_less(ok, op, it.k[i], it.p[i])
-                                 : ws_less(it.k[i], it.p[i], ok, op);
-            if (take) {
-                it.k[i] = ok;
-                it.v[i] = ov;
-                it.p[i] = op;
+            if constexpr (!ws_is_value<V>::value && !ws_is_value<P>::value) {
+                const KB mine = it.k[i];
+                const KB mn = ok < mine ? ok : mine, mx = ok < mine ? mine : ok;
+                it.k[i] = keep_min ? mn : mx;
+            } else {
+                V ov = ws_shfl_xor(it.v[i], lane_mask);
+                P op = ws_shfl_xor(it.p[i], lane_mask);
+                /* Both partners evaluate the same predicate on (upper, lower),
+                 * so exactly one copy of each item survives even on ties. */
+                bool take = keep_min ? ws_less(ok, op, it.k[i], it.p[i])
+                                     : ws_less(it.k[i], it.p[i], ok, op);
+                if (take) {
+                    it.k[i] = ok;
+                    it.v[i] = ov;
+                    it.p[i] = op;
+                }
             }
         }
     }
@@ -86,13 +104,17 @@ __device__ __forceinline__ void warp_merge_registers(ws_items<KB, V, P, ITEMS> &
     for (int j = top; j >= 1; j /= 2) ws_warp_stage(it, first, k, j);
 }
 
-/* Sorts the warp's 32*ITEMS items. As the bitonic sort needs, the direction
- * comes from bit 32*ITEMS of the tile index: even warps ascend, odd warps
- * descend, so neighbouring warps form bitonic sequences for the next merge. */
-template <typename KB, typename V, typename P, int ITEMS>
+/* Sorts every run of RUN consecutive items (RUN / ITEMS lanes, RUN a power
+ * of two from ITEMS to 32 * ITEMS) into ascending order. first is the
+ * lane's register-0 index within its run: (lane * ITEMS) % RUN. Inside the
+ * network the direction of merge size k comes from bit k of the index, so
+ * neighbouring halves form the bitonic sequences the next size needs; at
+ * k = RUN that bit is zero and every run ends ascending. */
+template <int RUN, typename KB, typename V, typename P, int ITEMS>
 __device__ __forceinline__ void warp_sort_registers(ws_items<KB, V, P, ITEMS> &it, int first) {
+    static_assert(RUN >= ITEMS && RUN <= 32 * ITEMS, "a run spans lanes of one warp");
 #pragma unroll
-    for (int k = 2; k <= 32 * ITEMS; k *= 2) warp_merge_registers(it, first, k);
+    for (int k = 2; k <= RUN; k *= 2) warp_merge_registers(it, first, k);
 }
 
 #endif /* WARPSORT_CUDA_WARP_SORT_CUH */
