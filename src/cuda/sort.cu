@@ -148,7 +148,9 @@ struct ws_plan {
     static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
+    static constexpr int CHUNK = SHAPE.split_chunk;
     static_assert(TILE % MERGE_TILE == 0, "merge tile must divide the sort tile");
+    static_assert(MERGE_TILE % CHUNK == 0, "split chunk must divide the merge tile");
 
     static size_t tile_smem() {
         return ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)) +
@@ -174,16 +176,17 @@ static size_t ws_chunk_entry_bytes(size_t key_bytes) {
 }
 
 /* Workspace for sorting n device-resident items: the ping-pong copy of keys
- * and values, the merge partitions and the chunk table (one entry per merge
- * tile). Zero when one tile holds everything. */
+ * and values, the merge partitions and the chunk table (one entry per split
+ * chunk). Zero when one tile holds everything. */
 static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
     const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
     if (n <= tile) return 0;
     const size_t merge_tile = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes);
     const size_t blocks = (n + merge_tile - 1) / merge_tile;
+    const size_t chunk = (size_t)ws_policy((int)key_bytes, (int)value_bytes).split_chunk;
     return ws_align256(n * key_bytes) + ws_align256(n * value_bytes) +
            ws_align256(3 * (blocks + 1) * sizeof(size_t)) +
-           ws_align256(blocks * ws_chunk_entry_bytes(key_bytes));
+           ws_align256((n + chunk - 1) / chunk * ws_chunk_entry_bytes(key_bytes));
 }
 
 template <typename KB, typename V, bool STABLE>
@@ -259,11 +262,12 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     V *v_src = v_run, *v_dst = v_run == vals ? vals_tmp : vals;
     size_t run = tile;
     for (int p = 0; p < passes; p++, run *= 4) {
-        const unsigned grid = (unsigned)((blocks + 255) / 256);
-        merge4_chunks<KB><<<grid, 256, 0, stream>>>(k_src, n, run, PL::MERGE_TILE, blocks, table);
+        const size_t chunks = (n + PL::CHUNK - 1) / PL::CHUNK;
+        merge4_chunks<KB><<<(unsigned)((chunks + 255) / 256), 256, 0, stream>>>(
+            k_src, n, run, PL::CHUNK, chunks, table);
         WS_CUDA_TRY(ctx, cudaGetLastError());
-        merge4_partition<KB><<<grid, 256, 0, stream>>>(k_src, n, run, PL::MERGE_TILE, blocks,
-                                                       PL::MERGE_TILE, table, partition);
+        merge4_partition<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(
+            k_src, n, run, PL::MERGE_TILE, blocks, PL::CHUNK, table, partition);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         merge<<<(unsigned)blocks, PL::SHAPE.merge_threads, msmem, stream>>>(
             k_src, v_src, k_dst, v_dst, partition, n, run, p == passes - 1, codec);

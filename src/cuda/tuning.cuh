@@ -6,7 +6,8 @@
  * the runs in shared memory up to the whole tile.
  *
  * Merge: MERGE_THREADS x MERGE_ITEMS outputs per block, four runs merged at
- * once. The merge
+ * once; the splits between blocks come from a table with one entry per
+ * SPLIT_CHUNK items. The merge
  * tile must divide the sort tile (both powers of two) so no block's output
  * straddles two groups of runs.
  */
@@ -21,18 +22,25 @@ struct ws_shape {
     int merge_threads;
     int merge_items;
     int merge_min_blocks; /* ... and of a merge pass */
+    int split_chunk;      /* items per chunk-table entry (merge.cuh): a divisor of the
+                             merge tile; smaller means a longer table and a shorter
+                             search per split */
 };
 
+/* Measured on an H100 (2^27 random u32 keys, bench/NOTES.md): the split
+ * chunk equal to the merge tile (4096) costs 15-45 us per pass for the table
+ * and 210-300 us for the splits; 256-item chunks cut the splits to ~60 us
+ * but made the table 370-810 us, so the table stays at one entry per tile. */
 /* A tuning run overrides a row from a header passed with nvcc -include
  * (nvcc splits -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
-#define WS_SHAPE_KEYS {256, 16, 512, 2, 256, 16, 3}
+#define WS_SHAPE_KEYS {256, 16, 512, 2, 256, 16, 3, 4096}
 #endif
 #ifndef WS_SHAPE_PAIRS_NARROW
-#define WS_SHAPE_PAIRS_NARROW {256, 16, 512, 2, 256, 8, 3}
+#define WS_SHAPE_PAIRS_NARROW {256, 16, 512, 2, 256, 8, 3, 2048}
 #endif
 #ifndef WS_SHAPE_PAIRS_WIDE
-#define WS_SHAPE_PAIRS_WIDE {256, 8, 256, 2, 256, 8, 2}
+#define WS_SHAPE_PAIRS_WIDE {256, 8, 256, 2, 256, 8, 2, 2048}
 #endif
 
 __host__ __device__ constexpr ws_shape ws_policy(int key_bytes, int value_bytes) {
