@@ -37,7 +37,6 @@ __device__ __forceinline__ T ws_smem_get(const T *a, int e) {
     else return T{};
 }
 
-__host__ __device__ constexpr int ws_log2(int x) { return x <= 1 ? 0 : 1 + ws_log2(x / 2); }
 
 /* Sorts the tile held in registers (blocked: thread t holds tile items
  * t*ITEMS + i) into ascending order, leaving it in registers, blocked.

@@ -7,12 +7,12 @@
  * which halves the passes of pairwise merging. Each block produces one
  * output tile of MERGE_TILE items:
  *
- *   1. merge4_partition finds, for the first output of every block, how
- *      many items come from A, B and C. The four-way merge is the merge of
- *      X = merge(A, B) and Y = merge(C, D), so the split is a merge-path
- *      search along X and Y whose probes X[m], Y[m] are themselves two-way
- *      merge-path selections. G lanes search one split together, G-ary, to
- *      shorten the chain of dependent global loads.
+ *   1. merge4_chunks and merge4_partition find, for the first output of
+ *      every block, how many items come from A, B and C. The four-way merge
+ *      is the merge of X = merge(A, B) and Y = merge(C, D): a table holds
+ *      where X and Y stand at every chunk boundary (one two-way merge-path
+ *      search each), and each block's split is searched between table
+ *      entries, then inside one chunk of X and one of Y.
  *   2. merge4_pass loads exactly the items its tile needs from the four
  *      runs into shared memory (coalesced), merges A with B and C with D,
  *      then X with Y, all in shared memory, and stores the tile coalesced.
