@@ -16,16 +16,15 @@
 namespace wsb {
 
 /* Modelled passes over memory of warpsort's CUDA backend: one pass that
- * sorts tiles on chip, then one merge pass per doubling of the sorted runs
- * (a 2-way merge-path scheme). Every pass reads and writes each key and
+ * sorts tiles on chip, then one four-way merge pass per quadrupling of the
+ * sorted runs. Every pass reads and writes each key and
  * value once. The tile size comes from the library's own tuning table, so
  * the model follows it; change the formula here when the scheme changes. */
 double warpsort_model_passes(size_t n, size_t key_bytes, size_t value_bytes) {
     const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
     if (n <= tile) return 1.0;
-    size_t runs = (n + tile - 1) / tile;
     unsigned merges = 0;
-    while (((size_t)1 << merges) < runs) ++merges; /* ceil(log2(runs)) */
+    for (size_t run = tile; run < n; run *= 4) ++merges; /* ceil(log4(n / tile)) */
     return 1.0 + (double)merges;
 }
 
