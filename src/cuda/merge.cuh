@@ -181,8 +181,7 @@ __global__ void __launch_bounds__(256)
         else jh = jm;
     }
     size_t lo = jl > j_min ? (jl - 1) * chunk : x_lo;
-    size_t hi = jl <= j_max ? jl * chunk - 1 : x_hi;
-    if (hi > x_hi) hi = x_hi;
+    size_t hi = jl <= j_max ? jl * chunk - 1 : x_hi; /* jl <= j_max: below x_hi */
 
     /* Now x lies in [lo, hi]: one chunk of X, and the outputs of Y it faces
      * (diag-hi .. diag-lo) lie in one chunk of Y. */

@@ -175,18 +175,28 @@ static size_t ws_chunk_entry_bytes(size_t key_bytes) {
     return key_bytes == 4 ? sizeof(ws_chunk_split<uint32_t>) : sizeof(ws_chunk_split<uint64_t>);
 }
 
-/* Workspace for sorting n device-resident items: the ping-pong copy of keys
- * and values, the merge partitions and the chunk table (one entry per split
- * chunk). Zero when one tile holds everything. */
-static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
+/* Workspace for sorting n device-resident items, as byte offsets: the
+ * ping-pong copy of keys (at 0) and of values, the merge partitions and the
+ * chunk table (one entry per split chunk). Empty when one tile holds
+ * everything. The one place that lays it out, for sizing and for use. */
+struct ws_sort_layout {
+    size_t vals_off, partition_off, table_off, total;
+};
+static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t value_bytes) {
+    ws_sort_layout l = {0, 0, 0, 0};
     const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
-    if (n <= tile) return 0;
+    if (n <= tile) return l;
     const size_t merge_tile = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes);
     const size_t blocks = (n + merge_tile - 1) / merge_tile;
     const size_t chunk = (size_t)ws_policy((int)key_bytes, (int)value_bytes).split_chunk;
-    return ws_align256(n * key_bytes) + ws_align256(n * value_bytes) +
-           ws_align256(3 * (blocks + 1) * sizeof(size_t)) +
-           ws_align256((n + chunk - 1) / chunk * ws_chunk_entry_bytes(key_bytes));
+    l.vals_off = ws_align256(n * key_bytes);
+    l.partition_off = l.vals_off + ws_align256(n * value_bytes);
+    l.table_off = l.partition_off + ws_align256(3 * (blocks + 1) * sizeof(size_t));
+    l.total = l.table_off + ws_align256((n + chunk - 1) / chunk * ws_chunk_entry_bytes(key_bytes));
+    return l;
+}
+static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
+    return ws_sort_layout_for(n, key_bytes, value_bytes).total;
 }
 
 template <typename KB, typename V, bool STABLE>
@@ -216,17 +226,12 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     const size_t full = n / tile, rem = n % tile;
     const int passes = ws_merge_passes(n, tile);
 
+    const ws_sort_layout l = ws_sort_layout_for(n, sizeof(KB), (size_t)PL::VALUE_BYTES);
     KB *keys_tmp = (KB *)ws;
-    V *vals_tmp = HAS_VALUES ? (V *)(ws + ws_align256(n * sizeof(KB))) : nullptr;
+    V *vals_tmp = HAS_VALUES ? (V *)(ws + l.vals_off) : nullptr;
     const size_t blocks = (n + PL::MERGE_TILE - 1) / PL::MERGE_TILE;
-    size_t *partition =
-        passes ? (size_t *)(ws + ws_align256(n * sizeof(KB)) +
-                            ws_align256(n * (size_t)PL::VALUE_BYTES))
-               : nullptr;
-    ws_chunk_split<KB> *table =
-        passes ? (ws_chunk_split<KB> *)((unsigned char *)partition +
-                                        ws_align256(3 * (blocks + 1) * sizeof(size_t)))
-               : nullptr;
+    size_t *partition = passes ? (size_t *)(ws + l.partition_off) : nullptr;
+    ws_chunk_split<KB> *table = passes ? (ws_chunk_split<KB> *)(ws + l.table_off) : nullptr;
 
     /* Parity: odd pass counts start in the workspace so the last pass lands
      * in the caller's buffer. */
