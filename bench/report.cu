@@ -185,7 +185,7 @@ void write_json(const std::string &path, const RunInfo &info, const std::vector<
         .str("thrust_allocator", "caching (allocated during warm-up, reused)")
         .str("bytes_model",
              "model_bytes = model_passes x 2 x n x (key_bytes + value_bytes); warpsort passes = "
-             "1 + ceil(log4(n / tile)), tile from src/cuda/tuning.cuh (warpsort_model_passes in bench/warpsort_rival.cu)");
+             "1 + ceil(log4(n / tile)), tile = ws_sort_tile_for(n) from src/cuda/tuning.cuh (warpsort_model_passes in bench/warpsort_rival.cu)");
     JsonObject top(0);
     top.str("schema", "warpsort-bench/1")
         .str("date_utc", info.date_utc)

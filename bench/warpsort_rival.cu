@@ -17,15 +17,13 @@ namespace wsb {
 
 /* Modelled passes over memory of warpsort's CUDA backend: one pass that
  * sorts tiles on chip, then one four-way merge pass per quadrupling of the
- * sorted runs. Every pass reads and writes each key and
- * value once. The tile size comes from the library's own tuning table, so
- * the model follows it; change the formula here when the scheme changes. */
+ * sorted runs. Every pass reads and writes each key and value once. The
+ * tile (one or two tile-sort tiles, whichever needs fewer passes) comes
+ * from the library's own tuning header, so the model follows it; change
+ * the formula here when the scheme changes. */
 double warpsort_model_passes(size_t n, size_t key_bytes, size_t value_bytes) {
-    const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
-    if (n <= tile) return 1.0;
-    unsigned merges = 0;
-    for (size_t run = tile; run < n; run *= 4) ++merges; /* ceil(log4(n / tile)) */
-    return 1.0 + (double)merges;
+    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes);
+    return 1.0 + (double)ws_merge_passes(n, tile); /* 1 + ceil(log4(n / tile)) */
 }
 
 namespace {

@@ -8,8 +8,9 @@
  * costs one shared-memory load. A merge takes from A on ties, so merging the
  * runs of a stable order keeps it stable.
  *
- * Shared-memory ranges are addressed by item index through ws_smem_index,
- * whose padding keeps the blocked writes of a warp free of bank conflicts.
+ * Shared-memory ranges are addressed by item index through ws_slot: padded
+ * (ws_smem_index) where a warp writes blocked items, so those writes are free
+ * of bank conflicts, plain where it wrote them striped.
  */
 #ifndef WARPSORT_CUDA_BLOCK_MERGE_CUH
 #define WARPSORT_CUDA_BLOCK_MERGE_CUH
@@ -33,12 +34,21 @@ __device__ __forceinline__ I ws_merge_path(Src a, I a_len, Src b, I b_len, I dia
     return lo;
 }
 
+/* Slot of item e in a shared-memory array: padded (ws_smem_index) for
+ * arrays written blocked, plain for arrays written striped, where
+ * consecutive threads already hit consecutive banks. */
+template <typename T, bool PAD>
+__device__ __forceinline__ int ws_slot(int e) {
+    if constexpr (PAD) return ws_smem_index<T>(e);
+    else return e;
+}
+
 /* A sorted range of a shared-memory array, by item index. */
-template <typename KB>
+template <typename KB, bool PAD>
 struct ws_smem_reader {
     const KB *p;
     int base;
-    __device__ __forceinline__ KB operator()(int i) const { return p[ws_smem_index<KB>(base + i)]; }
+    __device__ __forceinline__ KB operator()(int i) const { return p[ws_slot<KB, PAD>(base + i)]; }
 };
 
 /* Two sorted ranges of one shared-memory array to be merged. */
@@ -47,58 +57,73 @@ struct ws_merge_src {
     int b, b_len; /* ... and of B */
 };
 
-template <typename KB>
+template <typename KB, bool PAD>
 __device__ __forceinline__ int ws_smem_merge_path(const KB *sk, ws_merge_src m, int diag) {
-    return ws_merge_path<KB, int>(ws_smem_reader<KB>{sk, m.a}, m.a_len,
-                                  ws_smem_reader<KB>{sk, m.b}, m.b_len, diag);
+    return ws_merge_path<KB, int>(ws_smem_reader<KB, PAD>{sk, m.a}, m.a_len,
+                                  ws_smem_reader<KB, PAD>{sk, m.b}, m.b_len, diag);
 }
 
-/* A serial merge in progress: items taken from A and B, and their heads. */
+/* A serial merge in progress: the next item index on each side, where each
+ * side ends, and the two head keys (meaningless once a side is used up). */
 template <typename KB>
 struct ws_merge_cursor {
     int ai, bi;
-    KB ka, kb; /* next items of A and B (meaningless once a side is used up) */
+    int a_end, b_end;
+    KB ka, kb;
 };
 
-/* Starts merging m at output diag <= a_len + b_len. B must follow A in the
- * array, and B's end must be at most the array's item count, so reading one
- * past either side stays inside the array's slack. */
-template <typename KB>
+/* Starts merging m at output diag <= a_len + b_len. Reading one item past
+ * either side must stay inside the array: A is followed by more of the
+ * array, and B's end is at most the array's item count (slack follows). */
+template <typename KB, bool PAD>
 __device__ __forceinline__ ws_merge_cursor<KB> ws_merge_start(const KB *sk, ws_merge_src m,
                                                               int diag) {
     ws_merge_cursor<KB> c;
-    c.ai = ws_smem_merge_path(sk, m, diag);
-    c.bi = diag - c.ai;
-    c.ka = sk[ws_smem_index<KB>(m.a + c.ai)];
-    c.kb = sk[ws_smem_index<KB>(m.b + c.bi)];
+    const int i = ws_smem_merge_path<KB, PAD>(sk, m, diag);
+    c.ai = m.a + i;
+    c.bi = m.b + (diag - i);
+    c.a_end = m.a + m.a_len;
+    c.b_end = m.b + m.b_len;
+    c.ka = sk[ws_slot<KB, PAD>(c.ai)];
+    c.kb = sk[ws_slot<KB, PAD>(c.bi)];
     return c;
 }
 
-/* Takes the next output: its key and shared-memory item index. Branch free:
- * the refill load is unconditional and clamped to B's end. */
-template <typename KB>
-__device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_src m, ws_merge_cursor<KB> &c,
-                                              KB &key, int &src) {
-    const bool take_a = c.bi >= m.b_len || (c.ai < m.a_len && !(c.kb < c.ka));
-    key = take_a ? c.ka : c.kb;
-    src = take_a ? m.a + c.ai : m.b + c.bi;
-    c.ai += take_a;
-    c.bi += !take_a;
-    const int next = min(take_a ? m.a + c.ai : m.b + c.bi, m.b + m.b_len);
-    const KB head = sk[ws_smem_index<KB>(next)];
-    c.ka = take_a ? head : c.ka;
-    c.kb = take_a ? c.kb : head;
+/* Takes the next output: its key and item index. At most a_len + b_len
+ * steps per merge: a step past the end would read past the slack. Bitwise
+ * logic and selects only, so the step compiles to predicated straight-line
+ * code (one shared-memory load, no branch). */
+template <typename KB, bool PAD>
+__device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> &c, KB &key,
+                                              int &src) {
+    const bool take_b = (c.bi < c.b_end) & ((c.ai >= c.a_end) | (c.kb < c.ka));
+    key = take_b ? c.kb : c.ka;
+    src = take_b ? c.bi : c.ai;
+    const int next = src + 1;
+    c.ai = take_b ? c.ai : next;
+    c.bi = take_b ? next : c.bi;
+    const KB head = sk[ws_slot<KB, PAD>(next)];
+    c.ka = take_b ? c.ka : head;
+    c.kb = take_b ? head : c.kb;
 }
 
-/* Outputs diag .. diag+ITEMS-1 of merging m into registers: k[i] is the key
- * of output diag+i and src[i] its item index. Outputs past a_len + b_len
- * are garbage (their src stays inside the array). */
-template <typename KB, int ITEMS>
+/* Outputs diag .. diag+ITEMS-1 of merging m (all inside a_len + b_len)
+ * into registers: k[i] is the key of output diag+i and src[i] its item
+ * index. */
+template <typename KB, bool PAD, int ITEMS>
 __device__ __forceinline__ void ws_serial_merge(const KB *sk, ws_merge_src m, int diag,
                                                 KB (&k)[ITEMS], int (&src)[ITEMS]) {
-    ws_merge_cursor<KB> c = ws_merge_start(sk, m, diag);
+    ws_merge_cursor<KB> c = ws_merge_start<KB, PAD>(sk, m, diag);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) ws_merge_step(sk, m, c, k[i], src[i]);
+    for (int i = 0; i < ITEMS; i++) ws_merge_step<KB, PAD>(sk, c, k[i], src[i]);
+}
+
+/* First padded slot of a thread's ITEMS blocked items from item `first` on,
+ * when they share one padding period (so slot(first + i) = base + i). */
+template <typename T, int ITEMS>
+__device__ __forceinline__ int ws_blocked_base(int first) {
+    static_assert((128 / sizeof(T)) % ITEMS == 0, "a thread's items share one padding period");
+    return ws_smem_index<T>(first);
 }
 
 #endif /* WARPSORT_CUDA_BLOCK_MERGE_CUH */

@@ -27,16 +27,24 @@ struct ws_tile_smem {
     V *vals;
 };
 
+/* Padded-slot accessors that vanish for the empty value type. */
+template <typename T>
+__device__ __forceinline__ void ws_slot_put(T *a, int slot, T x) {
+    if constexpr (ws_is_value<T>::value) a[slot] = x;
+}
+template <typename T>
+__device__ __forceinline__ T ws_slot_get(const T *a, int slot) {
+    if constexpr (ws_is_value<T>::value) return a[slot];
+    else return T{};
+}
 template <typename T>
 __device__ __forceinline__ void ws_smem_put(T *a, int e, T x) {
-    if constexpr (ws_is_value<T>::value) a[ws_smem_index<T>(e)] = x;
+    ws_slot_put(a, ws_smem_index<T>(e), x);
 }
 template <typename T>
 __device__ __forceinline__ T ws_smem_get(const T *a, int e) {
-    if constexpr (ws_is_value<T>::value) return a[ws_smem_index<T>(e)];
-    else return T{};
+    return ws_slot_get(a, ws_smem_index<T>(e));
 }
-
 
 /* Sorts the tile held in registers (blocked: thread t holds tile items
  * t*ITEMS + i) into ascending order, leaving it in registers, blocked.
@@ -49,18 +57,20 @@ __device__ __forceinline__ void block_sort_tile(ws_items<KB, V, P, ITEMS> &it,
     const int first = (int)threadIdx.x * ITEMS;
 
     warp_sort_registers<RUN>(it, first & (RUN - 1));
+    const int kslot = ws_blocked_base<KB, ITEMS>(first);
+    const int vslot = ws_blocked_base<V, ITEMS>(first);
 #pragma unroll
     for (int run = RUN; run < TILE; run *= 2) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            ws_smem_put(s.keys, first + i, it.k[i]);
-            ws_smem_put(s.vals, first + i, it.v[i]);
+            ws_slot_put(s.keys, kslot + i, it.k[i]);
+            ws_slot_put(s.vals, vslot + i, it.v[i]);
         }
         __syncthreads();
         const int pair = first & ~(2 * run - 1);
         const ws_merge_src m = {pair, run, pair + run, run};
         int src[ITEMS];
-        ws_serial_merge<KB, ITEMS>(s.keys, m, first - pair, it.k, src);
+        ws_serial_merge<KB, true, ITEMS>(s.keys, m, first - pair, it.k, src);
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) it.v[i] = ws_smem_get(s.vals, src[i]);
         __syncthreads();

@@ -75,59 +75,101 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 
 /*=== kernels ===*/
 
-/* Sorts tiles [tile_offset + blockIdx.x * TILE, ...) of keys_in into
- * keys_out (which may alias keys_in). keep_ordered leaves ordered bits for
- * the merge passes; otherwise the tile is decoded back to the dtype. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS>
+/* Sorts tiles [tile_offset + blockIdx.x * SUB * TILE, ...) of keys_in into
+ * keys_out (which may alias keys_in). A block sorts SUB (1 or 2) sub-tiles
+ * of TILE items one after the other, then, for SUB = 2, merges the two in
+ * shared memory: one more merge level on chip, which saves a whole merge
+ * pass when it makes n / tile a power of four (ws_sort_tile_for).
+ * keep_ordered leaves ordered bits for the merge passes; otherwise the tile
+ * is decoded back to the dtype. */
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
+          int SUB>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
                       size_t tile_offset, int keep_ordered, ws_key_codec codec) {
     using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
+    static_assert(SUB == 1 || SUB == 2, "one or two sub-tiles per block");
     constexpr int TILE = THREADS * ITEMS;
+    constexpr int BLOCK_TILE = SUB * TILE;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    ws_tile_smem<KB, V> s;
-    s.keys = (KB *)ws_tile_smem_raw;
-    s.vals = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)));
+    KB *keys = (KB *)ws_tile_smem_raw;
+    V *vals = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(BLOCK_TILE)));
 
-    const size_t base = tile_offset + (size_t)blockIdx.x * TILE;
-    const int valid = n - base < (size_t)TILE ? (int)(n - base) : TILE;
+    const size_t base = tile_offset + (size_t)blockIdx.x * BLOCK_TILE;
+    const int valid = n - base < (size_t)BLOCK_TILE ? (int)(n - base) : BLOCK_TILE;
+    const int t = (int)threadIdx.x;
+    const int first = t * ITEMS;
 
-    /* Coalesced striped loads; missing items become sentinels (largest key,
-     * and, with positions, after every real item). */
+#pragma unroll 1
+    for (int u = 0; u < SUB; u++) {
+        /* Sub-tile u is items [u*TILE, (u+1)*TILE) of the padded arrays:
+         * TILE is a whole number of padding periods, so it is an array of
+         * its own at slot ws_smem_index(u*TILE). */
+        ws_tile_smem<KB, V> sub;
+        sub.keys = keys + ws_smem_index<KB>(u * TILE);
+        sub.vals = vals + ws_smem_index<V>(u * TILE);
+        const int sub_valid = valid - u * TILE;
+        /* Coalesced striped loads; missing items become sentinels (largest
+         * key, and, with positions, after every real item). */
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = i * THREADS + (int)threadIdx.x;
-        const KB key = e < valid ? ws_encode(keys_in[base + e], codec) : ws_sentinel<KB>();
-        ws_smem_put(s.keys, e, key);
-        if constexpr (ws_is_value<V>::value) {
-            if (e < valid) ws_smem_put(s.vals, e, vals_in[base + e]);
+        for (int i = 0; i < ITEMS; i++) {
+            const int e = i * THREADS + t;
+            const size_t g = base + (size_t)(u * TILE + e);
+            const KB key = e < sub_valid ? ws_encode(keys_in[g], codec) : ws_sentinel<KB>();
+            ws_smem_put(sub.keys, e, key);
+            if constexpr (ws_is_value<V>::value) {
+                if (e < sub_valid) ws_smem_put(sub.vals, e, vals_in[g]);
+            }
+        }
+        __syncthreads();
+        ws_items<KB, V, P, ITEMS> it;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            it.k[i] = ws_smem_get(sub.keys, first + i);
+            it.v[i] = ws_smem_get(sub.vals, first + i);
+            if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
+        }
+        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub);
+        /* Each thread writes back only the slots it read: no barrier. */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            ws_smem_put(sub.keys, first + i, it.k[i]);
+            ws_smem_put(sub.vals, first + i, it.v[i]);
         }
     }
     __syncthreads();
-    ws_items<KB, V, P, ITEMS> it;
-    const int first = (int)threadIdx.x * ITEMS;
+    if constexpr (SUB == 2) {
+        /* Merge the two sorted sub-tiles: each thread takes outputs
+         * [first, first+ITEMS) and [TILE+first, ...) into registers, then
+         * writes them back once every thread has read its inputs. The
+         * first sub-tile wins ties, so the tile stays stable. */
+        const ws_merge_src m = {0, TILE, TILE, TILE};
+        KB k0[ITEMS], k1[ITEMS];
+        V v0[ITEMS], v1[ITEMS];
+        int src[ITEMS];
+        ws_serial_merge<KB, true, ITEMS>(keys, m, first, k0, src);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        it.k[i] = ws_smem_get(s.keys, first + i);
-        it.v[i] = ws_smem_get(s.vals, first + i);
-        if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
+        for (int i = 0; i < ITEMS; i++) v0[i] = ws_smem_get(vals, src[i]);
+        ws_serial_merge<KB, true, ITEMS>(keys, m, TILE + first, k1, src);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) v1[i] = ws_smem_get(vals, src[i]);
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            ws_smem_put(keys, first + i, k0[i]);
+            ws_smem_put(vals, first + i, v0[i]);
+            ws_smem_put(keys, TILE + first + i, k1[i]);
+            ws_smem_put(vals, TILE + first + i, v1[i]);
+        }
+        __syncthreads();
     }
-
-    block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, s);
-
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        ws_smem_put(s.keys, first + i, it.k[i]);
-        ws_smem_put(s.vals, first + i, it.v[i]);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = i * THREADS + (int)threadIdx.x;
+    for (int i = 0; i < SUB * ITEMS; i++) {
+        const int e = i * THREADS + t;
         if (e < valid) {
-            const KB key = ws_smem_get(s.keys, e);
+            const KB key = ws_smem_get(keys, e);
             keys_out[base + e] = keep_ordered ? key : ws_decode(key, codec);
-            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(s.vals, e);
+            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(vals, e);
         }
     }
 }
@@ -148,71 +190,94 @@ struct ws_plan {
     static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
-    static constexpr int CHUNK = SHAPE.split_chunk;
-    static_assert(TILE % MERGE_TILE == 0, "merge tile must divide the sort tile");
-    static_assert(MERGE_TILE % CHUNK == 0, "split chunk must divide the merge tile");
+    static constexpr int CHUNK = MERGE_TILE / 2; /* cut spacing: segments <= MERGE_TILE */
+    static_assert(TILE % CHUNK == 0, "the cut chunk must divide every run");
 
-    static size_t tile_smem() {
-        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE)) +
-               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(TILE) : 0);
+    static size_t tile_smem(int sub) {
+        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(sub * TILE)) +
+               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(sub * TILE) : 0);
     }
     /* Two buffers (the pieces, then X and Y) of keys and of values. */
     static size_t merge_smem() {
-        return 2 * sizeof(KB) * ws_smem_slots<KB>(MERGE_TILE) +
-               (VALUE_BYTES ? 2 * sizeof(V) * ws_smem_slots<V>(MERGE_TILE) : 0);
+        constexpr int ITEMS = SHAPE.merge_items;
+        return 2 * sizeof(KB) * ws_merge_slots<KB>(MERGE_TILE, ITEMS) +
+               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, ITEMS) : 0);
     }
 };
 
-/* Four-way merge passes needed to grow runs of `tile` into one run of n. */
-static int ws_merge_passes(size_t n, size_t tile) {
-    int p = 0;
-    for (size_t run = tile; run < n; run *= 4) p++;
+static unsigned ws_log2(size_t x) {
+    unsigned l = 0;
+    while (((size_t)1 << l) < x) l++;
+    return l;
+}
+/* The pass over runs of `run` (a power of two) with cuts every `chunk`. */
+static ws_pass_shape ws_pass_for(size_t n, size_t run, size_t chunk) {
+    ws_pass_shape p;
+    p.n = n;
+    p.run_shift = ws_log2(run);
+    p.chunk_shift = ws_log2(chunk);
     return p;
 }
-
-/* Bytes of one chunk-table entry (ws_chunk_split) for a key width. */
-static size_t ws_chunk_entry_bytes(size_t key_bytes) {
-    return key_bytes == 4 ? sizeof(ws_chunk_split<uint32_t>) : sizeof(ws_chunk_split<uint64_t>);
+/* Segment slots of a pass (= merge blocks, = cut threads): a power of two
+ * per full group, then the short last group's segments. */
+static size_t ws_pass_slots(ws_pass_shape p) {
+    const size_t full = p.n >> (p.run_shift + 2);
+    size_t slots = full << ws_slot_shift(p);
+    if (p.n & (((size_t)1 << (p.run_shift + 2)) - 1))
+        slots += ws_group_segments(ws_group_span(full, p), p);
+    return slots;
 }
 
 /* Workspace for sorting n device-resident items, as byte offsets: the
- * ping-pong copy of keys (at 0) and of values, the merge partitions and the
- * chunk table (one entry per split chunk). Empty when one tile holds
- * everything. The one place that lays it out, for sizing and for use. */
+ * ping-pong copy of keys (at 0) and of values, and the cuts of the largest
+ * merge pass (4 counts per segment). Empty when one tile holds everything.
+ * The one place that lays it out, for sizing and for use. */
 struct ws_sort_layout {
-    size_t vals_off, partition_off, table_off, total;
+    size_t vals_off, cuts_off, total;
 };
 static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t value_bytes) {
-    ws_sort_layout l = {0, 0, 0, 0};
-    const size_t tile = (size_t)ws_tile_items_total((int)key_bytes, (int)value_bytes);
+    ws_sort_layout l = {0, 0, 0};
+    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes);
     if (n <= tile) return l;
-    const size_t merge_tile = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes);
-    const size_t blocks = (n + merge_tile - 1) / merge_tile;
-    const size_t chunk = (size_t)ws_policy((int)key_bytes, (int)value_bytes).split_chunk;
+    const size_t chunk = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes) / 2;
+    size_t slots = 0;
+    for (size_t run = tile; run < n; run *= 4) {
+        const size_t s = ws_pass_slots(ws_pass_for(n, run, chunk));
+        slots = s > slots ? s : slots;
+    }
     l.vals_off = ws_align256(n * key_bytes);
-    l.partition_off = l.vals_off + ws_align256(n * value_bytes);
-    l.table_off = l.partition_off + ws_align256(3 * (blocks + 1) * sizeof(size_t));
-    l.total = l.table_off + ws_align256((n + chunk - 1) / chunk * ws_chunk_entry_bytes(key_bytes));
+    l.cuts_off = l.vals_off + ws_align256(n * value_bytes);
+    l.total = l.cuts_off + ws_align256(4 * slots * sizeof(size_t));
     return l;
 }
 static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
     return ws_sort_layout_for(n, key_bytes, value_bytes).total;
 }
 
-template <typename KB, typename V, bool STABLE>
-static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
-                                   size_t offset, unsigned tiles, int keep_ordered,
-                                   ws_key_codec codec, cudaStream_t stream) {
+template <typename KB, typename V, bool STABLE, int SUB>
+static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
+                                      size_t offset, unsigned tiles, int keep_ordered,
+                                      ws_key_codec codec, cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
-                                    PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks>;
-    const size_t smem = PL::tile_smem();
+                                    PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks, SUB>;
+    const size_t smem = PL::tile_smem(SUB);
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)smem);
     if (err != cudaSuccess) return err;
     kernel<<<tiles, PL::SHAPE.tile_threads, smem, stream>>>(in, vin, out, vout, n, offset,
                                                             keep_ordered, codec);
     return cudaGetLastError();
+}
+/* Sorts `tiles` tiles of sub sub-tiles each (ws_sort_tile_for). */
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
+                                   size_t offset, unsigned tiles, int sub, int keep_ordered,
+                                   ws_key_codec codec, cudaStream_t stream) {
+    return sub == 2 ? ws_launch_tiles_of<KB, V, STABLE, 2>(in, vin, out, vout, n, offset, tiles,
+                                                           keep_ordered, codec, stream)
+                    : ws_launch_tiles_of<KB, V, STABLE, 1>(in, vin, out, vout, n, offset, tiles,
+                                                           keep_ordered, codec, stream);
 }
 
 /* Sorts n device-resident items in place; ws holds ws_sort_workspace_bytes. */
@@ -222,16 +287,15 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
                                         cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     constexpr bool HAS_VALUES = ws_is_value<V>::value;
-    const size_t tile = PL::TILE;
+    const size_t tile = ws_sort_tile_for(n, PL::KEY_BYTES, PL::VALUE_BYTES);
+    const int sub = (int)(tile / PL::TILE);
     const size_t full = n / tile, rem = n % tile;
     const int passes = ws_merge_passes(n, tile);
 
     const ws_sort_layout l = ws_sort_layout_for(n, sizeof(KB), (size_t)PL::VALUE_BYTES);
     KB *keys_tmp = (KB *)ws;
     V *vals_tmp = HAS_VALUES ? (V *)(ws + l.vals_off) : nullptr;
-    const size_t blocks = (n + PL::MERGE_TILE - 1) / PL::MERGE_TILE;
-    size_t *partition = passes ? (size_t *)(ws + l.partition_off) : nullptr;
-    ws_chunk_split<KB> *table = passes ? (ws_chunk_split<KB> *)(ws + l.table_off) : nullptr;
+    size_t *cuts = passes ? (size_t *)(ws + l.cuts_off) : nullptr;
 
     /* Parity: odd pass counts start in the workspace so the last pass lands
      * in the caller's buffer. */
@@ -241,9 +305,10 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     cudaError_t err = cudaSuccess;
     if (full) {
         err = stable ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, 0, (unsigned)full,
-                                                    keep_ordered, codec, stream)
+                                                    sub, keep_ordered, codec, stream)
                      : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, 0,
-                                                     (unsigned)full, keep_ordered, codec, stream);
+                                                     (unsigned)full, sub, keep_ordered, codec,
+                                                     stream);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel");
     }
     if (rem) {
@@ -251,9 +316,9 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
          * no real value is dropped. Keys alone need no tie-break. */
         err = (stable || HAS_VALUES)
                   ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, full * tile, 1,
-                                                 keep_ordered, codec, stream)
+                                                 sub, keep_ordered, codec, stream)
                   : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, full * tile, 1,
-                                                  keep_ordered, codec, stream);
+                                                  sub, keep_ordered, codec, stream);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel (last tile)");
     }
     if (!passes) return WARPSORT_OK;
@@ -267,15 +332,13 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     V *v_src = v_run, *v_dst = v_run == vals ? vals_tmp : vals;
     size_t run = tile;
     for (int p = 0; p < passes; p++, run *= 4) {
-        const size_t chunks = (n + PL::CHUNK - 1) / PL::CHUNK;
-        merge4_chunks<KB><<<(unsigned)((chunks + 255) / 256), 256, 0, stream>>>(
-            k_src, n, run, PL::CHUNK, chunks, table);
-        WS_CUDA_TRY(ctx, cudaGetLastError());
-        merge4_partition<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(
-            k_src, n, run, PL::MERGE_TILE, blocks, PL::CHUNK, table, partition);
+        const ws_pass_shape shape = ws_pass_for(n, run, PL::CHUNK);
+        const size_t blocks = ws_pass_slots(shape);
+        merge4_cuts<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(k_src, shape, blocks,
+                                                                              cuts);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         merge<<<(unsigned)blocks, PL::SHAPE.merge_threads, msmem, stream>>>(
-            k_src, v_src, k_dst, v_dst, partition, n, run, p == passes - 1, codec);
+            k_src, v_src, k_dst, v_dst, cuts, shape, p == passes - 1, codec);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         KB *kt = k_src; k_src = k_dst; k_dst = kt;
         V *vt = v_src; v_src = v_dst; v_dst = vt;

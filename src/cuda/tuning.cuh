@@ -5,13 +5,15 @@
  * sort runs of RUN items with the bitonic network, then the block merges
  * the runs in shared memory up to the whole tile.
  *
- * Merge: MERGE_THREADS x MERGE_ITEMS outputs per block, four runs merged at
- * once; the splits between blocks come from a table with one entry per
- * SPLIT_CHUNK items. The merge tile must divide the sort tile (both powers
- * of two) so no block's output straddles two groups of runs.
+ * Merge: at most MERGE_THREADS x MERGE_ITEMS outputs per block, four runs
+ * merged at once, between cuts every MERGE_TILE / 2 items of each half
+ * (merge.cuh). The merge tile must divide the sort tile (both powers of
+ * two) so the cut chunk divides every run.
  */
 #ifndef WARPSORT_CUDA_TUNING_CUH
 #define WARPSORT_CUDA_TUNING_CUH
+
+#include <stddef.h>
 
 struct ws_shape {
     int tile_threads;
@@ -21,31 +23,30 @@ struct ws_shape {
     int merge_threads;
     int merge_items;
     int merge_min_blocks; /* ... and of a merge pass */
-    int split_chunk;      /* items per chunk-table entry (merge.cuh): a divisor of the
-                             merge tile; smaller means a longer table and a shorter
-                             search per split */
 };
 
 /* Measured on an H100 (2^27 random u32 keys, bench/NOTES.md): 512-key warp
- * runs and 4096-key tiles take the tile sort to 1.9 ms (from ~4.5 ms for a
- * bitonic network over the whole tile). A split chunk equal to the merge
- * tile costs 15-45 us per pass for the table
- * and 210-300 us for the splits; 256-item chunks cut the splits to ~60 us
- * but made the table 370-810 us, so the table stays at one entry per tile. */
+ * runs and 4096-key tiles take the tile sort to 1.8 ms (from ~4.5 ms for a
+ * bitonic network over the whole tile). The merge kernel needs ~40
+ * registers and 34 KB of shared memory per block for 4-byte keys, so up to
+ * six blocks share an SM; twice that for 8-byte keys leaves three. */
 /* A tuning run overrides a row from a header passed with nvcc -include
  * (nvcc splits -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
-#define WS_SHAPE_KEYS {256, 16, 512, 2, 256, 16, 3, 4096}
+#define WS_SHAPE_KEYS {256, 16, 512, 2, 512, 16, 3}
+#endif
+#ifndef WS_SHAPE_KEYS_WIDE
+#define WS_SHAPE_KEYS_WIDE {256, 16, 512, 2, 256, 16, 3}
 #endif
 #ifndef WS_SHAPE_PAIRS_NARROW
-#define WS_SHAPE_PAIRS_NARROW {256, 16, 512, 2, 256, 8, 3, 2048}
+#define WS_SHAPE_PAIRS_NARROW {256, 16, 512, 2, 512, 8, 3}
 #endif
 #ifndef WS_SHAPE_PAIRS_WIDE
-#define WS_SHAPE_PAIRS_WIDE {256, 8, 256, 2, 256, 8, 2, 2048}
+#define WS_SHAPE_PAIRS_WIDE {256, 8, 256, 2, 256, 8, 3}
 #endif
 
 __host__ __device__ constexpr ws_shape ws_policy(int key_bytes, int value_bytes) {
-    return value_bytes == 0 ? ws_shape WS_SHAPE_KEYS
+    return value_bytes == 0 ? (key_bytes <= 4 ? ws_shape WS_SHAPE_KEYS : ws_shape WS_SHAPE_KEYS_WIDE)
            : key_bytes + value_bytes <= 8 ? ws_shape WS_SHAPE_PAIRS_NARROW
                                           : ws_shape WS_SHAPE_PAIRS_WIDE;
 }
@@ -57,6 +58,21 @@ __host__ __device__ constexpr int ws_tile_items_total(int key_bytes, int value_b
 __host__ __device__ constexpr int ws_merge_items_total(int key_bytes, int value_bytes) {
     return ws_policy(key_bytes, value_bytes).merge_threads *
            ws_policy(key_bytes, value_bytes).merge_items;
+}
+
+/* Four-way merge passes that grow sorted runs of `tile` into one run of n. */
+__host__ __device__ inline int ws_merge_passes(size_t n, size_t tile) {
+    int p = 0;
+    for (size_t run = tile; run < n; run *= 4) p++;
+    return p;
+}
+
+/* Length of the runs the tile sort leaves for n items: one tile, or two
+ * tiles merged on chip when that saves a merge pass (n / tile between
+ * 4^k and 2 * 4^k, e.g. 2^27 u32 keys: 7 passes instead of 8). */
+__host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int value_bytes) {
+    const size_t tile = (size_t)ws_tile_items_total(key_bytes, value_bytes);
+    return ws_merge_passes(n, 2 * tile) < ws_merge_passes(n, tile) ? 2 * tile : tile;
 }
 
 #endif /* WARPSORT_CUDA_TUNING_CUH */
