@@ -251,16 +251,30 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         run_start += s.len[r];
     }
 
+    /* All loads first, into registers, then the shared-memory stores: a
+     * store right after its load would wait out the DRAM latency once per
+     * item instead of once per thread. */
+    KB kr[ITEMS];
+    V vr[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + (int)threadIdx.x;
-        if (e >= total) break;
-        const int r = e < off[2] ? (e < off[1] ? 0 : 1) : (e < off[3] ? 2 : 3);
-        const KB *p = r < 2 ? (r == 0 ? kp[0] : kp[1]) : (r == 2 ? kp[2] : kp[3]);
-        k_in[e] = p[e];
-        if constexpr (HAS_VALUES) {
-            const V *q = r < 2 ? (r == 0 ? vp[0] : vp[1]) : (r == 2 ? vp[2] : vp[3]);
-            v_in[e] = q[e];
+        if (e < total) {
+            const int r = e < off[2] ? (e < off[1] ? 0 : 1) : (e < off[3] ? 2 : 3);
+            const KB *p = r < 2 ? (r == 0 ? kp[0] : kp[1]) : (r == 2 ? kp[2] : kp[3]);
+            kr[i] = p[e];
+            if constexpr (HAS_VALUES) {
+                const V *q = r < 2 ? (r == 0 ? vp[0] : vp[1]) : (r == 2 ? vp[2] : vp[3]);
+                vr[i] = q[e];
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = i * THREADS + (int)threadIdx.x;
+        if (e < total) {
+            k_in[e] = kr[i];
+            if constexpr (HAS_VALUES) v_in[e] = vr[i];
         }
     }
     __syncthreads();

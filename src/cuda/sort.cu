@@ -109,16 +109,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         sub.keys = keys + ws_smem_index<KB>(u * TILE);
         sub.vals = vals + ws_smem_index<V>(u * TILE);
         const int sub_valid = valid - u * TILE;
-        /* Coalesced striped loads; missing items become sentinels (largest
+        /* Coalesced striped loads, all issued before the first store so the
+         * DRAM latency is paid once; missing items become sentinels (largest
          * key, and, with positions, after every real item). */
+        KB kr[ITEMS];
+        V vr[ITEMS];
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int e = i * THREADS + t;
             const size_t g = base + (size_t)(u * TILE + e);
-            const KB key = e < sub_valid ? ws_encode(keys_in[g], codec) : ws_sentinel<KB>();
-            ws_smem_put(sub.keys, e, key);
+            kr[i] = e < sub_valid ? keys_in[g] : KB(0);
             if constexpr (ws_is_value<V>::value) {
-                if (e < sub_valid) ws_smem_put(sub.vals, e, vals_in[g]);
+                if (e < sub_valid) vr[i] = vals_in[g];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int e = i * THREADS + t;
+            ws_smem_put(sub.keys, e, e < sub_valid ? ws_encode(kr[i], codec) : ws_sentinel<KB>());
+            if constexpr (ws_is_value<V>::value) {
+                if (e < sub_valid) ws_smem_put(sub.vals, e, vr[i]);
             }
         }
         __syncthreads();
