@@ -75,6 +75,27 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 
 /*=== kernels ===*/
 
+/* Whether the final merge of a two-sub-tile block writes to a second key
+ * array (4-byte keys alone: 2 x 33 KB still lets three blocks share an
+ * SM) rather than through registers (everything else: a second array
+ * would cost more occupancy than the registers do). */
+template <typename KB, typename V>
+__host__ __device__ constexpr bool ws_tile_second_array() {
+    return !ws_is_value<V>::value && sizeof(KB) == 4;
+}
+/* Shared memory of a tile-sort block: the keys (twice with the second
+ * array), then the values. */
+template <typename KB, typename V>
+__host__ __device__ constexpr size_t ws_tile_keys_bytes(int block_tile, int sub) {
+    return ws_align256(sizeof(KB) * ws_smem_slots<KB>(block_tile) *
+                       (sub == 2 && ws_tile_second_array<KB, V>() ? 2 : 1));
+}
+template <typename KB, typename V>
+__host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub) {
+    return ws_tile_keys_bytes<KB, V>(block_tile, sub) +
+           (ws_is_value<V>::value ? sizeof(V) * ws_smem_slots<V>(block_tile) : 0);
+}
+
 /* Sorts tiles [tile_offset + blockIdx.x * SUB * TILE, ...) of keys_in into
  * keys_out (which may alias keys_in). A block sorts SUB (1 or 2) sub-tiles
  * of TILE items one after the other, then, for SUB = 2, merges the two in
@@ -93,7 +114,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     constexpr int BLOCK_TILE = SUB * TILE;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     KB *keys = (KB *)ws_tile_smem_raw;
-    V *vals = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(BLOCK_TILE)));
+    V *vals = (V *)(ws_tile_smem_raw + ws_tile_keys_bytes<KB, V>(SUB * THREADS * ITEMS, SUB));
 
     const size_t base = tile_offset + (size_t)blockIdx.x * BLOCK_TILE;
     const int valid = n - base < (size_t)BLOCK_TILE ? (int)(n - base) : BLOCK_TILE;
@@ -148,28 +169,40 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         }
     }
     __syncthreads();
+    const KB *res_keys = keys; /* where the sorted block tile ends up */
     if constexpr (SUB == 2) {
         /* Merge the two sorted sub-tiles: each thread takes outputs
-         * [first, first+ITEMS) and [TILE+first, ...) into registers, then
-         * writes them back once every thread has read its inputs. The
-         * first sub-tile wins ties, so the tile stays stable. */
+         * [first, first+ITEMS) and [TILE+first, ...). The first sub-tile
+         * wins ties, so the tile stays stable. */
         const ws_merge_src m = {0, TILE, TILE, TILE};
-        KB k0[ITEMS], k1[ITEMS];
-        V v0[ITEMS], v1[ITEMS];
-        int src[ITEMS];
-        ws_serial_merge<KB, true, ITEMS>(keys, m, first, k0, src);
+        if constexpr (ws_tile_second_array<KB, V>()) {
+            /* Straight into the second array, keeping registers free. */
+            KB *out = keys + ws_smem_slots<KB>(BLOCK_TILE);
+            ws_merge_items_to_smem<KB, V, ITEMS, true>(keys, vals, m, first, out, vals,
+                                                       ws_blocked_base<KB, ITEMS>(first), 0);
+            ws_merge_items_to_smem<KB, V, ITEMS, true>(keys, vals, m, TILE + first, out, vals,
+                                                       ws_blocked_base<KB, ITEMS>(TILE + first),
+                                                       0);
+            res_keys = out;
+        } else {
+            /* Into registers, then back once every thread has read. */
+            KB k0[ITEMS], k1[ITEMS];
+            V v0[ITEMS], v1[ITEMS];
+            int src[ITEMS];
+            ws_serial_merge<KB, true, ITEMS>(keys, m, first, k0, src);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) v0[i] = ws_smem_get(vals, src[i]);
-        ws_serial_merge<KB, true, ITEMS>(keys, m, TILE + first, k1, src);
+            for (int i = 0; i < ITEMS; i++) v0[i] = ws_smem_get(vals, src[i]);
+            ws_serial_merge<KB, true, ITEMS>(keys, m, TILE + first, k1, src);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) v1[i] = ws_smem_get(vals, src[i]);
-        __syncthreads();
+            for (int i = 0; i < ITEMS; i++) v1[i] = ws_smem_get(vals, src[i]);
+            __syncthreads();
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            ws_smem_put(keys, first + i, k0[i]);
-            ws_smem_put(vals, first + i, v0[i]);
-            ws_smem_put(keys, TILE + first + i, k1[i]);
-            ws_smem_put(vals, TILE + first + i, v1[i]);
+            for (int i = 0; i < ITEMS; i++) {
+                ws_smem_put(keys, first + i, k0[i]);
+                ws_smem_put(vals, first + i, v0[i]);
+                ws_smem_put(keys, TILE + first + i, k1[i]);
+                ws_smem_put(vals, TILE + first + i, v1[i]);
+            }
         }
         __syncthreads();
     }
@@ -177,7 +210,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     for (int i = 0; i < SUB * ITEMS; i++) {
         const int e = i * THREADS + t;
         if (e < valid) {
-            const KB key = ws_smem_get(keys, e);
+            const KB key = ws_smem_get(res_keys, e);
             keys_out[base + e] = keep_ordered ? key : ws_decode(key, codec);
             if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(vals, e);
         }
@@ -203,10 +236,7 @@ struct ws_plan {
     static constexpr int CHUNK = MERGE_TILE / 2; /* cut spacing: segments <= MERGE_TILE */
     static_assert(TILE % CHUNK == 0, "the cut chunk must divide every run");
 
-    static size_t tile_smem(int sub) {
-        return ws_align256(sizeof(KB) * ws_smem_slots<KB>(sub * TILE)) +
-               (VALUE_BYTES ? sizeof(V) * ws_smem_slots<V>(sub * TILE) : 0);
-    }
+    static size_t tile_smem(int sub) { return ws_tile_smem_bytes<KB, V>(sub * TILE, sub); }
     /* Two buffers (the pieces, then X and Y) of keys and of values. */
     static size_t merge_smem() {
         constexpr int ITEMS = SHAPE.merge_items;

@@ -33,7 +33,7 @@ struct ws_shape {
 /* A tuning run overrides a row from a header passed with nvcc -include
  * (nvcc splits -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
-#define WS_SHAPE_KEYS {256, 16, 512, 2, 512, 16, 3}
+#define WS_SHAPE_KEYS {256, 16, 512, 3, 512, 16, 3}
 #endif
 #ifndef WS_SHAPE_KEYS_WIDE
 #define WS_SHAPE_KEYS_WIDE {256, 16, 512, 2, 256, 16, 3}
