@@ -89,10 +89,11 @@ __device__ __forceinline__ ws_merge_cursor<KB> ws_merge_start(const KB *sk, ws_m
     return c;
 }
 
-/* Takes the next output: its key and item index. At most a_len + b_len
- * steps per merge: a step past the end would read past the slack. Bitwise
- * logic and selects only, so the step compiles to predicated straight-line
- * code (one shared-memory load, no branch). */
+/* Takes the next output: its key and item index. Bitwise logic and
+ * selects only, so the step compiles to predicated straight-line code (one
+ * shared-memory load, no branch). Steps past a_len + b_len yield garbage
+ * taken from past A's end and read one item further each time: a caller
+ * that takes them needs that much slack after its arrays. */
 template <typename KB, bool PAD>
 __device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> &c, KB &key,
                                               int &src) {

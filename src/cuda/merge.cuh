@@ -223,11 +223,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
      * (merge4_cuts): at most 2 * chunk = TILE outputs. */
     const unsigned slot_shift = ws_slot_shift(p);
     const size_t g = blockIdx.x >> slot_shift;
-    const size_t k = blockIdx.x & ((1u << slot_shift) - 1);
+    const size_t k = blockIdx.x & (((size_t)1 << slot_shift) - 1);
     const ws_merge4_span s = ws_group_span(g, p);
     const size_t last = ws_group_segments(s, p) - 1;
     if (k > last) return; /* a short last group has fewer segments (whole block) */
-    const size_t *cut = cuts + 4 * (((size_t)blockIdx.x));
+    const size_t *cut = cuts + 4 * (size_t)blockIdx.x; /* cut k; cut k+1 follows */
     size_t lo[4], hi[4];
 #pragma unroll
     for (int r = 0; r < 4; r++) {
