@@ -4,9 +4,12 @@
  * Plan for n items (key + optional value):
  *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
  *      network per warp, then merges in shared memory: block_sort.cuh) and
- *      writes sorted runs as ordered bits.
- *   2. ceil(log4(n / TILE)) merge passes (merge.cuh) each merge four runs
- *      into one; the last one decodes the ordered bits.
+ *      writes sorted runs as ordered bits; a block sorts two tiles and
+ *      merges them when that saves a merge pass (ws_sort_tile_for).
+ *   2. ceil(log4(n / run)) merge passes (merge.cuh) each merge four runs
+ *      into one: merge4_cuts splits every group of four runs into
+ *      segments, merge4_pass merges one segment per block; the last pass
+ *      decodes the ordered bits.
  * Buffers ping-pong between the caller's array and a workspace copy; the tile
  * sort writes to whichever makes the last pass land in the caller's array
  * (parity), so no final copy is needed. n <= TILE is one launch, in place.

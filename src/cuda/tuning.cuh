@@ -7,8 +7,9 @@
  *
  * Merge: at most MERGE_THREADS x MERGE_ITEMS outputs per block, four runs
  * merged at once, between cuts every MERGE_TILE / 2 items of each half
- * (merge.cuh). The merge tile must divide the sort tile (both powers of
- * two) so the cut chunk divides every run.
+ * (merge.cuh); a block's segment is about MERGE_TILE / 2 long for random
+ * keys. The cut chunk must divide the sort tile (powers of two) so it
+ * divides every run.
  */
 #ifndef WARPSORT_CUDA_TUNING_CUH
 #define WARPSORT_CUDA_TUNING_CUH
@@ -26,10 +27,11 @@ struct ws_shape {
 };
 
 /* Measured on an H100 (2^27 random u32 keys, bench/NOTES.md): 512-key warp
- * runs and 4096-key tiles take the tile sort to 1.8 ms (from ~4.5 ms for a
- * bitonic network over the whole tile). The merge kernel needs ~40
- * registers and 34 KB of shared memory per block for 4-byte keys, so up to
- * six blocks share an SM; twice that for 8-byte keys leaves three. */
+ * runs (256 measured the same) and 4096-key tiles, 8192 merged on chip,
+ * take the tile sort to 1.7 ms at 3 blocks per SM (85 registers). The
+ * keys-only merge kernel needs ~40 registers and 66 KB of shared memory
+ * per 512-thread block (8192-item capacity for 4096-item segments): three
+ * blocks, 48 warps per SM. */
 /* A tuning run overrides a row from a header passed with nvcc -include
  * (nvcc splits -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
