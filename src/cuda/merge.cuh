@@ -102,6 +102,16 @@ __device__ __forceinline__ void ws_rank2(const KB *p, size_t lp, const KB *q, si
     rq = lo_q;
 }
 
+/* Where merge(p, q) stands after diag outputs (ip = items of p among them)
+ * and the key of output diag, which must exist. p wins ties. */
+template <typename KB>
+__device__ __forceinline__ KB ws_split_at(const KB *p, size_t lp, const KB *q, size_t lq,
+                                          size_t diag, size_t &ip) {
+    ip = ws_merge_path<KB, size_t>(ws_global_reader<KB>{p}, lp, ws_global_reader<KB>{q}, lq, diag);
+    const size_t iq = diag - ip;
+    return (iq >= lq || (ip < lp && !(q[iq] < p[ip]))) ? p[ip] : q[iq];
+}
+
 /* Cuts of one pass. Per group of four runs, X = merge(A, B) and Y =
  * merge(C, D); the final merge is merge(X, Y), A before B before C before D
  * on ties. An X cut sits just before X[i*chunk] (i >= 1): all of X before
@@ -135,21 +145,15 @@ __global__ void __launch_bounds__(256)
     size_t q[4], k;
     if (r <= nx) {
         const size_t i = r, diag = i * chunk;
-        q[0] = ws_merge_path<KB, size_t>(ws_global_reader<KB>{a}, s.len[0],
-                                         ws_global_reader<KB>{b}, s.len[1], diag);
+        const KB v = ws_split_at(a, s.len[0], b, s.len[1], diag, q[0]);
         q[1] = diag - q[0];
-        const KB v = (q[1] >= s.len[1] || (q[0] < s.len[0] && !(b[q[1]] < a[q[0]]))) ? a[q[0]]
-                                                                                     : b[q[1]];
         ws_rank2(c, s.len[2], d, s.len[3], v, true, q[2], q[3]);
         /* Y cuts before it: those with y_j < q2 + q3 */
         k = i + ((q[2] + q[3] + chunk / 2 - 1) >> p.chunk_shift);
     } else if (r - nx <= ny) {
         const size_t j = r - nx, diag = j * chunk - chunk / 2;
-        q[2] = ws_merge_path<KB, size_t>(ws_global_reader<KB>{c}, s.len[2],
-                                         ws_global_reader<KB>{d}, s.len[3], diag);
+        const KB v = ws_split_at(c, s.len[2], d, s.len[3], diag, q[2]);
         q[3] = diag - q[2];
-        const KB v = (q[3] >= s.len[3] || (q[2] < s.len[2] && !(d[q[3]] < c[q[2]]))) ? c[q[2]]
-                                                                                     : d[q[3]];
         ws_rank2(a, s.len[0], b, s.len[1], v, false, q[0], q[1]);
         k = j + ws_x_cuts(q[0] + q[1], p); /* X cuts before it: i*chunk < q0 + q1 */
     } else {
