@@ -196,6 +196,83 @@ __device__ __forceinline__ int ws_striped_slot(int i, int thread_slot) {
     return i * (THREADS + THREADS / PERIOD) + thread_slot;
 }
 
+/* Where a merge block's segment lies: tile item e of piece r (items
+ * [off[r], off[r+1]) of the tile; off[4] = total, or -1 for no segment)
+ * is global item base + e + step[0] + ... + step[r-1]. */
+struct ws_segment {
+    size_t base;
+    size_t step[3];
+    size_t o_begin; /* global index of output 0 */
+    int off[5];
+};
+
+/* The segment of this block (cut k to cut k+1 of group g). */
+__device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_shape p) {
+    ws_segment seg;
+    const unsigned slot_shift = ws_slot_shift(p);
+    const size_t g = blockIdx.x >> slot_shift;
+    const size_t k = blockIdx.x & (((size_t)1 << slot_shift) - 1);
+    const ws_merge4_span s = ws_group_span(g, p);
+    const size_t last = ws_group_segments(s, p) - 1;
+    if (k > last) {
+        seg.off[4] = -1;
+        return seg;
+    }
+    const size_t *cut = cuts + 4 * (size_t)blockIdx.x; /* cut k; cut k+1 follows */
+    size_t lo[4], hi[4];
+    for (int r = 0; r < 4; r++) {
+        lo[r] = k ? cut[r] : 0;
+        hi[r] = k < last ? cut[4 + r] : s.len[r];
+    }
+    seg.o_begin = s.group + lo[0] + lo[1] + lo[2] + lo[3];
+    seg.off[0] = 0;
+    size_t run_start = s.group, prev = 0;
+    for (int r = 0; r < 4; r++) {
+        seg.off[r + 1] = seg.off[r] + (int)(hi[r] - lo[r]);
+        const size_t base = run_start + lo[r] - (size_t)seg.off[r];
+        if (r == 0) seg.base = base;
+        else seg.step[r - 1] = base - prev; /* = len[r-1] - hi[r-1] + lo[r] >= 0 */
+        prev = base;
+        run_start += s.len[r];
+    }
+    return seg;
+}
+
+/* Loads the segment's items (keys, and values by the same index) into the
+ * plain-slot arrays k_in / v_in, striped. All loads first, into
+ * registers, then the shared-memory stores: a store right after its load
+ * would wait out the DRAM latency once per item instead of once per
+ * thread. I is the offset type: 32 bits when a group of runs spans less
+ * than 2^31 items, which saves the piece choice half its instructions. */
+template <typename I, int THREADS, int ITEMS, typename KB, typename V>
+__device__ __forceinline__ void ws_load_segment(const KB *__restrict__ keys_in,
+                                                const V *__restrict__ vals_in,
+                                                const ws_segment &seg, KB *k_in, V *v_in) {
+    const KB *kb = keys_in + seg.base;
+    const V *vb = nullptr;
+    if constexpr (ws_is_value<V>::value) vb = vals_in + seg.base;
+    const I s1 = (I)seg.step[0], s2 = (I)seg.step[1], s3 = (I)seg.step[2];
+    const int total = seg.off[4];
+    KB kr[ITEMS];
+    V vr[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = i * THREADS + (int)threadIdx.x;
+        if (e >= total) break;
+        const I at = (I)e + (e >= seg.off[1] ? s1 : 0) + (e >= seg.off[2] ? s2 : 0) +
+                     (e >= seg.off[3] ? s3 : 0);
+        kr[i] = kb[at];
+        if constexpr (ws_is_value<V>::value) vr[i] = vb[at];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = i * THREADS + (int)threadIdx.x;
+        if (e >= total) break;
+        k_in[e] = kr[i];
+        if constexpr (ws_is_value<V>::value) v_in[e] = vr[i];
+    }
+}
+
 /* Items each shared-memory array of a merge block holds: the tile plus
  * slack for the garbage outputs (ws_merge_items_to_smem) of the thread that
  * ends X, the one that ends Y and the one that ends the tile. */
@@ -224,73 +301,28 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     V *v_mid = v_in + (HAS_VALUES ? ws_merge_slots<V>(TILE, ITEMS) : 0);
 
     /* This block merges the segment between cut k and cut k+1 of group g
-     * (merge4_cuts): at most 2 * chunk = TILE outputs. */
-    const unsigned slot_shift = ws_slot_shift(p);
-    const size_t g = blockIdx.x >> slot_shift;
-    const size_t k = blockIdx.x & (((size_t)1 << slot_shift) - 1);
-    const ws_merge4_span s = ws_group_span(g, p);
-    const size_t last = ws_group_segments(s, p) - 1;
-    if (k > last) return; /* a short last group has fewer segments (whole block) */
-    const size_t *cut = cuts + 4 * (size_t)blockIdx.x; /* cut k; cut k+1 follows */
-    size_t lo[4], hi[4];
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        lo[r] = k ? cut[r] : 0;
-        hi[r] = k < last ? cut[4 + r] : s.len[r];
-    }
-    const size_t o_begin = s.group + lo[0] + lo[1] + lo[2] + lo[3];
-    const int total = (int)(hi[0] + hi[1] + hi[2] + hi[3] - (o_begin - s.group));
-
-    int off[5];
-    const KB *kp[4]; /* piece r's item e (tile index) is kp[r][e] */
-    const V *vp[4];
-    off[0] = 0;
-    size_t run_start = s.group;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        off[r + 1] = off[r] + (int)(hi[r] - lo[r]);
-        const size_t base = run_start + lo[r] - (size_t)off[r];
-        kp[r] = keys_in + base;
-        if constexpr (HAS_VALUES) vp[r] = vals_in + base;
-        run_start += s.len[r];
-    }
-
-    /* All loads first, into registers, then the shared-memory stores: a
-     * store right after its load would wait out the DRAM latency once per
-     * item instead of once per thread. */
-    KB kr[ITEMS];
-    V vr[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = i * THREADS + (int)threadIdx.x;
-        if (e < total) {
-            const int r = e < off[2] ? (e < off[1] ? 0 : 1) : (e < off[3] ? 2 : 3);
-            const KB *p = r < 2 ? (r == 0 ? kp[0] : kp[1]) : (r == 2 ? kp[2] : kp[3]);
-            kr[i] = p[e];
-            if constexpr (HAS_VALUES) {
-                const V *q = r < 2 ? (r == 0 ? vp[0] : vp[1]) : (r == 2 ? vp[2] : vp[3]);
-                vr[i] = q[e];
-            }
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = i * THREADS + (int)threadIdx.x;
-        if (e < total) {
-            k_in[e] = kr[i];
-            if constexpr (HAS_VALUES) v_in[e] = vr[i];
-        }
-    }
+     * (merge4_cuts): at most 2 * chunk = TILE outputs. One thread works out
+     * where its pieces lie; the others read that from shared memory. */
+    __shared__ ws_segment seg_shared;
+    if (threadIdx.x == 0) seg_shared = ws_segment_of(cuts, p);
+    __syncthreads();
+    const ws_segment seg = seg_shared;
+    if (seg.off[4] < 0) return; /* a short last group has fewer segments (whole block) */
+    const int total = seg.off[4];
+    if (p.run_shift + 2 <= 31) /* a group's offsets fit 32 bits */
+        ws_load_segment<uint32_t, THREADS, ITEMS>(keys_in, vals_in, seg, k_in, v_in);
+    else
+        ws_load_segment<size_t, THREADS, ITEMS>(keys_in, vals_in, seg, k_in, v_in);
     __syncthreads();
 
     /* A with B into X = k_mid[0, x_len), C with D into Y = k_mid[y_at,
      * y_at + y_len), y_at rounded up to whole threads' outputs: every
      * thread then merges for X alone or for Y alone, with no guards, and
      * the garbage outputs of the thread that ends X fall in the gap. */
-    const int x_len = off[2], y_len = total - x_len;
+    const int x_len = seg.off[2], y_len = total - x_len;
     const int y_at = (x_len + ITEMS - 1) / ITEMS * ITEMS;
-    const ws_merge_src ab = {off[0], off[1] - off[0], off[1], off[2] - off[1]};
-    const ws_merge_src cd = {off[2], off[3] - off[2], off[3], off[4] - off[3]};
+    const ws_merge_src ab = {0, seg.off[1], seg.off[1], x_len - seg.off[1]};
+    const ws_merge_src cd = {x_len, seg.off[3] - x_len, seg.off[3], total - seg.off[3]};
     /* The gap can push Y's end past the tile by less than ITEMS: a second
      * round for one thread, rarely. */
 #pragma unroll 1
@@ -311,14 +343,15 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     __syncthreads();
     const int t = (int)threadIdx.x;
     const int kt = ws_smem_index<KB>(t), vt = ws_smem_index<V>(t);
+    KB *kout = keys_out + seg.o_begin;
+    V *vout = vals_out + seg.o_begin;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + t;
-        if (e < total) {
-            const KB key = k_in[ws_striped_slot<KB, THREADS>(i, kt)];
-            keys_out[o_begin + e] = decode ? ws_decode(key, codec) : key;
-            if constexpr (HAS_VALUES) vals_out[o_begin + e] = v_in[ws_striped_slot<V, THREADS>(i, vt)];
-        }
+        if (e >= total) break;
+        const KB key = k_in[ws_striped_slot<KB, THREADS>(i, kt)];
+        kout[e] = decode ? ws_decode(key, codec) : key;
+        if constexpr (HAS_VALUES) vout[e] = v_in[ws_striped_slot<V, THREADS>(i, vt)];
     }
 }
 
