@@ -239,7 +239,7 @@ __device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_
 }
 
 /* Loads the segment's items (keys, and values by the same index) into the
- * plain-slot arrays k_in / v_in, striped. All loads first, into
+ * padded arrays k_in / v_in, striped. All loads first, into
  * registers, then the shared-memory stores: a store right after its load
  * would wait out the DRAM latency once per item instead of once per
  * thread. I is the offset type: 32 bits when a group of runs spans less
@@ -264,12 +264,13 @@ __device__ __forceinline__ void ws_load_segment(const KB *__restrict__ keys_in,
         kr[i] = kb[at];
         if constexpr (ws_is_value<V>::value) vr[i] = vb[at];
     }
+    const int kt = ws_smem_index<KB>((int)threadIdx.x), vt = ws_smem_index<V>((int)threadIdx.x);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + (int)threadIdx.x;
         if (e >= total) break;
-        k_in[e] = kr[i];
-        if constexpr (ws_is_value<V>::value) v_in[e] = vr[i];
+        k_in[ws_striped_slot<KB, THREADS>(i, kt)] = kr[i];
+        if constexpr (ws_is_value<V>::value) v_in[ws_striped_slot<V, THREADS>(i, vt)] = vr[i];
     }
 }
 
@@ -293,8 +294,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     constexpr int SLOTS = ws_merge_slots<KB>(TILE, ITEMS);
     constexpr bool HAS_VALUES = ws_is_value<V>::value;
     extern __shared__ __align__(16) unsigned char ws_merge_smem[];
-    /* k_in holds the four pieces (plain slots: written striped), later the
-     * result (padded); k_mid holds X then Y (padded). */
+    /* k_in holds the four pieces, later the result; k_mid holds X then Y.
+     * All padded: on structured input (sorted runs, few distinct keys) the
+     * merges walk every thread's run in step, ITEMS apart, which without
+     * padding puts a warp's loads on two banks. */
     KB *k_in = (KB *)ws_merge_smem;
     KB *k_mid = k_in + SLOTS;
     V *v_in = (V *)(k_mid + SLOTS);
@@ -328,7 +331,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll 1
     for (int first = (int)threadIdx.x * ITEMS; first < y_at + y_len; first += TILE) {
         const bool in_y = first >= y_at;
-        ws_merge_items_to_smem<KB, V, ITEMS, false>(
+        ws_merge_items_to_smem<KB, V, ITEMS, true>(
             k_in, v_in, in_y ? cd : ab, in_y ? first - y_at : first, k_mid, v_mid,
             ws_blocked_base<KB, ITEMS>(first), ws_blocked_base<V, ITEMS>(first));
     }
