@@ -8,9 +8,10 @@
  * costs one shared-memory load. A merge takes from A on ties, so merging the
  * runs of a stable order keeps it stable.
  *
- * Shared-memory ranges are addressed by item index through ws_slot: padded
- * (ws_smem_index) where a warp writes blocked items, so those writes are free
- * of bank conflicts, plain where it wrote them striped.
+ * Shared-memory ranges are addressed by item index through the padding of
+ * ws_smem_index, which keeps both the blocked writes of a warp and the
+ * lockstep reads of structured input (threads ITEMS apart) off shared
+ * banks.
  */
 #ifndef WARPSORT_CUDA_BLOCK_MERGE_CUH
 #define WARPSORT_CUDA_BLOCK_MERGE_CUH
@@ -34,21 +35,12 @@ __device__ __forceinline__ I ws_merge_path(Src a, I a_len, Src b, I b_len, I dia
     return lo;
 }
 
-/* Slot of item e in a shared-memory array: padded (ws_smem_index) for
- * arrays written blocked, plain for arrays written striped, where
- * consecutive threads already hit consecutive banks. */
-template <typename T, bool PAD>
-__device__ __forceinline__ int ws_slot(int e) {
-    if constexpr (PAD) return ws_smem_index<T>(e);
-    else return e;
-}
-
 /* A sorted range of a shared-memory array, by item index. */
-template <typename KB, bool PAD>
+template <typename KB>
 struct ws_smem_reader {
     const KB *p;
     int base;
-    __device__ __forceinline__ KB operator()(int i) const { return p[ws_slot<KB, PAD>(base + i)]; }
+    __device__ __forceinline__ KB operator()(int i) const { return p[ws_smem_index<KB>(base + i)]; }
 };
 
 /* Two sorted ranges of one shared-memory array to be merged. */
@@ -57,10 +49,10 @@ struct ws_merge_src {
     int b, b_len; /* ... and of B */
 };
 
-template <typename KB, bool PAD>
+template <typename KB>
 __device__ __forceinline__ int ws_smem_merge_path(const KB *sk, ws_merge_src m, int diag) {
-    return ws_merge_path<KB, int>(ws_smem_reader<KB, PAD>{sk, m.a}, m.a_len,
-                                  ws_smem_reader<KB, PAD>{sk, m.b}, m.b_len, diag);
+    return ws_merge_path<KB, int>(ws_smem_reader<KB>{sk, m.a}, m.a_len,
+                                  ws_smem_reader<KB>{sk, m.b}, m.b_len, diag);
 }
 
 /* A serial merge in progress: the next item index on each side, where each
@@ -75,17 +67,17 @@ struct ws_merge_cursor {
 /* Starts merging m at output diag <= a_len + b_len. Reading one item past
  * either side must stay inside the array: A is followed by more of the
  * array, and B's end is at most the array's item count (slack follows). */
-template <typename KB, bool PAD>
+template <typename KB>
 __device__ __forceinline__ ws_merge_cursor<KB> ws_merge_start(const KB *sk, ws_merge_src m,
                                                               int diag) {
     ws_merge_cursor<KB> c;
-    const int i = ws_smem_merge_path<KB, PAD>(sk, m, diag);
+    const int i = ws_smem_merge_path<KB>(sk, m, diag);
     c.ai = m.a + i;
     c.bi = m.b + (diag - i);
     c.a_end = m.a + m.a_len;
     c.b_end = m.b + m.b_len;
-    c.ka = sk[ws_slot<KB, PAD>(c.ai)];
-    c.kb = sk[ws_slot<KB, PAD>(c.bi)];
+    c.ka = sk[ws_smem_index<KB>(c.ai)];
+    c.kb = sk[ws_smem_index<KB>(c.bi)];
     return c;
 }
 
@@ -94,7 +86,7 @@ __device__ __forceinline__ ws_merge_cursor<KB> ws_merge_start(const KB *sk, ws_m
  * shared-memory load, no branch). Steps past a_len + b_len yield garbage
  * taken from past A's end and read one item further each time: a caller
  * that takes them needs that much slack after its arrays. */
-template <typename KB, bool PAD>
+template <typename KB>
 __device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> &c, KB &key,
                                               int &src) {
     const bool take_b = (c.bi < c.b_end) & ((c.ai >= c.a_end) | (c.kb < c.ka));
@@ -103,7 +95,7 @@ __device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> 
     const int next = src + 1;
     c.ai = take_b ? c.ai : next;
     c.bi = take_b ? next : c.bi;
-    const KB head = sk[ws_slot<KB, PAD>(next)];
+    const KB head = sk[ws_smem_index<KB>(next)];
     c.ka = take_b ? c.ka : head;
     c.kb = take_b ? head : c.kb;
 }
@@ -111,12 +103,12 @@ __device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> 
 /* Outputs diag .. diag+ITEMS-1 of merging m (all inside a_len + b_len)
  * into registers: k[i] is the key of output diag+i and src[i] its item
  * index. */
-template <typename KB, bool PAD, int ITEMS>
+template <typename KB, int ITEMS>
 __device__ __forceinline__ void ws_serial_merge(const KB *sk, ws_merge_src m, int diag,
                                                 KB (&k)[ITEMS], int (&src)[ITEMS]) {
-    ws_merge_cursor<KB> c = ws_merge_start<KB, PAD>(sk, m, diag);
+    ws_merge_cursor<KB> c = ws_merge_start<KB>(sk, m, diag);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) ws_merge_step<KB, PAD>(sk, c, k[i], src[i]);
+    for (int i = 0; i < ITEMS; i++) ws_merge_step<KB>(sk, c, k[i], src[i]);
 }
 
 /* First padded slot of a thread's ITEMS blocked items from item `first` on,

@@ -70,7 +70,7 @@ __device__ __forceinline__ void block_sort_tile(ws_items<KB, V, P, ITEMS> &it,
         const int pair = first & ~(2 * run - 1);
         const ws_merge_src m = {pair, run, pair + run, run};
         int src[ITEMS];
-        ws_serial_merge<KB, true, ITEMS>(s.keys, m, first - pair, it.k, src);
+        ws_serial_merge<KB, ITEMS>(s.keys, m, first - pair, it.k, src);
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) it.v[i] = ws_smem_get(s.vals, src[i]);
         __syncthreads();

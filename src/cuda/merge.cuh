@@ -14,8 +14,8 @@
  *   2. merge4_pass merges one segment per block: it loads exactly the items
  *      the segment needs from the four runs into shared memory (coalesced),
  *      merges A with B and C with D, then X with Y, all in shared memory,
- *      and stores the segment coalesced. Segments vary in length (for
- *      random keys about half are near full and half near empty).
+ *      and stores the segment coalesced. Segments are about MERGE_TILE / 2
+ *      long and never longer than MERGE_TILE.
  *
  * Ties take A, then B, then C, then D: runs in input order, so the pass is
  * stable. A group at the end of the array may have fewer than four runs;
@@ -165,25 +165,24 @@ __global__ void __launch_bounds__(256)
 }
 
 /* Merge outputs into shared memory, keys and values (values follow their
- * key's item index). SRC_PAD says how the source array is laid out; the
- * destination is always padded (written blocked, read back striped). */
+ * key's item index), padded arrays on both sides. */
 
 /* ITEMS outputs of m from output diag <= a_len + b_len on, written blocked
  * from padded slots kw (keys) and vw (values) on. Outputs past the end of
  * m are garbage (taken from past A's end): the arrays need ITEMS items of
  * slack, and the caller lays out its ranges so garbage lands where no one
  * reads it. */
-template <typename KB, typename V, int ITEMS, bool SRC_PAD>
+template <typename KB, typename V, int ITEMS>
 __device__ __forceinline__ void ws_merge_items_to_smem(const KB *sk, const V *sv, ws_merge_src m,
                                                        int diag, KB *dk, V *dv, int kw, int vw) {
-    ws_merge_cursor<KB> c = ws_merge_start<KB, SRC_PAD>(sk, m, diag);
+    ws_merge_cursor<KB> c = ws_merge_start<KB>(sk, m, diag);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         KB key;
         int src;
-        ws_merge_step<KB, SRC_PAD>(sk, c, key, src);
+        ws_merge_step<KB>(sk, c, key, src);
         dk[kw + i] = key;
-        if constexpr (ws_is_value<V>::value) dv[vw + i] = sv[ws_slot<V, SRC_PAD>(src)];
+        if constexpr (ws_is_value<V>::value) dv[vw + i] = sv[ws_smem_index<V>(src)];
     }
 }
 
@@ -331,7 +330,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll 1
     for (int first = (int)threadIdx.x * ITEMS; first < y_at + y_len; first += TILE) {
         const bool in_y = first >= y_at;
-        ws_merge_items_to_smem<KB, V, ITEMS, true>(
+        ws_merge_items_to_smem<KB, V, ITEMS>(
             k_in, v_in, in_y ? cd : ab, in_y ? first - y_at : first, k_mid, v_mid,
             ws_blocked_base<KB, ITEMS>(first), ws_blocked_base<V, ITEMS>(first));
     }
@@ -339,9 +338,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const int first = (int)threadIdx.x * ITEMS;
     if (first < total) { /* X with Y back into k_in, in output order */
         const ws_merge_src xy = {0, x_len, y_at, y_len};
-        ws_merge_items_to_smem<KB, V, ITEMS, true>(k_mid, v_mid, xy, first, k_in, v_in,
-                                                   ws_blocked_base<KB, ITEMS>(first),
-                                                   ws_blocked_base<V, ITEMS>(first));
+        ws_merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
+                                             ws_blocked_base<KB, ITEMS>(first),
+                                             ws_blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
     const int t = (int)threadIdx.x;

@@ -181,21 +181,20 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         if constexpr (ws_tile_second_array<KB, V>()) {
             /* Straight into the second array, keeping registers free. */
             KB *out = keys + ws_smem_slots<KB>(BLOCK_TILE);
-            ws_merge_items_to_smem<KB, V, ITEMS, true>(keys, vals, m, first, out, vals,
-                                                       ws_blocked_base<KB, ITEMS>(first), 0);
-            ws_merge_items_to_smem<KB, V, ITEMS, true>(keys, vals, m, TILE + first, out, vals,
-                                                       ws_blocked_base<KB, ITEMS>(TILE + first),
-                                                       0);
+            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
+                                                 ws_blocked_base<KB, ITEMS>(first), 0);
+            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
+                                                 ws_blocked_base<KB, ITEMS>(TILE + first), 0);
             res_keys = out;
         } else {
             /* Into registers, then back once every thread has read. */
             KB k0[ITEMS], k1[ITEMS];
             V v0[ITEMS], v1[ITEMS];
             int src[ITEMS];
-            ws_serial_merge<KB, true, ITEMS>(keys, m, first, k0, src);
+            ws_serial_merge<KB, ITEMS>(keys, m, first, k0, src);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) v0[i] = ws_smem_get(vals, src[i]);
-            ws_serial_merge<KB, true, ITEMS>(keys, m, TILE + first, k1, src);
+            ws_serial_merge<KB, ITEMS>(keys, m, TILE + first, k1, src);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) v1[i] = ws_smem_get(vals, src[i]);
             __syncthreads();
