@@ -235,7 +235,7 @@ struct ws_plan {
     static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
-    static constexpr int CHUNK = MERGE_TILE / 2; /* cut spacing: segments <= MERGE_TILE */
+    static constexpr int CHUNK = ws_cut_chunk(KEY_BYTES, VALUE_BYTES);
     static_assert(TILE % CHUNK == 0, "the cut chunk must divide every run");
 
     static size_t tile_smem(int sub) { return ws_tile_smem_bytes<KB, V>(sub * TILE, sub); }
@@ -281,7 +281,7 @@ static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t valu
     ws_sort_layout l = {0, 0, 0};
     const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes);
     if (n <= tile) return l;
-    const size_t chunk = (size_t)ws_merge_items_total((int)key_bytes, (int)value_bytes) / 2;
+    const size_t chunk = (size_t)ws_cut_chunk((int)key_bytes, (int)value_bytes);
     size_t slots = 0;
     for (size_t run = tile; run < n; run *= 4) {
         const size_t s = ws_pass_slots(ws_pass_for(n, run, chunk));

@@ -62,6 +62,12 @@ __host__ __device__ constexpr int ws_merge_items_total(int key_bytes, int value_
            ws_policy(key_bytes, value_bytes).merge_items;
 }
 
+/* Items between the cuts of a merge pass (merge.cuh): half a merge tile, so
+ * no segment between two cuts outgrows a block. */
+__host__ __device__ constexpr int ws_cut_chunk(int key_bytes, int value_bytes) {
+    return ws_merge_items_total(key_bytes, value_bytes) / 2;
+}
+
 /* Four-way merge passes that grow sorted runs of `tile` into one run of n. */
 __host__ __device__ inline int ws_merge_passes(size_t n, size_t tile) {
     int p = 0;
