@@ -46,6 +46,18 @@ __device__ __forceinline__ T ws_smem_get(const T *a, int e) {
     return ws_slot_get(a, ws_smem_index<T>(e));
 }
 
+/* Outputs diag .. diag+ITEMS-1 of merging m into registers: keys, and the
+ * values that go with them. */
+template <typename KB, typename V, int ITEMS>
+__device__ __forceinline__ void ws_merge_items_to_registers(const KB *sk, const V *sv,
+                                                            ws_merge_src m, int diag,
+                                                            KB (&k)[ITEMS], V (&v)[ITEMS]) {
+    int src[ITEMS];
+    ws_serial_merge<KB, ITEMS>(sk, m, diag, k, src);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) v[i] = ws_smem_get(sv, src[i]);
+}
+
 /* Sorts the tile held in registers (blocked: thread t holds tile items
  * t*ITEMS + i) into ascending order, leaving it in registers, blocked.
  * s must hold THREADS*ITEMS padded slots per array. Positions, when P is
@@ -69,10 +81,7 @@ __device__ __forceinline__ void block_sort_tile(ws_items<KB, V, P, ITEMS> &it,
         __syncthreads();
         const int pair = first & ~(2 * run - 1);
         const ws_merge_src m = {pair, run, pair + run, run};
-        int src[ITEMS];
-        ws_serial_merge<KB, ITEMS>(s.keys, m, first - pair, it.k, src);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) it.v[i] = ws_smem_get(s.vals, src[i]);
+        ws_merge_items_to_registers<KB, V, ITEMS>(s.keys, s.vals, m, first - pair, it.k, it.v);
         __syncthreads();
     }
 }

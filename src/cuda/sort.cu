@@ -190,13 +190,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             /* Into registers, then back once every thread has read. */
             KB k0[ITEMS], k1[ITEMS];
             V v0[ITEMS], v1[ITEMS];
-            int src[ITEMS];
-            ws_serial_merge<KB, ITEMS>(keys, m, first, k0, src);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) v0[i] = ws_smem_get(vals, src[i]);
-            ws_serial_merge<KB, ITEMS>(keys, m, TILE + first, k1, src);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) v1[i] = ws_smem_get(vals, src[i]);
+            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
+            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
