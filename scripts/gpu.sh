@@ -4,9 +4,11 @@
 #   scripts/gpu.sh stage            (here, with nvcc; no GPU needed)
 #       builds build-gpu/ for sm_90 and copies the binaries the GPU machine
 #       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it).
+#   scripts/gpu.sh stage-variant NAME HEADER   (here, after stage)
+#       one tuning variant: HEADER's WS_SHAPE_* rows force-included into sort.cu
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
 #       WHAT: info | tests | quick | sanitize | bench-quick | bench-sweep | bench-full |
-#             bench-tune | profile | main
+#             bench-tune | bench-variants | profile | profile-sass | main
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
 set -uo pipefail
@@ -25,6 +27,23 @@ stage() {
     cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
     [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
     cp -L "$cmocka" .gpu/libcmocka.so.0
+    du -sh .gpu
+}
+
+# A tuning variant: build-gpu reconfigured with HEADER force-included into
+# sort.cu (WS_SHAPE_* overrides), its bench binary copied (stripped) to
+# .gpu/warpsort_bench-NAME, then build-gpu put back as it was (run the
+# variants with 'run bench-variants').
+stage_variant() {
+    set -e
+    local name=$1 header
+    header=$(realpath "$2")
+    [ -d .gpu ] || { echo "run 'scripts/gpu.sh stage' first" >&2; exit 1; }
+    cmake -S . -B build-gpu -DWARPSORT_TUNING_HEADER="$header" >/dev/null
+    ninja -C build-gpu warpsort_bench
+    strip -o ".gpu/warpsort_bench-$name" build-gpu/bench/warpsort_bench
+    cmake -S . -B build-gpu -DWARPSORT_TUNING_HEADER= >/dev/null
+    ninja -C build-gpu warpsort_bench
     du -sh .gpu
 }
 
@@ -64,6 +83,13 @@ run() {
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
+        bench-variants) # the base build and every staged variant, same regimes
+            for b in .gpu/warpsort_bench .gpu/warpsort_bench-*; do
+                [ -x "$b" ] || continue
+                local v=${b#.gpu/warpsort_bench}; v=${v#-}
+                step "variant-${v:-base}" "$b" --rivals warpsort --dtype u32,u64 --kind keys,pairs \
+                    --min-log 24 --max-log 28 --repeat 7 --json "$out/variant-${v:-base}.json"
+            done ;;
         bench-tune) # warpsort alone over the target regimes: the quick tuning loop
             step bench-tune .gpu/warpsort_bench --rivals warpsort --dtype u32,f32,u64 \
                 --kind keys,pairs --min-log 20 --max-log 28 --repeat 7 \
@@ -71,6 +97,16 @@ run() {
         profile) # per-kernel time and DRAM use of one 2^27 u32 sort
             step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
                 .gpu/warpsort bench --backend cuda -n 2^27 --repeat 1 --warmup 0 ;;
+        profile-sass) # ncu source counters (instructions, stalls per SASS line) of the
+                      # tile sort, one cut launch and one merge pass: u32 2^27, u64 2^26
+            for dt in u32 u64; do
+                local n=2^27; [ "$dt" = u64 ] && n=2^26
+                step "ncu-$dt" ncu --set full --import-source no -f -o "$out/prof-$dt" \
+                    -k regex:'block_sort_kernel|merge4_cuts|merge4_pass' --launch-count 5 \
+                    .gpu/warpsort bench --backend cuda --dtype "$dt" -n "$n" --repeat 1 --warmup 0
+                step "sass-$dt" ncu -i "$out/prof-$dt.ncu-rep" --page source --csv --print-source sass
+                step "details-$dt" ncu -i "$out/prof-$dt.ncu-rep" --page details --csv
+            done ;;
         *) echo "unknown step: $what" >&2; return 2 ;;
         esac
     done
@@ -79,6 +115,7 @@ run() {
 
 case $mode in
 stage) stage ;;
+stage-variant) stage_variant "$@" ;;
 run) run "$@" ;;
-*) sed -n '2,12p' "$0"; exit 2 ;;
+*) sed -n '2,14p' "$0"; exit 2 ;;
 esac
