@@ -16,6 +16,8 @@
 #ifndef WARPSORT_CUDA_BLOCK_MERGE_CUH
 #define WARPSORT_CUDA_BLOCK_MERGE_CUH
 
+#include <type_traits>
+
 #include "keys.cuh"
 
 /* Number of items from A among the first `diag` outputs of merging sorted A
@@ -23,10 +25,11 @@
  * the index type (int for shared memory, size_t for global arrays). */
 template <typename KB, typename I, typename Src>
 __device__ __forceinline__ I ws_merge_path(Src a, I a_len, Src b, I b_len, I diag) {
+    using U = typename std::make_unsigned<I>::type;
     I lo = diag > b_len ? diag - b_len : 0;
     I hi = diag < a_len ? diag : a_len;
     while (lo < hi) {
-        const I mid = (lo + hi) / 2;
+        const I mid = (I)(((U)lo + (U)hi) >> 1); /* lo, hi >= 0: a shift, not a signed division */
         const KB ka = a(mid);
         const KB kb = b(diag - 1 - mid);
         if (!(kb < ka)) lo = mid + 1; /* A[mid] goes before B[diag-1-mid] */
@@ -81,20 +84,21 @@ __device__ __forceinline__ ws_merge_cursor<KB> ws_merge_start(const KB *sk, ws_m
     return c;
 }
 
-/* Takes the next output: its key and item index. Bitwise logic and
- * selects only, so the step compiles to predicated straight-line code (one
- * shared-memory load, no branch). Steps past a_len + b_len yield garbage
- * taken from past A's end and read one item further each time: a caller
- * that takes them needs that much slack after its arrays. */
+/* Takes the next output: its key and item index. Bitwise logic, selects
+ * and predicated increments only, so the step compiles to straight-line
+ * code (one shared-memory load, no branch). Steps past a_len + b_len yield
+ * garbage taken from past A's end and read one item further each time: a
+ * caller that takes them needs that much slack after its arrays. */
 template <typename KB>
 __device__ __forceinline__ void ws_merge_step(const KB *sk, ws_merge_cursor<KB> &c, KB &key,
                                               int &src) {
     const bool take_b = (c.bi < c.b_end) & ((c.ai >= c.a_end) | (c.kb < c.ka));
     key = take_b ? c.kb : c.ka;
-    src = take_b ? c.bi : c.ai;
-    const int next = src + 1;
-    c.ai = take_b ? c.ai : next;
-    c.bi = take_b ? next : c.bi;
+    /* Advance the side taken; its new index is the item to refill from. */
+    if (take_b) c.bi++;
+    else c.ai++;
+    const int next = take_b ? c.bi : c.ai;
+    src = next - 1;
     const KB head = sk[ws_smem_index<KB>(next)];
     c.ka = take_b ? c.ka : head;
     c.kb = take_b ? head : c.kb;
