@@ -32,8 +32,9 @@ struct ws_shape {
  * keys-only merge kernel needs ~40 registers and 66 KB of shared memory
  * per 512-thread block (8192-item capacity for 4096-item segments): three
  * blocks, 48 warps per SM. */
-/* A tuning run overrides a row from a header passed with nvcc -include
- * (nvcc splits -D values at commas), without editing this table. */
+/* A tuning run overrides a row from a header force-included into sort.cu
+ * (CMake's WARPSORT_TUNING_HEADER, scripts/gpu.sh stage-variant; nvcc splits
+ * -D values at commas), without editing this table. */
 #ifndef WS_SHAPE_KEYS
 #define WS_SHAPE_KEYS {256, 16, 512, 3, 512, 16, 3}
 #endif
