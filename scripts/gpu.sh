@@ -18,7 +18,9 @@ shift || true
 
 stage() {
     set -e
-    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+    # The committed tuning table always: a failed stage-variant may have left a header set.
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props warpsort_bench
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
@@ -33,12 +35,15 @@ stage() {
 # A tuning variant: build-gpu reconfigured with HEADER force-included into
 # sort.cu (WS_SHAPE_* overrides), its bench binary copied (stripped) to
 # .gpu/warpsort_bench-NAME, then build-gpu put back as it was (run the
-# variants with 'run bench-variants').
+# variants with 'run bench-variants'). The bench's byte model still reads the
+# committed table, so a variant that changes tile sizes misreports its bytes.
 stage_variant() {
     set -e
     local name=$1 header
     header=$(realpath "$2")
     [ -d .gpu ] || { echo "run 'scripts/gpu.sh stage' first" >&2; exit 1; }
+    # Put the committed table back even when the variant fails to build.
+    trap 'cmake -S . -B build-gpu -DWARPSORT_TUNING_HEADER= >/dev/null' EXIT
     cmake -S . -B build-gpu -DWARPSORT_TUNING_HEADER="$header" >/dev/null
     ninja -C build-gpu warpsort_bench
     strip -o ".gpu/warpsort_bench-$name" build-gpu/bench/warpsort_bench
