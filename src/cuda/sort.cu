@@ -22,14 +22,27 @@
 #include <stdlib.h>
 #include <type_traits>
 
-#include "block_sort.cuh"
+#include "tile_sort.cuh"
 #include "core/internal.h"
 #include "merge.cuh"
+#include "distribute.cuh"
+#include "plan.cuh"
 #include "tuning.cuh"
+
+/* Limits on the sample sort's plan, for tests that must reach its deep
+ * paths with small inputs (environment, read once per context):
+ * WARPSORT_SAMPLE_MIN_N (smallest n it takes), WARPSORT_SAMPLE_SPLITTERS
+ * (most splitters per level), WARPSORT_SAMPLE_LEVELS (most levels). */
+struct ws_sample_limits {
+    size_t min_n;
+    unsigned splitters;
+    int levels;
+};
 
 struct ws_cuda_state {
     cudaStream_t stream;
     int sm_count;
+    ws_sample_limits limits;
     void *workspace;   /* device buffer: cached (owned) or the caller's */
     size_t workspace_bytes;
     int workspace_external;
@@ -74,145 +87,7 @@ static void ws_leave_device(ws_device_guard *g) {
     if (g->changed) (void)cudaSetDevice(g->previous);
 }
 
-__host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
-
 /*=== kernels ===*/
-
-/* Whether the final merge of a two-sub-tile block writes to a second key
- * array (4-byte keys alone: 2 x 33 KB still lets three blocks share an
- * SM) rather than through registers (everything else: a second array
- * would cost more occupancy than the registers do). */
-template <typename KB, typename V>
-__host__ __device__ constexpr bool ws_tile_second_array() {
-    return !ws_is_value<V>::value && sizeof(KB) == 4;
-}
-/* Shared memory of a tile-sort block: the keys (twice with the second
- * array), then the values. */
-template <typename KB, typename V>
-__host__ __device__ constexpr size_t ws_tile_keys_bytes(int block_tile, int sub) {
-    return ws_align256(sizeof(KB) * ws_smem_slots<KB>(block_tile) *
-                       (sub == 2 && ws_tile_second_array<KB, V>() ? 2 : 1));
-}
-template <typename KB, typename V>
-__host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub) {
-    return ws_tile_keys_bytes<KB, V>(block_tile, sub) +
-           (ws_is_value<V>::value ? sizeof(V) * ws_smem_slots<V>(block_tile) : 0);
-}
-
-/* Sorts tiles [tile_offset + blockIdx.x * SUB * TILE, ...) of keys_in into
- * keys_out (which may alias keys_in). A block sorts SUB (1 or 2) sub-tiles
- * of TILE items one after the other, then, for SUB = 2, merges the two in
- * shared memory: one more merge level on chip, which saves a whole merge
- * pass when it makes n / tile a power of four (ws_sort_tile_for).
- * keep_ordered leaves ordered bits for the merge passes; otherwise the tile
- * is decoded back to the dtype. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
-          int SUB>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
-                      size_t tile_offset, int keep_ordered, ws_key_codec codec) {
-    using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
-    static_assert(SUB == 1 || SUB == 2, "one or two sub-tiles per block");
-    constexpr int TILE = THREADS * ITEMS;
-    constexpr int BLOCK_TILE = SUB * TILE;
-    extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    KB *keys = (KB *)ws_tile_smem_raw;
-    V *vals = (V *)(ws_tile_smem_raw + ws_tile_keys_bytes<KB, V>(SUB * THREADS * ITEMS, SUB));
-
-    const size_t base = tile_offset + (size_t)blockIdx.x * BLOCK_TILE;
-    const int valid = n - base < (size_t)BLOCK_TILE ? (int)(n - base) : BLOCK_TILE;
-    const int t = (int)threadIdx.x;
-    const int first = t * ITEMS;
-
-#pragma unroll 1
-    for (int u = 0; u < SUB; u++) {
-        /* Sub-tile u is items [u*TILE, (u+1)*TILE) of the padded arrays:
-         * TILE is a whole number of padding periods, so it is an array of
-         * its own at slot ws_smem_index(u*TILE). */
-        ws_tile_smem<KB, V> sub;
-        sub.keys = keys + ws_smem_index<KB>(u * TILE);
-        sub.vals = vals + ws_smem_index<V>(u * TILE);
-        const int sub_valid = valid - u * TILE;
-        /* Coalesced striped loads, all issued before the first store so the
-         * DRAM latency is paid once; missing items become sentinels (largest
-         * key, and, with positions, after every real item). */
-        KB kr[ITEMS];
-        V vr[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int e = i * THREADS + t;
-            const size_t g = base + (size_t)(u * TILE + e);
-            kr[i] = e < sub_valid ? keys_in[g] : KB(0);
-            if constexpr (ws_is_value<V>::value) {
-                if (e < sub_valid) vr[i] = vals_in[g];
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int e = i * THREADS + t;
-            ws_smem_put(sub.keys, e, e < sub_valid ? ws_encode(kr[i], codec) : ws_sentinel<KB>());
-            if constexpr (ws_is_value<V>::value) {
-                if (e < sub_valid) ws_smem_put(sub.vals, e, vr[i]);
-            }
-        }
-        __syncthreads();
-        ws_items<KB, V, P, ITEMS> it;
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            it.k[i] = ws_smem_get(sub.keys, first + i);
-            it.v[i] = ws_smem_get(sub.vals, first + i);
-            if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
-        }
-        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub);
-        /* Each thread writes back only the slots it read: no barrier. */
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            ws_smem_put(sub.keys, first + i, it.k[i]);
-            ws_smem_put(sub.vals, first + i, it.v[i]);
-        }
-    }
-    __syncthreads();
-    const KB *res_keys = keys; /* where the sorted block tile ends up */
-    if constexpr (SUB == 2) {
-        /* Merge the two sorted sub-tiles: each thread takes outputs
-         * [first, first+ITEMS) and [TILE+first, ...). The first sub-tile
-         * wins ties, so the tile stays stable. */
-        const ws_merge_src m = {0, TILE, TILE, TILE};
-        if constexpr (ws_tile_second_array<KB, V>()) {
-            /* Straight into the second array, keeping registers free. */
-            KB *out = keys + ws_smem_slots<KB>(BLOCK_TILE);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(first), 0);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(TILE + first), 0);
-            res_keys = out;
-        } else {
-            /* Into registers, then back once every thread has read. */
-            KB k0[ITEMS], k1[ITEMS];
-            V v0[ITEMS], v1[ITEMS];
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
-            __syncthreads();
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                ws_smem_put(keys, first + i, k0[i]);
-                ws_smem_put(vals, first + i, v0[i]);
-                ws_smem_put(keys, TILE + first + i, k1[i]);
-                ws_smem_put(vals, TILE + first + i, v1[i]);
-            }
-        }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < SUB * ITEMS; i++) {
-        const int e = i * THREADS + t;
-        if (e < valid) {
-            const KB key = ws_smem_get(res_keys, e);
-            keys_out[base + e] = keep_ordered ? key : ws_decode(key, codec);
-            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(vals, e);
-        }
-    }
-}
 
 template <typename I>
 __global__ void ws_iota_kernel(I *out, size_t n) {
@@ -287,8 +162,96 @@ static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t valu
     l.total = l.cuts_off + ws_align256(4 * slots * sizeof(size_t));
     return l;
 }
-static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_bytes) {
-    return ws_sort_layout_for(n, key_bytes, value_bytes).total;
+static size_t ws_pow2_at_least(size_t x) {
+    size_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
+
+/* The one plan of a call (plan.cuh). */
+static ws_plan_t ws_plan_for(const ws_sample_limits &lim, size_t n, size_t kb, size_t vb) {
+    ws_plan_t p = {};
+    p.n = n;
+    p.key_bytes = kb;
+    p.value_bytes = vb;
+    const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb);
+    if (n <= tile || n < lim.min_n) {
+        p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
+        p.lay.total = ws_sort_layout_for(n, kb, vb).total;
+        return p;
+    }
+    p.path = WS_PATH_SAMPLE;
+    const ws_shape shape = ws_policy((int)kb, (int)vb);
+    const unsigned T = (unsigned)(shape.tile_threads * shape.tile_items);
+    p.cap = 2 * T;
+    for (int c = 0; c < WS_SORT_CLASSES; c++) p.class_cap[c] = (T / 4) << c;
+    /* Buckets of about half a tile: the spread of a 16x oversampled split
+     * stays inside one tile, and two tiles take the tail. */
+    const size_t target = T / 2;
+    size_t r = (n + target - 1) / target;
+    while (r > 1 && p.levels < lim.levels && p.levels < WS_MAX_LEVELS) {
+        size_t b = ws_min(ws_pow2_at_least(r), (size_t)WS_TREE_SLOTS);
+        b = ws_min(b, (size_t)lim.splitters + 1);
+        p.splitters[p.levels++] = (unsigned)(b - 1);
+        r = (r + b - 1) / b;
+    }
+    const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items((int)kb, (int)vb);
+    /* About 2048 distribution blocks at most: few count entries, full waves. */
+    const size_t tiles = ws_min(64, ws_min((size_t)1 << 20, n / (D * 2048)) + 1);
+    const size_t base_blocks = (n + D * tiles - 1) / (D * tiles);
+    size_t buckets_total = 0;
+    p.max_cnt = 0;
+    for (int l = 0; l < p.levels; l++) {
+        p.chunk[l] = (unsigned)(D * tiles);
+        p.max_segs[l] = l == 0 ? 1u
+                               : (unsigned)ws_min((size_t)p.max_segs[l - 1] *
+                                                      (2 * p.splitters[l - 1] + 1),
+                                                  n / (p.cap + 1) + 1);
+        p.max_blocks[l] = (unsigned)(base_blocks + (l ? p.max_segs[l] : 0));
+        p.max_cnt = p.max_cnt > (size_t)p.max_blocks[l] * WS_MAX_BUCKETS
+                        ? p.max_cnt
+                        : (size_t)p.max_blocks[l] * WS_MAX_BUCKETS;
+        buckets_total += ws_min(n, (size_t)p.max_segs[l] * (2 * p.splitters[l] + 1));
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++)
+        p.sort_list_cap[c] = ws_min(buckets_total, n / (c ? p.class_cap[c - 1] + 1 : 2) + 1);
+    p.copy_list_cap = buckets_total + n / WS_COPY_PIECE + 1;
+    p.big_list_cap = n / (p.cap + 1) + 1;
+
+    ws_sample_layout &L = p.lay;
+    size_t off = ws_align256(n * kb);
+    L.vals_tmp = off;
+    off += ws_align256(n * vb);
+    L.cnt = off;
+    off += ws_align256((p.max_cnt + 1) * sizeof(unsigned long long));
+    L.partials = off;
+    off += ws_align256((p.max_cnt / WS_SCAN_TILE + 2) * sizeof(unsigned long long));
+    L.ctl = off;
+    off += ws_align256(WS_MAX_LEVELS * sizeof(ws_level_ctl) + sizeof(ws_final_ctl));
+    for (int l = 0; l < p.levels; l++) {
+        L.segs[l] = off;
+        off += ws_align256(p.max_segs[l] * sizeof(ws_dist_seg));
+        L.trees[l] = off;
+        off += ws_align256((size_t)p.max_segs[l] * WS_TREE_SLOTS * kb);
+        L.blockseg[l] = off;
+        off += l ? ws_align256(p.max_blocks[l] * sizeof(unsigned)) : 0;
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++) {
+        L.sort_list[c] = off;
+        off += ws_align256(p.sort_list_cap[c] * sizeof(ws_bucket));
+    }
+    L.copy_list = off;
+    off += ws_align256(p.copy_list_cap * sizeof(ws_bucket));
+    L.big_list = off;
+    off += ws_align256(p.big_list_cap * sizeof(ws_big_bucket));
+    L.total = off;
+    return p;
+}
+
+static size_t ws_sort_workspace_bytes(const ws_sample_limits &lim, size_t n, size_t key_bytes,
+                                      size_t value_bytes) {
+    return ws_plan_for(lim, n, key_bytes, value_bytes).lay.total;
 }
 
 template <typename KB, typename V, bool STABLE, int SUB>
@@ -383,6 +346,167 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     return WARPSORT_OK;
 }
 
+/* Sets a kernel's dynamic shared memory and returns how many blocks fill
+ * the GPU with it (for grid-stride kernels). */
+template <typename K>
+static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_count,
+                                     unsigned *grid) {
+    cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess) return err;
+    int per_sm = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    if (err != cudaSuccess) return err;
+    *grid = (unsigned)((per_sm > 0 ? per_sm : 1) * sm_count);
+    return cudaSuccess;
+}
+
+/* Bucket-sort class c: a quarter, half or whole tile per block (SUB 1), or
+ * two tiles merged on chip (SUB 2). */
+template <typename KB, typename V, bool STABLE, int C>
+static cudaError_t ws_launch_bucket_class(KB *keys, V *vals, const KB *ktmp, const V *vtmp,
+                                          const ws_bucket *list, const unsigned *count,
+                                          size_t cap, ws_key_codec codec, int sm_count,
+                                          cudaStream_t stream) {
+    using PL = ws_plan<KB, V>;
+    constexpr int SUB = C == 3 ? 2 : 1;
+    constexpr int THREADS = C == 3 ? PL::SHAPE.tile_threads : PL::SHAPE.tile_threads >> (2 - C);
+    constexpr int ITEMS = PL::SHAPE.tile_items, RUN = PL::SHAPE.tile_run;
+    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, SUB>;
+    const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
+    unsigned grid = 0;
+    cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, sm_count, &grid);
+    if (err != cudaSuccess) return err;
+    grid = (unsigned)ws_min(grid, cap);
+    kernel<<<grid, THREADS, smem, stream>>>(keys, vals, ktmp, vtmp, list, count, codec);
+    return cudaGetLastError();
+}
+
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_launch_bucket_sorts(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
+                                          const KB *ktmp, const V *vtmp, const ws_final_ctl *fin,
+                                          ws_key_codec codec, int sm_count, cudaStream_t stream) {
+#define WS_BUCKET_CLASS(C)                                                                    \
+    do {                                                                                      \
+        cudaError_t e_ = ws_launch_bucket_class<KB, V, STABLE, C>(                            \
+            keys, vals, ktmp, vtmp, (const ws_bucket *)(ws + p.lay.sort_list[C]),             \
+            &fin->sort_count[C], p.sort_list_cap[C], codec, sm_count, stream);                \
+        if (e_ != cudaSuccess) return e_;                                                     \
+    } while (0)
+    WS_BUCKET_CLASS(3); /* the biggest first: the longest jobs start early */
+    WS_BUCKET_CLASS(2);
+    WS_BUCKET_CLASS(1);
+    WS_BUCKET_CLASS(0);
+#undef WS_BUCKET_CLASS
+    return cudaSuccess;
+}
+
+/* Sorts n device-resident items in place with the sample sort (plan.cuh,
+ * distribute.cuh, tile_sort.cuh); ws holds p.lay.total bytes. Every launch
+ * is enqueued on `stream`: nothing waits for the GPU. */
+template <typename KB, typename V>
+static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws_plan_t &p,
+                                               KB *keys, V *vals, ws_key_codec codec,
+                                               bool stable, unsigned char *ws,
+                                               cudaStream_t stream) {
+    using PL = ws_plan<KB, V>;
+    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    constexpr int DI = ws_dist_items(PL::KEY_BYTES, PL::VALUE_BYTES);
+    const int sms = ws_state(ctx)->sm_count;
+    const ws_sample_layout &L = p.lay;
+    KB *ktmp = (KB *)ws;
+    V *vtmp = HAS_VALUES ? (V *)(ws + L.vals_tmp) : nullptr;
+    unsigned long long *cnt = (unsigned long long *)(ws + L.cnt);
+    unsigned long long *partials = (unsigned long long *)(ws + L.partials);
+    ws_level_ctl *ctl = (ws_level_ctl *)(ws + L.ctl);
+    ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
+
+    auto count = ws_dist_count<KB, DI>;
+    auto scatter = ws_dist_scatter<KB, V, DI>;
+    const size_t count_smem = sizeof(ws_count_smem<KB, DI>);
+    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI>);
+    WS_CUDA_TRY(ctx, cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)count_smem));
+    WS_CUDA_TRY(ctx, cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)scatter_smem));
+
+    ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n,
+                                       p.chunk[0]);
+    WS_CUDA_TRY(ctx, cudaGetLastError());
+    const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
+    for (int l = 0; l < p.levels; l++) {
+        const bool even = l % 2 == 0;
+        const KB *src = even ? keys : ktmp;
+        KB *dst = even ? ktmp : keys;
+        const V *vsrc = even ? vals : vtmp;
+        V *vdst = even ? vtmp : vals;
+        const int raw = l == 0;
+        ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
+        KB *trees = (KB *)(ws + L.trees[l]);
+        const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
+        ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0, stream>>>(
+            src, raw, codec, segs, &ctl[l], trees, p.splitters[l]);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
+            src, raw, codec, segs, blockseg, &ctl[l], trees, p.chunk[l], cnt);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials);
+        ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]);
+        ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        scatter<<<p.max_blocks[l], WS_DIST_THREADS, scatter_smem, stream>>>(
+            src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], trees, p.chunk[l], cnt);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+
+        ws_level_out out = {};
+        if (l + 1 < p.levels) {
+            out.segs = (ws_dist_seg *)(ws + L.segs[l + 1]);
+            out.blockseg = (unsigned *)(ws + L.blockseg[l + 1]);
+            out.ctl = &ctl[l + 1];
+            out.chunk = p.chunk[l + 1];
+        }
+        for (int c = 0; c < WS_SORT_CLASSES; c++) {
+            out.sort[c] = (ws_bucket *)(ws + L.sort_list[c]);
+            out.class_cap[c] = p.class_cap[c];
+        }
+        out.copy = (ws_bucket *)(ws + L.copy_list);
+        out.big = (ws_big_bucket *)(ws + L.big_list);
+        out.fin = fin;
+        const size_t pairs = (size_t)p.max_segs[l] * WS_MAX_BUCKETS;
+        const unsigned fgrid = (unsigned)ws_min((pairs + 255) / 256, (size_t)sms * 8);
+        ws_dist_finalize<<<fgrid, 256, 0, stream>>>(segs, &ctl[l], cnt, even ? 1u : 0u, out);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+    }
+
+    cudaError_t err;
+    if constexpr (HAS_VALUES)
+        err = ws_launch_bucket_sorts<KB, V, true>(p, ws, keys, vals, ktmp, vtmp, fin, codec, sms,
+                                                  stream);
+    else
+        err = stable ? ws_launch_bucket_sorts<KB, V, true>(p, ws, keys, vals, ktmp, vtmp, fin,
+                                                           codec, sms, stream)
+                     : ws_launch_bucket_sorts<KB, V, false>(p, ws, keys, vals, ktmp, vtmp, fin,
+                                                            codec, sms, stream);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "ws_bucket_sort_kernel");
+    ws_bucket_copy_kernel<KB, V><<<(unsigned)ws_min(p.copy_list_cap, (size_t)sms * 8), 256, 0,
+                                   stream>>>(keys, vals, ktmp, vtmp,
+                                             (const ws_bucket *)(ws + L.copy_list),
+                                             &fin->copy_count, codec);
+    WS_CUDA_TRY(ctx, cudaGetLastError());
+    {
+        constexpr int THREADS = PL::SHAPE.tile_threads, ITEMS = PL::SHAPE.tile_items;
+        auto big = ws_big_bucket_kernel<KB, V, THREADS, ITEMS, PL::SHAPE.tile_run>;
+        const size_t smem = ws_big_smem_bytes<KB, V, THREADS, ITEMS>();
+        WS_CUDA_TRY(ctx, cudaFuncSetAttribute(big, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)smem));
+        big<<<(unsigned)ws_min(p.big_list_cap, (size_t)sms), THREADS, smem, stream>>>(
+            keys, vals, ktmp, vtmp, (const ws_big_bucket *)(ws + L.big_list), &fin->big_count,
+            codec);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+    }
+    return WARPSORT_OK;
+}
+
 /* Makes sure `bytes` of workspace exist; fails without touching any data. */
 static warpsort_status_t ws_acquire(warpsort_context_t *ctx, size_t bytes, unsigned char **out) {
     ws_cuda_state *st = ws_state(ctx);
@@ -423,20 +547,29 @@ static int ws_device_accessible(const void *p) {
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+template <typename KB, typename V>
+static warpsort_status_t ws_sort_planned(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
+                                         ws_key_codec codec, bool stable, unsigned char *ws,
+                                         cudaStream_t stream) {
+    const ws_plan_t p =
+        ws_plan_for(ws_state(ctx)->limits, n, sizeof(KB), ws_is_value<V>::value ? sizeof(V) : 0);
+    if (p.path == WS_PATH_SAMPLE)
+        return ws_sample_sort_device<KB, V>(ctx, p, (KB *)keys, (V *)vals, codec, stable, ws,
+                                            stream);
+    return ws_sort_device<KB, V>(ctx, (KB *)keys, (V *)vals, n, codec, stable, ws, stream);
+}
+
 template <typename KB>
 static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys, void *vals,
                                             size_t n, size_t value_bytes, ws_key_codec codec,
                                             bool stable, unsigned char *ws, cudaStream_t stream) {
     switch (value_bytes) {
     case 0:
-        return ws_sort_device<KB, ws_no_value>(ctx, (KB *)keys, (ws_no_value *)nullptr, n, codec,
-                                               stable, ws, stream);
+        return ws_sort_planned<KB, ws_no_value>(ctx, keys, nullptr, n, codec, stable, ws, stream);
     case 4:
-        return ws_sort_device<KB, uint32_t>(ctx, (KB *)keys, (uint32_t *)vals, n, codec, stable,
-                                            ws, stream);
+        return ws_sort_planned<KB, uint32_t>(ctx, keys, vals, n, codec, stable, ws, stream);
     default:
-        return ws_sort_device<KB, uint64_t>(ctx, (KB *)keys, (uint64_t *)vals, n, codec, stable,
-                                            ws, stream);
+        return ws_sort_planned<KB, uint64_t>(ctx, keys, vals, n, codec, stable, ws, stream);
     }
 }
 
@@ -456,12 +589,33 @@ static warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *
 struct ws_call_layout {
     size_t sort_bytes, keys_off, vals_off, total;
 };
-static ws_call_layout ws_layout(size_t n, size_t kb, size_t vb, int stage_keys, int stage_vals) {
+static ws_call_layout ws_layout(const ws_cuda_state *st, size_t n, size_t kb, size_t vb,
+                                int stage_keys, int stage_vals) {
     ws_call_layout l;
-    l.sort_bytes = ws_align256(ws_sort_workspace_bytes(n, kb, vb));
+    l.sort_bytes = ws_align256(ws_sort_workspace_bytes(st->limits, n, kb, vb));
     l.keys_off = l.sort_bytes;
     l.vals_off = l.keys_off + (stage_keys ? ws_align256(n * kb) : 0);
     l.total = l.vals_off + (stage_vals ? ws_align256(n * vb) : 0);
+    return l;
+}
+
+/* The sample sort takes n from WS_SAMPLE_MIN_N (tuning.cuh) up, with up to
+ * 255 splitters and WS_MAX_LEVELS levels; tests narrow these (see
+ * ws_sample_limits). */
+static ws_sample_limits ws_sample_limits_from_env(void) {
+    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_TREE_SLOTS - 1, WS_MAX_LEVELS};
+    const char *v = getenv("WARPSORT_SAMPLE_MIN_N");
+    if (v && *v) l.min_n = (size_t)strtoull(v, NULL, 0);
+    v = getenv("WARPSORT_SAMPLE_SPLITTERS");
+    if (v && *v) {
+        const unsigned long s = strtoul(v, NULL, 0);
+        l.splitters = s < 1 ? 1u : s > WS_TREE_SLOTS - 1 ? WS_TREE_SLOTS - 1 : (unsigned)s;
+    }
+    v = getenv("WARPSORT_SAMPLE_LEVELS");
+    if (v && *v) {
+        const long s = strtol(v, NULL, 0);
+        l.levels = s < 1 ? 1 : s > WS_MAX_LEVELS ? WS_MAX_LEVELS : (int)s;
+    }
     return l;
 }
 
@@ -493,6 +647,7 @@ warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
     if (!st) return WARPSORT_OUT_OF_MEMORY;
     st->stream = (cudaStream_t)ctx->stream;
     st->sm_count = sms;
+    st->limits = ws_sample_limits_from_env();
     ctx->cuda = st;
     return WARPSORT_OK;
 }
@@ -527,7 +682,7 @@ warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n
     const size_t kb = warpsort_dtype_size(dtype);
     /* Argsort keeps the caller's keys and sorts a copy. */
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
-    *bytes = ws_layout(n, kb, value_bytes, argsort, 0).total;
+    *bytes = ws_layout(ws_state(ctx), n, kb, value_bytes, argsort, 0).total;
     return WARPSORT_OK;
 }
 
@@ -562,7 +717,7 @@ static warpsort_status_t ws_cuda_sort_pairs_on_device(warpsort_context_t *ctx, v
     const size_t vb = values ? value_bytes : 0;
     const int stage_keys = !ws_device_accessible(keys);
     const int stage_vals = vb && !ws_device_accessible(values);
-    const ws_call_layout l = ws_layout(n, kb, vb, stage_keys, stage_vals);
+    const ws_call_layout l = ws_layout(st, n, kb, vb, stage_keys, stage_vals);
     unsigned char *ws = NULL;
     warpsort_status_t s = ws_acquire(ctx, l.total, &ws);
     if (s != WARPSORT_OK) return s;
@@ -609,7 +764,7 @@ static warpsort_status_t ws_cuda_argsort_on_device(warpsort_context_t *ctx, cons
     const size_t kb = warpsort_dtype_size(dtype);
     const int stage_idx = !ws_device_accessible(indices);
     /* The keys are always copied: argsort must not reorder them. */
-    const ws_call_layout l = ws_layout(n, kb, index_bytes, 1, stage_idx);
+    const ws_call_layout l = ws_layout(st, n, kb, index_bytes, 1, stage_idx);
     unsigned char *ws = NULL;
     warpsort_status_t s = ws_acquire(ctx, l.total, &ws);
     if (s != WARPSORT_OK) return s;

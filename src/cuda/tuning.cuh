@@ -84,4 +84,10 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
     return ws_merge_passes(n, 2 * tile) < ws_merge_passes(n, tile) ? 2 * tile : tile;
 }
 
+/* Smallest n the sample sort takes (plan.cuh); below it the merge passes
+ * are cheaper than a distribution level. */
+#ifndef WS_SAMPLE_MIN_N
+#define WS_SAMPLE_MIN_N ((size_t)1 << 20)
+#endif
+
 #endif /* WARPSORT_CUDA_TUNING_CUH */

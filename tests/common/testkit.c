@@ -49,7 +49,9 @@ static int wt_is_float(warpsort_dtype_t d) { return d == WARPSORT_F32 || d == WA
 
 const char *wt_dist_name(wt_dist_t dist) {
     static const char *const names[WT_DIST_COUNT] = {"random", "sorted", "reversed",
-                                                     "equal",  "few",    "special", "narrow"};
+                                                     "equal",  "few",    "special", "narrow",
+                                                     "two",    "skewed", "exponential",
+                                                     "all-but-one"};
     return (unsigned)dist < WT_DIST_COUNT ? names[dist] : "?";
 }
 
@@ -258,6 +260,44 @@ void wt_fill_keys(void *keys, size_t n, warpsort_dtype_t dtype, wt_dist_t dist, 
         uint64_t band = wt_truncate(wt_mix(base), kb) & ~0xFFFFFFull;
         for (size_t i = 0; i < n; i++)
             wt_store(keys, i, kb, band | (wt_mix(base + i) & 0xFFFFFFull));
+        break;
+    }
+    case WT_TWO_VALUES: {
+        const uint64_t a = wt_truncate(wt_mix(base ^ 0xA11ull), kb), b = wt_truncate(wt_mix(base ^ 0xB22ull), kb);
+        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, (wt_mix(base + i) & 1u) ? a : b);
+        break;
+    }
+    case WT_SKEWED: {
+        const uint64_t heavy = wt_truncate(wt_mix(base ^ 0x5CEull), kb);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = wt_mix(base + i);
+            wt_store(keys, i, kb, r % 10u ? heavy : wt_truncate(wt_mix(r), kb));
+        }
+        break;
+    }
+    case WT_EXPONENTIAL:
+        /* floor(-ln(u) * 64) by value: small values repeat, large ones are rare. */
+        for (size_t i = 0; i < n; i++) {
+            const double u = ((double)(wt_mix(base + i) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+            const double x = -log(u) * 64.0;
+            uint64_t v;
+            if (dtype == WARPSORT_F32) {
+                const float f = (float)x;
+                uint32_t b32;
+                memcpy(&b32, &f, 4);
+                v = b32;
+            } else if (dtype == WARPSORT_F64) {
+                memcpy(&v, &x, 8);
+            } else {
+                v = (uint64_t)x;
+            }
+            wt_store(keys, i, kb, v);
+        }
+        break;
+    case WT_ALL_BUT_ONE: {
+        const uint64_t v = wt_truncate(wt_mix(base), kb);
+        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, v);
+        if (n) wt_store(keys, wt_mix(base ^ 0x0DDull) % n, kb, wt_truncate(wt_mix(base + 7), kb));
         break;
     }
     default:

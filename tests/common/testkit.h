@@ -39,6 +39,10 @@ typedef enum wt_dist {
     WT_NARROW,       /* random within a 2^24-wide band of bit patterns: only the low three
                         bytes vary, so radix sorts skip digits (3 passes with 8- or 11-bit
                         digits: an odd count) */
+    WT_TWO_VALUES,   /* two bit patterns in random order */
+    WT_SKEWED,       /* 90 % one bit pattern, the rest random */
+    WT_EXPONENTIAL,  /* exponentially distributed values: many repeats of small ones */
+    WT_ALL_BUT_ONE,  /* one bit pattern everywhere except one random key */
     WT_DIST_COUNT
 } wt_dist_t;
 #define WT_ALL_DISTS ((1u << WT_DIST_COUNT) - 1u)

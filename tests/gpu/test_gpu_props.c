@@ -11,7 +11,9 @@
  * Without a CUDA backend or device every test reports SKIPPED and the
  * program exits 77 (ctest: SKIP_RETURN_CODE).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 
 #include "testkit.h"
 #include "wt_cmocka.h"
@@ -168,6 +170,69 @@ static void test_2_28_u32(void **state) {
     const size_t n = (size_t)1 << 28;
     if (!device_has(4.0 * (double)n * 4)) skip();
     run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, WT_RANDOM, g_cpu);
+}
+
+/* The sample sort's switch points on small inputs: contexts whose plan
+ * limits (src/cuda/sort.cu, ws_sample_limits: environment read when the
+ * context is created) put every n above one tile on the sample path, with
+ * all 255 splitters (one level), 15 (two or three levels), 3 (deep
+ * recursion), and 3 in a single level (buckets too big for the chip: the
+ * one-block fallback). Every distribution, so equality buckets, empty
+ * buckets, one giant bucket, NaNs and +-0.0 among the splitters and stable
+ * ties across bucket boundaries all occur. */
+static warpsort_context_t *sample_context(const char *splitters, const char *levels) {
+    setenv("WARPSORT_SAMPLE_MIN_N", "0", 1);
+    setenv("WARPSORT_SAMPLE_SPLITTERS", splitters, 1);
+    setenv("WARPSORT_SAMPLE_LEVELS", levels, 1);
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_context_t *ctx = NULL;
+    const warpsort_status_t st = warpsort_create(&ctx, &cfg);
+    unsetenv("WARPSORT_SAMPLE_MIN_N");
+    unsetenv("WARPSORT_SAMPLE_SPLITTERS");
+    unsetenv("WARPSORT_SAMPLE_LEVELS");
+    if (st != WARPSORT_OK) fail_msg("warpsort_create: %s", warpsort_status_name(st));
+    return ctx;
+}
+
+static void test_sample_sort_plans(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    static const struct {
+        const char *splitters, *levels;
+    } plans[] = {{"255", "4"}, {"15", "4"}, {"3", "4"}, {"3", "1"}};
+    static const size_t sizes[] = {8193, 12289, 16385, 65537, 131071, 300007};
+    static const size_t quick_sizes[] = {16385, 131071};
+    static const struct {
+        wt_op_t op;
+        size_t second;
+        unsigned flags;
+    } kinds[] = {{WT_OP_SORT, 0, 0},
+                 {WT_OP_SORT, 0, WARPSORT_DESCENDING},
+                 {WT_OP_PAIRS, 4, WARPSORT_STABLE},
+                 {WT_OP_PAIRS, 8, WARPSORT_DESCENDING | WARPSORT_STABLE},
+                 {WT_OP_PAIRS, 4, 0},
+                 {WT_OP_ARGSORT, 4, 0}};
+    size_t failures = 0;
+    for (size_t p = 0; p < COUNT(plans); p++) {
+        warpsort_context_t *ctx = sample_context(plans[p].splitters, plans[p].levels);
+        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+            if (g_quick && d != WARPSORT_U32 && d != WARPSORT_F64) continue;
+            for (size_t k = 0; k < COUNT(kinds); k++) {
+                wt_matrix_t m = {kinds[k].op, (warpsort_dtype_t)d, kinds[k].second,
+                                 kinds[k].flags, g_quick ? quick_sizes : sizes,
+                                 g_quick ? COUNT(quick_sizes) : COUNT(sizes), WT_ALL_DISTS,
+                                 0x5A3Dull + p};
+                const size_t f = wt_run_matrix(ctx, &device_memory, &m, g_cpu, stderr);
+                if (f)
+                    fprintf(stderr, "  (plan: %s splitters, %s levels)\n", plans[p].splitters,
+                            plans[p].levels);
+                failures += f;
+            }
+        }
+        warpsort_destroy(ctx);
+    }
+    assert_int_equal(failures, 0);
 }
 
 /* 2^32 + 12345 u32 keys: n is size_t end to end. Needs > 40 GiB free on the
@@ -448,6 +513,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pinned_and_mixed_memory),
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
+        cmocka_unit_test(test_sample_sort_plans),
         cmocka_unit_test(test_2_24_every_dtype),
         cmocka_unit_test(test_2_28_u32),
         cmocka_unit_test(test_beyond_2_32),

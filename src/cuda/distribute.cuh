@@ -1,0 +1,507 @@
+/*
+ * distribute.cuh - one level of the sample sort: splitters, classify, rank,
+ * scatter (plan.cuh says how levels chain).
+ *
+ * A level cuts every segment of its input into buckets by the segment's own
+ * splitters, in five launches that never wait on the host:
+ *   1. ws_dist_sample: one block per segment sorts a stratified random
+ *      sample of 4096 keys on chip and keeps up to 255 distinct splitters as
+ *      an implicit search tree. A sample that repeats a splitter switches the
+ *      segment to equality buckets: keys equal to a splitter get a bucket of
+ *      their own, which is done at once (few distinct keys finish early).
+ *   2. ws_dist_count: each block walks its chunk of a segment and counts its
+ *      keys per bucket (8-step branch-free descent of the tree).
+ *   3. ws_scan_*: one exclusive scan over all counts, laid out bucket-major
+ *      within a segment, gives every (bucket, block) its output offset.
+ *   4. ws_dist_scatter: each block walks its chunk again, ranks every tile's
+ *      keys by bucket in input order (warp match + per-warp counters, so the
+ *      level is stable), regroups the tile by bucket in shared memory and
+ *      writes each bucket's run contiguously.
+ *   5. ws_dist_finalize: each bucket becomes a segment of the next level (too
+ *      big for the on-chip sort), a bucket-sort job of its size class, a
+ *      copy job (equality buckets, single keys), or, after the last level, a
+ *      fallback job.
+ * Grids are sized for the worst case the plan allows; blocks past the counts
+ * the previous launch wrote return at once.
+ */
+#ifndef WARPSORT_CUDA_DISTRIBUTE_CUH
+#define WARPSORT_CUDA_DISTRIBUTE_CUH
+
+#include "block_sort.cuh"
+#include "plan.cuh"
+
+#define WS_NO_BUCKET 0xFFFFFFFFu
+
+/* Exclusive prefix sum of one value per thread across the block; *total
+ * gets the sum. Every thread of the block calls it; it synchronises. */
+template <typename T, int THREADS>
+__device__ __forceinline__ T ws_block_exclusive_sum(T x, T *warp_sums, T *total) {
+    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
+    T inc = x;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const T y = __shfl_up_sync(0xFFFFFFFFu, inc, d);
+        if (lane >= d) inc += y;
+    }
+    if (lane == 31) warp_sums[warp] = inc;
+    __syncthreads();
+    T before = 0, all = 0;
+#pragma unroll
+    for (int w = 0; w < THREADS / 32; w++) {
+        const T s = warp_sums[w];
+        before += w < warp ? s : T(0);
+        all += s;
+    }
+    __syncthreads(); /* warp_sums may be reused right after */
+    *total = all;
+    return before + inc - x;
+}
+
+/* Bucket of an ordered key: descend the heap-ordered tree (slot k has
+ * children 2k, 2k+1; slot 0 unused) to j = number of splitters below the
+ * key, clamped to the m distinct ones (the tail repeats the largest). With
+ * equality buckets, range bucket j becomes 2j and a key equal to splitter j
+ * goes to 2j + 1. */
+template <typename KB>
+__device__ __forceinline__ unsigned ws_classify(const KB *tree, KB key, unsigned m, bool eq) {
+    unsigned k = 1;
+#pragma unroll
+    for (int d = 0; d < WS_TREE_LOG; d++) k = 2 * k + (tree[k] < key ? 1u : 0u);
+    unsigned j = k - WS_TREE_SLOTS;
+    j = j < m ? j : m;
+    if (eq) {
+        /* Splitter j (in-order position j + 1) sits at depth 7 - ctz. */
+        const unsigned p = j + 1, t = (unsigned)__ffs((int)p) - 1;
+        const KB upper = tree[((WS_TREE_SLOTS / 2) >> t) + (p >> (t + 1))];
+        j = 2 * j + ((j < m && upper == key) ? 1u : 0u);
+    }
+    return j;
+}
+
+/* Ranks one warp's keys by bucket, in (item, lane) order: rank[i] is the
+ * number of earlier keys of the same bucket counted in hist (this warp's
+ * counters), which is advanced. Invalid items carry WS_NO_BUCKET. All 32
+ * lanes call it. */
+template <int ITEMS>
+__device__ __forceinline__ void ws_warp_rank(const unsigned (&bkt)[ITEMS], unsigned (&rank)[ITEMS],
+                                             unsigned *hist) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned below = (1u << lane) - 1u;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned peers = __match_any_sync(0xFFFFFFFFu, bkt[i]);
+        const bool valid = bkt[i] != WS_NO_BUCKET;
+        const unsigned base = valid ? hist[bkt[i]] : 0u;
+        __syncwarp();
+        if (valid && lane == (unsigned)__ffs((int)peers) - 1u) hist[bkt[i]] = base + __popc(peers);
+        __syncwarp();
+        rank[i] = base + (unsigned)__popc(peers & below);
+    }
+}
+
+/*--- 1. splitters ---*/
+
+__device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+template <typename KB>
+__global__ void __launch_bounds__(WS_SAMPLE_THREADS)
+    ws_dist_sample(const KB *src, int raw, ws_key_codec codec, ws_dist_seg *segs,
+                   const ws_level_ctl *ctl, KB *trees, unsigned want) {
+    constexpr int THREADS = WS_SAMPLE_THREADS, ITEMS = WS_SAMPLE_ITEMS, S = WS_SAMPLE;
+    __shared__ KB skeys[ws_smem_slots<KB>(S)];
+    __shared__ KB split[WS_TREE_SLOTS];
+    __shared__ unsigned warp_sums[THREADS / 32];
+    const unsigned seg = blockIdx.x;
+    if (seg >= ctl->segs) return;
+    const ws_dist_seg sg = segs[seg];
+    const int t = (int)threadIdx.x;
+
+    /* Stratified: sample s is drawn from the s-th of S equal strata, so
+     * sorted input yields exact quantiles and no region goes unsampled. */
+    const unsigned long long q = sg.size / S, r = sg.size % S;
+    KB kr[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned long long s = (unsigned long long)(i * THREADS + t);
+        const unsigned long long lo = q * s + r * s / S, hi = q * (s + 1) + r * (s + 1) / S;
+        const unsigned long long h = ws_hash64(sg.begin * 0x100000001B3ull + s);
+        kr[i] = src[sg.begin + lo + (hi > lo ? h % (hi - lo) : 0)];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        ws_smem_put(skeys, i * THREADS + t, raw ? ws_encode(kr[i], codec) : kr[i]);
+    __syncthreads();
+    ws_items<KB, ws_no_value, ws_no_value, ITEMS> it;
+    const int first = t * ITEMS;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) it.k[i] = ws_smem_get(skeys, first + i);
+    ws_tile_smem<KB, ws_no_value> sm = {skeys, nullptr};
+    block_sort_tile<32 * ITEMS, KB, ws_no_value, ws_no_value, THREADS, ITEMS>(it, sm);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) ws_smem_put(skeys, first + i, it.k[i]);
+    __syncthreads();
+
+    /* Splitter candidates at even ranks; keep the distinct ones, in order. */
+    bool keep = false;
+    KB cand = 0;
+    if ((unsigned)t < want) {
+        cand = ws_smem_get(skeys, (int)((unsigned long long)(t + 1) * S / (want + 1)));
+        keep = t == 0 ||
+               cand != ws_smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
+    }
+    unsigned m = 0;
+    const unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(keep ? 1u : 0u, warp_sums, &m);
+    if (keep) split[at] = cand;
+    __syncthreads();
+    for (int k = t; k < WS_TREE_SLOTS - 1; k += THREADS)
+        if ((unsigned)k >= m) split[k] = split[m - 1];
+    __syncthreads();
+    /* Heap slot k at depth d, position p in its row, holds the splitter of
+     * in-order position (2p + 1) << (7 - d). */
+    KB *tree = trees + (size_t)seg * WS_TREE_SLOTS;
+    for (int k = 1 + t; k < WS_TREE_SLOTS; k += THREADS) {
+        const int d = 31 - __clz(k);
+        const int pos = (2 * (k - (1 << d)) + 1) << (WS_TREE_LOG - 1 - d);
+        tree[k] = split[pos - 1];
+    }
+    if (t == 0) {
+        tree[0] = split[0];
+        segs[seg].m = m;
+        segs[seg].eq = m < want;
+    }
+}
+
+/*--- 2. and 4. count and scatter ---*/
+
+/* Shared memory of a count block ... */
+template <typename KB, int ITEMS>
+struct ws_count_smem {
+    static constexpr int WARPS = WS_DIST_THREADS / 32;
+    static constexpr int TILE = WS_DIST_THREADS * ITEMS;
+    KB tree[WS_TREE_SLOTS];
+    unsigned hist[WARPS][WS_MAX_BUCKETS]; /* per-warp counters */
+};
+/* ... and of a scatter block. */
+template <typename KB, typename V, int ITEMS>
+struct ws_dist_smem {
+    static constexpr int WARPS = WS_DIST_THREADS / 32;
+    static constexpr int TILE = WS_DIST_THREADS * ITEMS;
+    KB tree[WS_TREE_SLOTS];
+    unsigned hist[WARPS][WS_MAX_BUCKETS];          /* per-warp counters, then per-warp offsets */
+    unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
+    unsigned long long delta[WS_MAX_BUCKETS];      /* output index of slot e of bucket j: delta[j] + e */
+    unsigned long long run_base[WS_MAX_BUCKETS];   /* next output index of bucket j */
+    unsigned long long warp_sums[WARPS];
+    unsigned short bkt[TILE];
+    KB keys[TILE];
+    typename std::conditional<ws_is_value<V>::value, V, char>::type vals[ws_is_value<V>::value ? TILE : 1];
+};
+
+/* The block's segment and chunk; false when the block has no work. */
+struct ws_dist_work {
+    unsigned seg, local;
+    unsigned long long start, end;
+};
+__device__ __forceinline__ bool ws_dist_block(const ws_dist_seg *segs, const unsigned *blockseg,
+                                              const ws_level_ctl *ctl, unsigned chunk,
+                                              ws_dist_seg &sg, ws_dist_work &w) {
+    const unsigned blk = blockIdx.x;
+    if (blk >= ctl->blocks) return false;
+    w.seg = blockseg ? blockseg[blk] : 0u;
+    sg = segs[w.seg];
+    w.local = blk - sg.first_block;
+    w.start = sg.begin + (unsigned long long)w.local * chunk;
+    const unsigned long long stop = sg.begin + sg.size;
+    w.end = w.start + chunk < stop ? w.start + chunk : stop;
+    return true;
+}
+
+/* Loads warp-blocked item i of a tile (warp w owns items [w*32*ITEMS, ...),
+ * lane l item i at w*32*ITEMS + i*32 + l) and classifies it. */
+template <typename KB, typename V, int ITEMS>
+__device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsigned long long base,
+                                             int valid, int raw, ws_key_codec codec,
+                                             const KB *tree, unsigned m, bool eq, KB (&k)[ITEMS],
+                                             V (&v)[ITEMS], unsigned (&bkt)[ITEMS]) {
+    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = warp * 32 * ITEMS + i * 32 + lane;
+        k[i] = e < valid ? src[base + e] : KB(0);
+        if constexpr (ws_is_value<V>::value) {
+            if (e < valid) v[i] = vsrc[base + e];
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = warp * 32 * ITEMS + i * 32 + lane;
+        if (raw) k[i] = ws_encode(k[i], codec);
+        bkt[i] = e < valid ? ws_classify(tree, k[i], m, eq) : WS_NO_BUCKET;
+    }
+}
+
+template <typename KB, typename SM>
+__device__ __forceinline__ void ws_dist_prologue(SM &s, const KB *trees, unsigned seg) {
+    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS)
+        s.tree[k] = trees[(size_t)seg * WS_TREE_SLOTS + k];
+    for (int j = (int)threadIdx.x; j < SM::WARPS * WS_MAX_BUCKETS; j += WS_DIST_THREADS)
+        (&s.hist[0][0])[j] = 0;
+}
+
+template <typename KB, int ITEMS>
+__global__ void __launch_bounds__(WS_DIST_THREADS)
+    ws_dist_count(const KB *src, int raw, ws_key_codec codec, const ws_dist_seg *segs,
+                  const unsigned *blockseg, const ws_level_ctl *ctl, const KB *trees,
+                  unsigned chunk, unsigned long long *cnt) {
+    using SM = ws_count_smem<KB, ITEMS>;
+    extern __shared__ __align__(16) unsigned char ws_dist_raw[];
+    SM &s = *(SM *)ws_dist_raw;
+    ws_dist_seg sg;
+    ws_dist_work w;
+    if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
+    ws_dist_prologue<KB>(s, trees, w.seg);
+    __syncthreads();
+    unsigned *hist = s.hist[threadIdx.x >> 5];
+    for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
+        const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
+        KB k[ITEMS];
+        ws_no_value v[ITEMS];
+        unsigned bkt[ITEMS], rank[ITEMS];
+        ws_dist_load<KB, ws_no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, sg.m,
+                                             sg.eq != 0, k, v, bkt);
+        ws_warp_rank<ITEMS>(bkt, rank, hist);
+    }
+    __syncthreads();
+    for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS) {
+        unsigned total = 0;
+#pragma unroll
+        for (int wp = 0; wp < SM::WARPS; wp++) total += s.hist[wp][j];
+        cnt[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] = total;
+    }
+}
+
+template <typename KB, typename V, int ITEMS>
+__global__ void __launch_bounds__(WS_DIST_THREADS)
+    ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, ws_key_codec codec,
+                    const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
+                    const KB *trees, unsigned chunk, const unsigned long long *scan) {
+    using SM = ws_dist_smem<KB, V, ITEMS>;
+    constexpr int PER = WS_MAX_BUCKETS / WS_DIST_THREADS; /* buckets per thread */
+    extern __shared__ __align__(16) unsigned char ws_dist_raw[];
+    SM &s = *(SM *)ws_dist_raw;
+    ws_dist_seg sg;
+    ws_dist_work w;
+    if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
+    ws_dist_prologue<KB>(s, trees, w.seg);
+    const int t = (int)threadIdx.x, warp = t >> 5;
+    const unsigned long long seg_first = scan[sg.cnt_base];
+#pragma unroll
+    for (int q = 0; q < PER; q++) {
+        const int j = t * PER + q;
+        s.run_base[j] = sg.begin +
+                        (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] - seg_first);
+    }
+    __syncthreads();
+    for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
+        const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
+        KB k[ITEMS];
+        V v[ITEMS];
+        unsigned bkt[ITEMS], rank[ITEMS];
+        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, sg.m, sg.eq != 0, k,
+                                   v, bkt);
+        ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp]);
+        __syncthreads();
+        /* Per bucket: warps' offsets inside the tile's run, the run's slot
+         * in the regrouped tile, and where it goes in the output. */
+        unsigned c[PER], mine = 0;
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            const int j = t * PER + q;
+            unsigned run = 0;
+#pragma unroll
+            for (int wp = 0; wp < SM::WARPS; wp++) {
+                const unsigned h = s.hist[wp][j];
+                s.hist[wp][j] = run;
+                run += h;
+            }
+            c[q] = run;
+            mine += run;
+        }
+        unsigned long long all;
+        unsigned before = (unsigned)ws_block_exclusive_sum<unsigned long long, WS_DIST_THREADS>(
+            mine, s.warp_sums, &all);
+#pragma unroll
+        for (int q = 0; q < PER; q++) {
+            const int j = t * PER + q;
+            s.tile_start[j] = before;
+            s.delta[j] = s.run_base[j] - before;
+            s.run_base[j] += c[q];
+            before += c[q];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            if (bkt[i] != WS_NO_BUCKET) {
+                const unsigned slot = s.tile_start[bkt[i]] + s.hist[warp][bkt[i]] + rank[i];
+                s.keys[slot] = k[i];
+                s.bkt[slot] = (unsigned short)bkt[i];
+                if constexpr (ws_is_value<V>::value) s.vals[slot] = v[i];
+            }
+        }
+        __syncthreads();
+        /* Consecutive slots of a bucket go to consecutive addresses. */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int e = i * WS_DIST_THREADS + t;
+            if (e < valid) {
+                const unsigned long long o = s.delta[s.bkt[e]] + (unsigned long long)e;
+                dst[o] = s.keys[e];
+                if constexpr (ws_is_value<V>::value) vdst[o] = s.vals[e];
+            }
+        }
+        __syncthreads();
+        for (int j = t; j < SM::WARPS * WS_MAX_BUCKETS; j += WS_DIST_THREADS) (&s.hist[0][0])[j] = 0;
+        __syncthreads();
+    }
+}
+
+/*--- 3. exclusive scan of the counts, in place; cnt[N] gets the total ---*/
+
+/* Entries past N read as zero. */
+__global__ void __launch_bounds__(WS_SCAN_THREADS)
+    ws_scan_reduce(const unsigned long long *cnt, const ws_level_ctl *ctl,
+                   unsigned long long *partials) {
+    __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
+    const unsigned long long n = ctl->cnt_entries;
+    const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
+    if (first > n) return;
+    unsigned long long x = 0;
+#pragma unroll
+    for (int i = 0; i < WS_SCAN_ITEMS; i++) {
+        const unsigned long long e = first + (unsigned long long)i * WS_SCAN_THREADS + threadIdx.x;
+        x += e < n ? cnt[e] : 0ull;
+    }
+    unsigned long long total;
+    (void)ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(x, warp_sums, &total);
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+/* One block: exclusive scan of the partials, in place. */
+__global__ void __launch_bounds__(WS_SCAN_THREADS)
+    ws_scan_partials(unsigned long long *partials, const ws_level_ctl *ctl) {
+    __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
+    const unsigned long long count = ctl->cnt_entries / WS_SCAN_TILE + 1;
+    unsigned long long carry = 0;
+    for (unsigned long long b = 0; b < count; b += WS_SCAN_THREADS) {
+        const unsigned long long e = b + threadIdx.x;
+        const unsigned long long x = e < count ? partials[e] : 0ull;
+        unsigned long long total;
+        const unsigned long long ex =
+            ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(x, warp_sums, &total);
+        if (e < count) partials[e] = carry + ex;
+        carry += total;
+    }
+}
+
+__global__ void __launch_bounds__(WS_SCAN_THREADS)
+    ws_scan_apply(unsigned long long *cnt, const ws_level_ctl *ctl,
+                  const unsigned long long *partials) {
+    __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
+    const unsigned long long n = ctl->cnt_entries;
+    const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
+    if (first > n) return;
+    /* Blocked: thread t scans items t*ITEMS .. t*ITEMS+ITEMS-1. */
+    const unsigned long long mine = first + (unsigned long long)threadIdx.x * WS_SCAN_ITEMS;
+    unsigned long long x[WS_SCAN_ITEMS], sum = 0;
+#pragma unroll
+    for (int i = 0; i < WS_SCAN_ITEMS; i++) {
+        x[i] = mine + i < n ? cnt[mine + i] : 0ull;
+        sum += x[i];
+    }
+    unsigned long long total;
+    unsigned long long run =
+        partials[blockIdx.x] +
+        ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(sum, warp_sums, &total);
+#pragma unroll
+    for (int i = 0; i < WS_SCAN_ITEMS; i++) {
+        if (mine + i <= n) cnt[mine + i] = run;
+        run += x[i];
+    }
+}
+
+/*--- 5. bookkeeping: where every bucket of the level goes ---*/
+
+/* Output of a level for the next one and for the bucket sort. */
+struct ws_level_out {
+    ws_dist_seg *segs;  /* next level's segments (null after the last level) */
+    unsigned *blockseg;
+    ws_level_ctl *ctl;
+    unsigned chunk;
+    ws_bucket *sort[WS_SORT_CLASSES];
+    ws_bucket *copy;
+    ws_big_bucket *big;
+    ws_final_ctl *fin;
+    unsigned class_cap[WS_SORT_CLASSES];
+};
+
+__global__ void __launch_bounds__(256)
+    ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
+                     const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
+    const unsigned long long total = (unsigned long long)ctl->segs * WS_MAX_BUCKETS;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < total; i += (unsigned long long)gridDim.x * blockDim.x) {
+        const unsigned seg = (unsigned)(i / WS_MAX_BUCKETS), j = (unsigned)(i % WS_MAX_BUCKETS);
+        const ws_dist_seg sg = segs[seg];
+        const unsigned long long at = scan[sg.cnt_base + (unsigned long long)j * sg.nblocks];
+        const unsigned long long size =
+            scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at;
+        if (size == 0) continue;
+        const unsigned long long begin = sg.begin + (at - scan[sg.cnt_base]);
+        const bool equal = sg.eq && (j & 1u);
+        if (equal || size == 1) {
+            const unsigned pieces = (unsigned)((size + WS_COPY_PIECE - 1) / WS_COPY_PIECE);
+            const unsigned c0 = atomicAdd(&out.fin->copy_count, pieces);
+            for (unsigned p = 0; p < pieces; p++) {
+                const unsigned long long off = (unsigned long long)p * WS_COPY_PIECE;
+                const unsigned long long len = size - off < WS_COPY_PIECE ? size - off : WS_COPY_PIECE;
+                out.copy[c0 + p] = ws_bucket{begin + off, (unsigned)len, in_tmp};
+            }
+            continue;
+        }
+        int c = 0;
+        while (c < WS_SORT_CLASSES && size > out.class_cap[c]) c++;
+        if (c < WS_SORT_CLASSES) {
+            const unsigned at_c = atomicAdd(&out.fin->sort_count[c], 1u);
+            out.sort[c][at_c] = ws_bucket{begin, (unsigned)size, in_tmp};
+        } else if (out.segs) {
+            const unsigned nb = (unsigned)((size + out.chunk - 1) / out.chunk);
+            const unsigned s2 = atomicAdd(&out.ctl->segs, 1u);
+            const unsigned fb = atomicAdd(&out.ctl->blocks, nb);
+            const unsigned long long cb =
+                atomicAdd(&out.ctl->cnt_entries, (unsigned long long)nb * WS_MAX_BUCKETS);
+            out.segs[s2] = ws_dist_seg{begin, size, cb, fb, nb, 0u, 0u};
+            for (unsigned b = 0; b < nb; b++) out.blockseg[fb + b] = s2;
+        } else {
+            const unsigned at_b = atomicAdd(&out.fin->big_count, 1u);
+            out.big[at_b] = ws_big_bucket{begin, size, in_tmp, 0u};
+        }
+    }
+}
+
+/* Level 0: the whole array is one segment; every counter starts at zero. */
+__global__ void ws_dist_init(ws_dist_seg *segs0, ws_level_ctl *ctl, ws_final_ctl *fin,
+                             unsigned long long n, unsigned chunk) {
+    if (threadIdx.x != 0) return;
+    const unsigned nb = (unsigned)((n + chunk - 1) / chunk);
+    segs0[0] = ws_dist_seg{0ull, n, 0ull, 0u, nb, 0u, 0u};
+    for (int l = 0; l < WS_MAX_LEVELS; l++) ctl[l] = ws_level_ctl{0u, 0u, 0ull};
+    ctl[0] = ws_level_ctl{1u, nb, (unsigned long long)nb * WS_MAX_BUCKETS};
+    *fin = ws_final_ctl{};
+}
+
+#endif /* WARPSORT_CUDA_DISTRIBUTE_CUH */

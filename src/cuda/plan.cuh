@@ -1,0 +1,120 @@
+/*
+ * plan.cuh - one plan per call: which path sorts n items, the sample sort's
+ * levels and bucket sizes, and the workspace layout. Sizing
+ * (warpsort_workspace_size), launching (sort.cu) and the bench's bytes-moved
+ * report all read the same plan, so they cannot disagree.
+ *
+ * Paths:
+ *   TILE    n fits one on-chip tile: one block sorts it in place.
+ *   MERGE   tile sort + four-way merge passes (merge.cuh): mid-sized n,
+ *           where a distribution level would cost more than it saves.
+ *   SAMPLE  sample sort: `levels` distribution levels (distribute.cuh) cut
+ *           the keys into buckets small enough for the on-chip sort, then
+ *           every bucket is sorted on chip (bucket_sort.cuh).
+ *
+ * Sample-sort levels: level l reads from one buffer and writes to the other
+ * (level 0 reads the caller's keys, so the ping-pong is caller -> tmp ->
+ * caller -> ...). A bucket that is done after level l lives in level l's
+ * output buffer; the bucket sort reads it from there and writes the sorted,
+ * decoded keys into the caller's array at the same offset.
+ */
+#ifndef WARPSORT_CUDA_PLAN_CUH
+#define WARPSORT_CUDA_PLAN_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tuning.cuh"
+
+/* Splitter tree of a segment: 255 slots, an 8-step branch-free descent. */
+#define WS_TREE_LOG 8
+#define WS_TREE_SLOTS (1 << WS_TREE_LOG)
+/* Buckets of a segment: a range bucket per splitter gap and, when the
+ * sample repeats a splitter, an equality bucket per splitter (2m + 1). */
+#define WS_MAX_BUCKETS (2 * WS_TREE_SLOTS)
+#define WS_MAX_LEVELS 4
+/* Bucket sort size classes: cap/8, cap/4, cap/2 (one tile) and cap (two
+ * tiles merged on chip), cap = 2 x the tile of the shape row. */
+#define WS_SORT_CLASSES 4
+/* Equality buckets and single items are only decoded and copied, in pieces
+ * of this many items so a giant equality bucket spreads over the GPU. */
+#define WS_COPY_PIECE 16384
+/* Items sampled per segment: one keys-only tile of 256 x 16. */
+#define WS_SAMPLE_THREADS 256
+#define WS_SAMPLE_ITEMS 16
+#define WS_SAMPLE (WS_SAMPLE_THREADS * WS_SAMPLE_ITEMS)
+/* Distribution blocks: 256 threads; a count or scatter block walks a chunk
+ * of `chunk` items tile by tile. */
+#define WS_DIST_THREADS 256
+
+__host__ __device__ constexpr int ws_dist_items(int key_bytes, int value_bytes) {
+    return key_bytes + value_bytes <= 8 ? 16 : 8;
+}
+
+/* One range of a level's input, cut by its own splitters. */
+struct ws_dist_seg {
+    unsigned long long begin, size;
+    unsigned long long cnt_base; /* first of its WS_MAX_BUCKETS x nblocks counts (bucket-major) */
+    unsigned first_block, nblocks;
+    unsigned m;  /* distinct splitters (<= 255) */
+    unsigned eq; /* 1: equality buckets */
+};
+
+/* Counters a level's bookkeeping fills for the next level. */
+struct ws_level_ctl {
+    unsigned segs, blocks;
+    unsigned long long cnt_entries;
+};
+
+/* A finished bucket (or a piece of one to copy). */
+struct ws_bucket {
+    unsigned long long begin;
+    unsigned size;
+    unsigned in_tmp; /* 1: lives in the workspace copy, 0: in the caller's array */
+};
+/* An oversized bucket after the last level: sorted by one block (fallback). */
+struct ws_big_bucket {
+    unsigned long long begin, size;
+    unsigned in_tmp, pad;
+};
+
+/* Where the bucket lists stand; zeroed with the level counters. */
+struct ws_final_ctl {
+    unsigned sort_count[WS_SORT_CLASSES];
+    unsigned copy_count;
+    unsigned big_count;
+};
+
+enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
+
+/* Byte offsets of the sample sort's workspace pieces (from the workspace
+ * base, each 256-byte aligned). */
+struct ws_sample_layout {
+    size_t vals_tmp, cnt, partials, ctl;
+    size_t segs[WS_MAX_LEVELS], trees[WS_MAX_LEVELS], blockseg[WS_MAX_LEVELS];
+    size_t sort_list[WS_SORT_CLASSES], copy_list, big_list;
+    size_t total;
+};
+
+struct ws_plan_t {
+    int path;
+    size_t n, key_bytes, value_bytes;
+    /* sample path */
+    int levels;
+    unsigned splitters[WS_MAX_LEVELS]; /* drawn per segment at level l (buckets - 1) */
+    unsigned chunk[WS_MAX_LEVELS];     /* items per distribution block */
+    unsigned max_segs[WS_MAX_LEVELS];
+    unsigned max_blocks[WS_MAX_LEVELS];
+    size_t max_cnt; /* count entries of the largest level */
+    unsigned cap;   /* largest bucket the on-chip sort takes */
+    unsigned class_cap[WS_SORT_CLASSES];
+    size_t sort_list_cap[WS_SORT_CLASSES], copy_list_cap, big_list_cap;
+    ws_sample_layout lay;
+};
+
+/* Items per block of the device-wide scan of the counts. */
+#define WS_SCAN_THREADS 1024
+#define WS_SCAN_ITEMS 4
+#define WS_SCAN_TILE (WS_SCAN_THREADS * WS_SCAN_ITEMS)
+
+#endif /* WARPSORT_CUDA_PLAN_CUH */
