@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +140,9 @@ int cli_run(cli_t *c, ...) {
             /* A sanitizer build would otherwise refuse a library loaded before it. */
             setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
         }
+        if (c->run_as &&
+            (setgroups(0, NULL) != 0 || setgid(c->run_as) != 0 || setuid(c->run_as) != 0))
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }

@@ -20,6 +20,7 @@ typedef struct cli {
     const char *env_progress; /* value for WARPSORT_PROGRESS, NULL = unset */
     long long fsize_limit;   /* RLIMIT_FSIZE in bytes for the run, 0 = unchanged */
     const char *preload;     /* shared object for LD_PRELOAD, NULL = none */
+    unsigned run_as;         /* uid and gid to run as (needs root), 0 = unchanged */
 } cli_t;
 
 /* cmocka setup/teardown: a fresh scratch directory per test. */

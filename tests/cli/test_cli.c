@@ -859,6 +859,29 @@ static void test_output_read_only_refused(void **state) {
     assert_memory_equal(ro, "previous", 8);
     free(ro);
     assert_int_equal(cli_count_entries(c, "tmp"), 0);
+
+    /* As another user: root's 0644 file in a directory anyone may write is
+     * not that user's to replace, though rename() would allow it. */
+    if (geteuid() != 0) return;
+    assert_int_equal(chmod(c->dir, 0777), 0);
+    cli_write(c, "roots.bin", "previous", 8);
+    scratch_path(c, "roots.bin", path, sizeof path);
+    assert_int_equal(chmod(path, 0644), 0);
+    c->run_as = 65534; /* nobody */
+    cli_run(c, "gen", "-o", "mine.bin", "-n", "16", NULL);
+    if (c->exit_code == 126 || c->exit_code == 127) { /* the build tree is closed to nobody */
+        c->run_as = 0;
+        return;
+    }
+    assert_int_equal(c->exit_code, 0);
+    cli_run(c, "gen", "-o", "roots.bin", "-n", "16", NULL);
+    c->run_as = 0;
+    cli_assert_error(c, "roots.bin", "Permission denied", NULL);
+    ro = cli_read(c, "roots.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(ro, "previous", 8);
+    free(ro);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
 }
 
 /* The replacement keeps the replaced file's mode, and its owner and group

@@ -267,28 +267,20 @@ static char *io_temp_name(const char *path) {
     return tmp;
 }
 
-/* Gives the temporary file the replaced file's owner where the process may,
- * then its mode; set-id bits survive only with the owner and group kept. */
+/* Gives the temporary file the replaced file's owner and group where the
+ * process may, then its mode; set-id bits survive only with both kept. */
 static int io_copy_owner_and_mode(io_out_t *out, const struct stat *old, const char *shown) {
     struct stat now;
     if (fstat(out->fd, &now) != 0) {
         cli_error("%s: cannot stat the temporary file: %s", shown, strerror(errno));
         return 0;
     }
-    if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) {
-        /* Not permitted (not root): keep at least the group where we belong
-         * to it; failing both, the replacement stays ours. */
-        int same_owner = fchown(out->fd, old->st_uid, old->st_gid) == 0;
-        if (!same_owner && fchown(out->fd, (uid_t)-1, old->st_gid) != 0) {
-            /* neither permitted: nothing more to try */
-        }
-        if (fstat(out->fd, &now) != 0) {
-            cli_error("%s: cannot stat the temporary file: %s", shown, strerror(errno));
-            return 0;
-        }
-    }
+    int same = now.st_uid == old->st_uid && now.st_gid == old->st_gid;
+    if (!same) same = fchown(out->fd, old->st_uid, old->st_gid) == 0;
+    /* Not permitted (not root): at least the group, where we belong to it. */
+    if (!same && fchown(out->fd, (uid_t)-1, old->st_gid) == 0) same = now.st_uid == old->st_uid;
     mode_t mode = old->st_mode & 07777;
-    if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) mode &= ~(mode_t)06000;
+    if (!same) mode &= ~(mode_t)06000;
     if (fchmod(out->fd, mode) != 0) {
         cli_error("%s: cannot set permissions: %s", shown, strerror(errno));
         return 0;
