@@ -208,7 +208,9 @@ WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t 
 /* Uses [ptr, ptr+bytes) (device memory, 256-byte aligned) as the workspace
  * from now on; the caller keeps ownership and must keep it alive while the
  * context may use it. ptr NULL returns to context-managed workspace.
- * A call that needs more than bytes fails with WORKSPACE_TOO_SMALL. */
+ * A call that needs more than bytes fails with WORKSPACE_TOO_SMALL. On the
+ * CPU backend ptr NULL succeeds (there is only its own host scratch) and any
+ * other ptr fails with UNSUPPORTED. */
 WARPSORT_API warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
 
 #ifdef __cplusplus

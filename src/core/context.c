@@ -204,8 +204,9 @@ warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, siz
 #ifdef WARPSORT_HAVE_CUDA
     if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_set_workspace(ctx, ptr, bytes);
 #endif
-    (void)ptr;
     (void)bytes;
+    /* NULL asks for context-managed workspace, which the CPU backend always has. */
+    if (!ptr) return WARPSORT_OK;
     return ws_error(ctx, WARPSORT_UNSUPPORTED,
                     "warpsort_set_workspace: the CPU backend has no device workspace");
 }

@@ -510,7 +510,8 @@ static unsigned ws_count_and_plan(struct ws_radix *rs, const void *keys, unsigne
 
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
-    static const char fn[] = "warpsort_sort_pairs (cpu)";
+    /* Keys-only sorts come here too: name the call the caller made. */
+    const char *fn = values ? "warpsort_sort_pairs (cpu)" : "warpsort_sort (cpu)";
     const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
     const unsigned vb = values ? (unsigned)value_bytes : 0u;
     const int kind = ws_dtype_kind(dtype), desc = (flags & WARPSORT_DESCENDING) != 0;

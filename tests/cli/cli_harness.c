@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,12 +131,25 @@ int cli_run(cli_t *c, ...) {
             setenv("WARPSORT_PROGRESS", c->env_progress, 1);
         else
             unsetenv("WARPSORT_PROGRESS");
+        if (c->fsize_limit > 0) {
+            struct rlimit rl = {(rlim_t)c->fsize_limit, (rlim_t)c->fsize_limit};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+        }
+        if (c->preload) {
+            setenv("LD_PRELOAD", c->preload, 1);
+            /* A sanitizer build would otherwise refuse a library loaded before it. */
+            setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+        }
+        if (c->run_as &&
+            (setgroups(0, NULL) != 0 || setgid(c->run_as) != 0 || setuid(c->run_as) != 0))
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
     int status;
     while (waitpid(pid, &status, 0) < 0) assert_int_equal(errno, EINTR);
     c->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    c->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     free(c->out);
     free(c->err);
     c->out = slurp(out_path);

@@ -5,14 +5,19 @@
  * are checked here, against keybits.h directly, not only with the CLI's own
  * `check`, so a bug shared by `sort` and `check` cannot hide.
  *
- * usage: test_cli GROUP   (basics, sort, errors, check, bench)
+ * usage: test_cli GROUP   (basics, sort, errors, outputs, check, bench)
  */
 
 #include "cli_harness.h"
 
+#include "cpu/cpu_parallel.h" /* WS_CPU_MAX_THREADS */
+
+#include <errno.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <math.h>
 #include <setjmp.h>
@@ -507,22 +512,36 @@ static void test_error_values_not_multiple(void **state) {
 }
 
 /* Failing after the keys were already written to their temporary file (the
- * values destination is a directory) must still remove that file. */
+ * 8-byte values pass the file-size limit, the 4-byte keys do not) must still
+ * remove that file; a values destination that is a directory is refused
+ * before any work. */
 static void test_error_late_failure_removes_temp_files(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", "--dtype",
+                             "u64", NULL), 0);
     cli_write(c, "out.bin", "previous", 8);
+    cli_write(c, "vout.bin", "old values", 10);
     cli_mkdir(c, "dir");
     size_t entries = cli_count_entries(c, NULL);
+    c->fsize_limit = 30000; /* keys: 20000 bytes, values: 40000 */
     cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "out.bin", "--values", "v.bin",
-            "--values-out", "dir", NULL);
-    cli_assert_error(c, "dir", "is a directory", NULL);
+            "--value-bytes", "8", "--values-out", "vout.bin", NULL);
+    c->fsize_limit = 0;
+    cli_assert_error(c, "vout.bin", "File too large", NULL);
     size_t b;
     char *out = cli_read(c, "out.bin", &b);
     assert_int_equal(b, 8);
     assert_memory_equal(out, "previous", 8);
     free(out);
+    out = cli_read(c, "vout.bin", &b);
+    assert_int_equal(b, 10);
+    free(out);
+    assert_int_equal(cli_count_entries(c, NULL), entries);
+
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "out.bin", "--values", "v.bin",
+            "--value-bytes", "8", "--values-out", "dir", NULL);
+    cli_assert_error(c, "dir", "is a directory", NULL);
     assert_int_equal(cli_count_entries(c, NULL), entries);
 
     cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "dir", NULL);
@@ -667,6 +686,231 @@ static void test_error_library_status(void **state) {
 }
 
 /*====================================================================
+ * outputs: what may be replaced, and how
+ *==================================================================*/
+
+static void scratch_path(cli_t *c, const char *name, char *path, size_t len) {
+    int w = snprintf(path, len, "%s/%s", c->dir, name);
+    assert_true(w > 0 && (size_t)w < len);
+}
+
+/* A FIFO or a device named by -o is refused, not replaced by a regular
+ * file (as root, -o /dev/null would otherwise replace the system's). */
+static void test_output_not_regular_refused(void **state) {
+    STATE;
+    char fifo[PATH_MAX], dev[PATH_MAX];
+    scratch_path(c, "ff", fifo, sizeof fifo);
+    scratch_path(c, "null", dev, sizeof dev);
+    assert_int_equal(mkfifo(fifo, 0666), 0);
+    cli_run(c, "gen", "-o", "ff", "-n", "10", NULL);
+    cli_assert_error(c, "ff", "not a regular file", NULL);
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+
+    /* As an input it is refused too, at once (opening it used to wait for a writer). */
+    cli_run(c, "sort", "ff", "--dtype", "u32", "-o", "o.bin", NULL);
+    cli_assert_error(c, "ff", "not a regular file", NULL);
+
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "100", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "ff", NULL);
+    cli_assert_error(c, "ff", "not a regular file", NULL);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "100", "--dist", "iota", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "o.bin", "--values", "v.bin",
+            "--values-out", "ff", NULL);
+    cli_assert_error(c, "ff", "not a regular file", NULL);
+    assert_false(cli_exists(c, "o.bin"));
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    /* Through a symlink: the target is what counts. */
+    char link_path[PATH_MAX];
+    scratch_path(c, "link", link_path, sizeof link_path);
+    assert_int_equal(symlink("ff", link_path), 0);
+    cli_run(c, "gen", "-o", "link", "-n", "10", NULL);
+    cli_assert_error(c, "not a regular file", NULL);
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+
+    /* A character device of our own (the same numbers as /dev/null), where
+     * the process may make one. */
+    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        cli_run(c, "gen", "-o", "null", "-n", "10", NULL);
+        cli_assert_error(c, "null", "not a regular file", NULL);
+        assert_int_equal(lstat(dev, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+    }
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+}
+
+/* Past the file-size limit: exit 2 with a message, no temporary file left,
+ * the old destination kept (it used to die of SIGXFSZ). */
+static void test_output_file_size_limit(void **state) {
+    STATE;
+    cli_write(c, "big.bin", "previous", 8);
+    size_t entries = cli_count_entries(c, NULL);
+    c->fsize_limit = 64 << 10;
+    cli_run(c, "gen", "-o", "big.bin", "-n", "100000", NULL);
+    c->fsize_limit = 0;
+    if (c->term_signal) fail_msg("killed by signal %d", c->term_signal);
+    cli_assert_error(c, "big.bin", "File too large", NULL);
+    size_t b;
+    char *out = cli_read(c, "big.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(out, "previous", 8);
+    free(out);
+    assert_int_equal(cli_count_entries(c, NULL), entries);
+}
+
+/* Any valid name works, however long: the temporary name is shortened to
+ * fit the directory's name limit. */
+static void test_output_long_names(void **state) {
+    STATE;
+    static const size_t lengths[] = {235, 240, 254, 255};
+    char name[NAME_MAX + 1];
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+        size_t len = lengths[i];
+        memset(name, 'a' + (int)i, len - 4);
+        memcpy(name + len - 4, ".bin", 5);
+        assert_int_equal(strlen(name), len);
+        if (cli_run(c, "gen", "-o", name, "-n", "1000", "--seed", "3", NULL) != 0)
+            fail_msg("gen, %zu-byte name: %s", len, c->err);
+        size_t b;
+        free(cli_read(c, name, &b));
+        assert_int_equal(b, 4000);
+        if (cli_run(c, "sort", name, "--dtype", "u32", NULL) != 0)
+            fail_msg("sort, %zu-byte name: %s", len, c->err);
+        void *k = cli_read(c, name, &b);
+        assert_true(test_is_sorted(k, 1000, WARPSORT_U32, 0));
+        free(k);
+    }
+    /* Multi-byte UTF-8 characters: 2 x 125 + 4 = 254 bytes. */
+    size_t len = 0;
+    for (int i = 0; i < 125; i++, len += 2) memcpy(name + len, "\xc3\xa9", 2);
+    memcpy(name + len, ".bin", 5);
+    assert_int_equal(cli_run(c, "gen", "-o", name, "-n", "10", NULL), 0);
+    assert_true(cli_exists(c, name));
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+}
+
+/* A SIGINT arriving between the renames of a --values sort (raised there by
+ * the preloaded rename shim) waits until both are done: keys and values
+ * change together, and the process still dies of the signal. */
+static void test_values_commit_survives_sigint(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL),
+                     0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
+    c->preload = WARPSORT_RENAME_SHIM;
+    cli_run(c, "sort", "k.bin", "--dtype", "u64", "--values", "v.bin", NULL);
+    c->preload = NULL;
+    assert_int_equal(c->term_signal, SIGINT);
+    size_t b;
+    uint64_t *orig = cli_read(c, "orig.bin", &b), *k = cli_read(c, "k.bin", &b);
+    uint32_t *v = cli_read(c, "v.bin", &b);
+    assert_int_equal(b, 5000 * 4);
+    assert_true(test_is_sorted(k, 5000, WARPSORT_U64, 0));
+    for (size_t i = 0; i < 5000; i++)
+        if (v[i] >= 5000 || k[i] != orig[v[i]])
+            fail_msg("values no longer follow the keys at %zu: the renames were split", i);
+    free(orig);
+    free(k);
+    free(v);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+}
+
+/* A read-only file is refused like cp refuses it, in place or as -o, and
+ * keeps its bytes and mode. Root passes every access check, so the refusal
+ * rests on the mode bits: the test means the same as root and as a user. */
+static void test_output_read_only_refused(void **state) {
+    STATE;
+    char path[PATH_MAX];
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "1000", NULL), 0);
+    scratch_path(c, "k.bin", path, sizeof path);
+    assert_int_equal(chmod(path, 0444), 0);
+    size_t kb, b;
+    void *before = cli_read(c, "k.bin", &kb);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", NULL);
+    cli_assert_error(c, "k.bin", "Permission denied", NULL);
+    void *after = cli_read(c, "k.bin", &b);
+    assert_int_equal(b, kb);
+    assert_memory_equal(before, after, kb);
+    free(before);
+    free(after);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0444);
+
+    /* As the -o of gen and of sort, and as a --values-out. */
+    cli_write(c, "ro.bin", "previous", 8);
+    scratch_path(c, "ro.bin", path, sizeof path);
+    assert_int_equal(chmod(path, 0444), 0);
+    cli_run(c, "gen", "-o", "ro.bin", "-n", "16", NULL);
+    cli_assert_error(c, "ro.bin", "Permission denied", NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "ro.bin", NULL);
+    cli_assert_error(c, "ro.bin", "Permission denied", NULL);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "1000", "--dist", "iota", NULL), 0);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "-o", "o.bin", "--values", "v.bin",
+            "--values-out", "ro.bin", NULL);
+    cli_assert_error(c, "ro.bin", "Permission denied", NULL);
+    assert_false(cli_exists(c, "o.bin"));
+    char *ro = cli_read(c, "ro.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(ro, "previous", 8);
+    free(ro);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+
+    /* As another user: root's 0644 file in a directory anyone may write is
+     * not that user's to replace, though rename() would allow it. */
+    if (geteuid() != 0) return;
+    assert_int_equal(chmod(c->dir, 0777), 0);
+    cli_write(c, "roots.bin", "previous", 8);
+    scratch_path(c, "roots.bin", path, sizeof path);
+    assert_int_equal(chmod(path, 0644), 0);
+    c->run_as = 65534; /* nobody */
+    cli_run(c, "gen", "-o", "mine.bin", "-n", "16", NULL);
+    if (c->exit_code == 126 || c->exit_code == 127) { /* the build tree is closed to nobody */
+        c->run_as = 0;
+        return;
+    }
+    assert_int_equal(c->exit_code, 0);
+    cli_run(c, "gen", "-o", "roots.bin", "-n", "16", NULL);
+    c->run_as = 0;
+    cli_assert_error(c, "roots.bin", "Permission denied", NULL);
+    ro = cli_read(c, "roots.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(ro, "previous", 8);
+    free(ro);
+    assert_int_equal(cli_count_entries(c, "tmp"), 0);
+}
+
+/* The replacement keeps the replaced file's mode, and its owner and group
+ * where the process may set them (root may). */
+static void test_output_keeps_owner_and_mode(void **state) {
+    STATE;
+    char path[PATH_MAX];
+    assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "1000", NULL), 0);
+    scratch_path(c, "k.bin", path, sizeof path);
+    assert_int_equal(chmod(path, 0640), 0);
+    const int as_root = geteuid() == 0;
+    const uid_t uid = 1234;
+    const gid_t gid = 5678;
+    if (as_root) assert_int_equal(chown(path, uid, gid), 0);
+    assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "u32", NULL), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    if (as_root) {
+        assert_int_equal(st.st_uid, uid);
+        assert_int_equal(st.st_gid, gid);
+    }
+    size_t b;
+    void *k = cli_read(c, "k.bin", &b);
+    assert_true(test_is_sorted(k, 1000, WARPSORT_U32, 0));
+    free(k);
+}
+
+/*====================================================================
  * check
  *==================================================================*/
 
@@ -798,6 +1042,21 @@ static void test_run_main_job(void **state) {
     cli_assert_contains(c->out, "verified");
 }
 
+/* --threads above the library's cap reports the count the library uses. */
+static void test_threads_above_cap(void **state) {
+    STATE;
+    char expect[64];
+    snprintf(expect, sizeof expect, "cpu (%u threads)", WS_CPU_MAX_THREADS);
+    assert_int_equal(cli_run(c, "run", "-n", "1000", "--backend", "cpu", "--threads", "1000",
+                             NULL), 0);
+    cli_assert_contains(c->out, expect);
+    snprintf(expect, sizeof expect, "at most %u", WS_CPU_MAX_THREADS);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        assert_int_equal(cli_run(c, "help", commands[i], NULL), 0);
+        if (strstr(c->out, "--threads")) cli_assert_contains(c->out, expect);
+    }
+}
+
 /*====================================================================*/
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, cli_setup, cli_teardown)
@@ -831,12 +1090,18 @@ int main(int argc, char **argv) {
         T(test_error_iota_beyond_dtype),
         T(test_error_library_status),
     };
+    const struct CMUnitTest outputs[] = {
+        T(test_output_not_regular_refused),   T(test_output_file_size_limit),
+        T(test_output_long_names),            T(test_values_commit_survives_sigint),
+        T(test_output_read_only_refused),     T(test_output_keeps_owner_and_mode),
+    };
     const struct CMUnitTest check[] = {
         T(test_check_detects_unsorted), T(test_check_float_semantics),
         T(test_check_permutation),      T(test_check_errors),
     };
     const struct CMUnitTest bench[] = {
         T(test_bench_with_qsort), T(test_bench_pairs_stable), T(test_run_main_job),
+        T(test_threads_above_cap),
     };
 
     const char *group = argc > 1 ? argv[1] : "all";
@@ -849,6 +1114,7 @@ int main(int argc, char **argv) {
     GROUP("basics", basics)
     GROUP("sort", sort)
     GROUP("errors", errors)
+    GROUP("outputs", outputs)
     GROUP("check", check)
     GROUP("bench", bench)
 #undef GROUP

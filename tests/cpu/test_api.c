@@ -232,6 +232,19 @@ static void test_out_of_memory(void **state) {
     expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_U32, 0), WARPSORT_OUT_OF_MEMORY);
     expect_error(f, warpsort_sort(f->ctx, f->keys, n, WARPSORT_F64, WARPSORT_DESCENDING),
                  WARPSORT_OUT_OF_MEMORY);
+    /* The message names the call that was made, not the backend entry it shares. */
+    const char *msg = warpsort_last_error(f->ctx);
+    if (strncmp(msg, "warpsort_sort ", 14) != 0 && strncmp(msg, "warpsort_sort:", 14) != 0)
+        fail_msg("a failed warpsort_sort reports \"%s\"", msg);
+    /* 2^58 values must not overlap the keys: an address 2^62 away, never
+     * dereferenced because the scratch allocation fails first. */
+    void *far = (void *)((uintptr_t)f->keys + ((uintptr_t)1 << 62));
+    expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, far, n, WARPSORT_U32, 4, 0),
+                 WARPSORT_OUT_OF_MEMORY);
+    assert_non_null(strstr(warpsort_last_error(f->ctx), "warpsort_sort_pairs"));
+    expect_error(f, warpsort_argsort(f->ctx, f->keys, far, n, WARPSORT_U32, 8, 0),
+                 WARPSORT_OUT_OF_MEMORY);
+    assert_non_null(strstr(warpsort_last_error(f->ctx), "warpsort_argsort"));
     /* the context stays usable */
     assert_int_equal(warpsort_sort(f->ctx, f->keys, N, WARPSORT_U64, 0), WARPSORT_OK);
     for (size_t i = 1; i < N; i++) assert_true(f->keys[i - 1] <= f->keys[i]);
@@ -295,7 +308,12 @@ static void test_workspace_on_cpu(void **state) {
     struct fixture *f = *state;
     expect_error(f, warpsort_set_workspace(f->ctx, f->values, sizeof f->values),
                  WARPSORT_UNSUPPORTED);
-    expect_error(f, warpsort_set_workspace(f->ctx, NULL, 0), WARPSORT_UNSUPPORTED);
+    /* NULL returns to context-managed workspace, which the CPU backend always uses. */
+    assert_int_equal(warpsort_set_workspace(f->ctx, NULL, 0), WARPSORT_OK);
+    assert_string_equal(warpsort_last_error(f->ctx), "");
+    assert_int_equal(warpsort_sort(f->ctx, f->keys, N, WARPSORT_U64, 0), WARPSORT_OK);
+    for (size_t i = 1; i < N; i++) assert_true(f->keys[i - 1] <= f->keys[i]);
+    memcpy(f->keys, f->keys_copy, sizeof f->keys);
     size_t bytes = 12345;
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 4, WARPSORT_STABLE, &bytes),
                      WARPSORT_OK);

@@ -1,6 +1,8 @@
 /* cli.c - error reporting, option and number parsing, context set-up. */
 #include "cli.h"
 
+#include "cpu/cpu_parallel.h" /* WS_CPU_MAX_THREADS: the library's cap */
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,9 +249,11 @@ void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char 
                           size_t len) {
     warpsort_backend_t b = warpsort_get_backend(ctx);
     if (b == WARPSORT_BACKEND_CPU) {
-        /* Same default as the library: one worker per online core. */
+        /* Same default and cap as the library: one worker per online core,
+         * never more than WS_CPU_MAX_THREADS. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         unsigned t = threads ? threads : (cores > 0 ? (unsigned)cores : 1u);
+        if (t > WS_CPU_MAX_THREADS) t = WS_CPU_MAX_THREADS;
         snprintf(buf, len, "cpu (%u thread%s)", t, t == 1 ? "" : "s");
     } else {
         snprintf(buf, len, "%s", warpsort_backend_name(b));

@@ -47,6 +47,7 @@ int cmd_gen(int argc, char **argv) {
     }
 
     if (!gen_check(dist, dtype, n, "gen")) return CLI_EXIT_ERROR;
+    if (!io_out_check(output)) return CLI_EXIT_ERROR; /* before the work, not after */
     size_t size = warpsort_dtype_size(dtype);
     if (n > SIZE_MAX / size) {
         cli_error("gen: %zu keys of %zu bytes do not fit in memory", n, size);

@@ -95,7 +95,8 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
 }
 
 /* Writes both outputs to temporary files first and renames them only when
- * both are complete, so a failure leaves every destination as it was. */
+ * both are complete, so a failure or a signal leaves every destination as it
+ * was (or, once renaming has begun, both new). */
 static int write_outputs(const sort_job_t *job, const void *keys, size_t key_bytes,
                          const void *values, size_t value_bytes_total) {
     io_out_t kout, vout;
@@ -116,16 +117,7 @@ static int write_outputs(const sort_job_t *job, const void *keys, size_t key_byt
             return 0;
         }
     }
-    if (!io_out_commit(&kout)) {
-        if (values) io_out_abort(&vout);
-        return 0;
-    }
-    if (values && !io_out_commit(&vout)) {
-        cli_error("sort: %s was written but %s was not: they no longer match", job->output,
-                  job->values_out);
-        return 0;
-    }
-    return 1;
+    return io_out_commit_pair(&kout, values ? &vout : NULL);
 }
 
 int cmd_sort(int argc, char **argv) {
@@ -143,6 +135,8 @@ int cmd_sort(int argc, char **argv) {
     warpsort_context_t *ctx = NULL;
     int status = CLI_EXIT_ERROR;
 
+    /* An output that cannot be written is refused before the work, not after. */
+    if (!io_out_check(job.output) || (job.values && !io_out_check(job.values_out))) goto done;
     if (!io_read_array(job.input, key_size, unit, &keys, &n)) goto done;
     if (job.values) {
         snprintf(unit, sizeof unit, "%zu-byte values", job.value_bytes);

@@ -85,7 +85,8 @@ int io_read_array(const char *path, size_t elem_size, const char *unit, void **d
                   size_t *count) {
     *data = NULL;
     *count = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         cli_error("%s: cannot open: %s", path, strerror(errno));
         return 0;
@@ -98,6 +99,11 @@ int io_read_array(const char *path, size_t elem_size, const char *unit, void **d
     }
     if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
         cli_error("%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        close(fd);
+        return 0;
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        cli_error("%s: cannot read: %s", path, strerror(errno));
         close(fd);
         return 0;
     }
@@ -155,56 +161,149 @@ static void io_out_free(io_out_t *out) {
     out->fd = -1;
 }
 
-int io_out_begin(io_out_t *out, const char *path) {
-    out->path = out->tmp = NULL;
-    out->fd = -1;
+static const char io_not_regular[] =
+    "not a regular file (outputs must be regular files, replaced whole)";
 
+/* rename() needs only the directory writable, so the file's own permission
+ * is checked here, as cp checks its destination. Root passes every access
+ * check, so a file with no write bit at all is refused for everyone: its
+ * owner marked it read-only. */
+static int io_check_writable(const char *shown, const char *path, const struct stat *st) {
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0) {
+        cli_error("%s: cannot replace: %s", shown, strerror(errno));
+        return 0;
+    }
+    if ((st->st_mode & 0222) == 0) {
+        cli_error("%s: cannot replace: %s (read-only file)", shown, strerror(EACCES));
+        return 0;
+    }
+    return 1;
+}
+
+/* Resolves a symlinked destination and checks it: *resolved_out gets the
+ * file to replace (free it), *st its status, *exists 0 when it is new. */
+static int io_out_resolve(const char *path, char **resolved_out, struct stat *st, int *exists) {
+    *resolved_out = NULL;
     /* Writing through a symlink replaces its target, not the link. */
     struct stat lst;
     char *resolved = NULL;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
         resolved = realpath(path, NULL);
         if (!resolved) {
-            cli_error("%s: symbolic link to a missing or unreachable target: %s", path,
-                      strerror(errno));
+            int err = errno;
+            /* /dev/stdout on a pipe: a link to something with no path. */
+            struct stat target;
+            if (stat(path, &target) == 0 && !S_ISREG(target.st_mode))
+                cli_error("%s: %s", path, io_not_regular);
+            else
+                cli_error("%s: symbolic link to a missing or unreachable target: %s", path,
+                          strerror(err));
             return 0;
         }
     }
-    out->path = resolved ? resolved : strdup(path);
-    if (!out->path) {
+    char *target = resolved ? resolved : strdup(path);
+    if (!target) {
         cli_error("%s: out of memory", path);
         return 0;
     }
-
-    struct stat st;
-    mode_t mode;
-    if (stat(out->path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            cli_error("%s: is a directory", path);
-            io_out_free(out);
+    *exists = stat(target, st) == 0;
+    if (*exists) {
+        /* FIFOs, devices and sockets are refused rather than replaced by a
+         * regular file: a stream cannot be written all-or-nothing. */
+        const char *bad = S_ISDIR(st->st_mode)  ? "is a directory"
+                          : !S_ISREG(st->st_mode) ? io_not_regular
+                                                  : NULL;
+        if (bad) {
+            cli_error("%s: %s", path, bad);
+            free(target);
             return 0;
         }
-        mode = st.st_mode & 07777; /* a replaced file keeps its permissions */
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
+        if (!io_check_writable(path, target, st)) {
+            free(target);
+            return 0;
+        }
     }
+    *resolved_out = target;
+    return 1;
+}
+
+int io_out_check(const char *path) {
+    char *target;
+    struct stat st;
+    int exists;
+    if (!io_out_resolve(path, &target, &st, &exists)) return 0;
+    free(target);
+    return 1;
+}
+
+/* Builds "<dir>/.<base>.warpsort-tmp-XXXXXX" for mkstemp, shortening base so
+ * the name fits the directory's name limit (a 255-byte base must work). */
+static char *io_temp_name(const char *path) {
+    static const char suffix[] = ".warpsort-tmp-XXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+
+    char *dir = malloc(dir_len + 2);
+    if (!dir) return NULL;
+    if (dir_len)
+        snprintf(dir, dir_len + 1, "%.*s", (int)dir_len, path);
+    else
+        strcpy(dir, ".");
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    free(dir);
+    if (name_max <= 0 || name_max > NAME_MAX) name_max = NAME_MAX;
+
+    size_t overhead = 1 + (sizeof suffix - 1); /* the leading dot and the suffix */
+    size_t keep = strlen(base);
+    if (keep + overhead > (size_t)name_max) {
+        keep = (size_t)name_max > overhead ? (size_t)name_max - overhead : 0;
+        /* Cut before a UTF-8 continuation byte, not inside a character. */
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80) keep--;
+    }
+    size_t len = dir_len + 1 + keep + sizeof suffix;
+    char *tmp = malloc(len);
+    if (tmp) snprintf(tmp, len, "%.*s.%.*s%s", (int)dir_len, path, (int)keep, base, suffix);
+    return tmp;
+}
+
+/* Gives the temporary file the replaced file's owner and group where the
+ * process may, then its mode; set-id bits survive only with both kept. */
+static int io_copy_owner_and_mode(io_out_t *out, const struct stat *old, const char *shown) {
+    struct stat now;
+    if (fstat(out->fd, &now) != 0) {
+        cli_error("%s: cannot stat the temporary file: %s", shown, strerror(errno));
+        return 0;
+    }
+    int same = now.st_uid == old->st_uid && now.st_gid == old->st_gid;
+    if (!same) same = fchown(out->fd, old->st_uid, old->st_gid) == 0;
+    /* Not permitted (not root): at least the group, where we belong to it. */
+    if (!same && fchown(out->fd, (uid_t)-1, old->st_gid) == 0) same = now.st_uid == old->st_uid;
+    mode_t mode = old->st_mode & 07777;
+    if (!same) mode &= ~(mode_t)06000;
+    if (fchmod(out->fd, mode) != 0) {
+        cli_error("%s: cannot set permissions: %s", shown, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+int io_out_begin(io_out_t *out, const char *path) {
+    out->path = out->tmp = NULL;
+    out->fd = -1;
+
+    struct stat st;
+    int exists;
+    if (!io_out_resolve(path, &out->path, &st, &exists)) return 0;
 
     /* The temporary file lives next to the destination: rename() is atomic
      * only within one file system. */
-    const char *slash = strrchr(out->path, '/');
-    size_t dir_len = slash ? (size_t)(slash - out->path) + 1 : 0;
-    const char *base = slash ? slash + 1 : out->path;
-    static const char suffix[] = ".warpsort-tmp-XXXXXX";
-    size_t tmp_len = dir_len + 1 + strlen(base) + sizeof suffix;
-    out->tmp = malloc(tmp_len);
+    out->tmp = io_temp_name(out->path);
     if (!out->tmp) {
         cli_error("%s: out of memory", path);
         io_out_free(out);
         return 0;
     }
-    snprintf(out->tmp, tmp_len, "%.*s.%s%s", (int)dir_len, out->path, base, suffix);
 
     io_install_handlers();
     sigset_t old;
@@ -225,8 +324,16 @@ int io_out_begin(io_out_t *out, const char *path) {
         io_out_abort(out);
         return 0;
     }
-    if (fchmod(out->fd, mode) != 0) {
-        cli_error("%s: cannot set permissions: %s", path, strerror(errno));
+    int ok;
+    if (exists) {
+        ok = io_copy_owner_and_mode(out, &st, path); /* a replaced file keeps both */
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        ok = fchmod(out->fd, 0666 & ~mask) == 0;
+        if (!ok) cli_error("%s: cannot set permissions: %s", path, strerror(errno));
+    }
+    if (!ok) {
         io_out_abort(out);
         return 0;
     }
@@ -270,16 +377,34 @@ int io_out_finish(io_out_t *out) {
     return 1;
 }
 
-int io_out_commit(io_out_t *out) {
-    if (rename(out->tmp, out->path) != 0) {
-        cli_error("%s: cannot replace: %s", out->path, strerror(errno));
-        io_out_abort(out);
-        return 0;
+int io_out_commit_pair(io_out_t *first, io_out_t *second) {
+    /* The handled signals wait until both renames are done: an interrupt
+     * between them would leave the first file new and the second old. */
+    sigset_t old;
+    io_block(&old, 1);
+    int ok = 0;
+    if (rename(first->tmp, first->path) != 0) {
+        cli_error("%s: cannot replace: %s", first->path, strerror(errno));
+        io_out_abort(first);
+        if (second) io_out_abort(second);
+    } else {
+        io_unregister(first->tmp);
+        if (second && rename(second->tmp, second->path) != 0) {
+            cli_error("%s was written but %s could not be replaced (%s): they no longer match",
+                      first->path, second->path, strerror(errno));
+            io_out_abort(second);
+        } else {
+            if (second) io_unregister(second->tmp);
+            ok = 1;
+        }
+        io_out_free(first);
+        if (second && ok) io_out_free(second);
     }
-    io_unregister(out->tmp);
-    io_out_free(out);
-    return 1;
+    io_block(&old, 0);
+    return ok;
 }
+
+int io_out_commit(io_out_t *out) { return io_out_commit_pair(out, NULL); }
 
 void io_out_abort(io_out_t *out) {
     if (out->fd >= 0) close(out->fd);

@@ -1,8 +1,9 @@
 /* main.c - the warpsort command: help, version and subcommand dispatch. */
 #include "cli.h"
 
-#include <stdio.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char tool_help[] =
@@ -40,14 +41,16 @@ static const char run_help[] =
     "      --seed S        generator seed (default 1)\n"
     "      --desc          descending order\n"
     "      --backend B     auto (default), cpu or cuda\n"
-    "      --threads N     CPU backend worker threads (default: one per core)\n";
+    "      --threads N     CPU backend worker threads (default: one per core;\n"
+    "                      the library uses at most 256)\n";
 
 static const char gen_help[] =
     "usage: warpsort gen -o FILE [options]\n"
     "\n"
     "Writes N keys as a raw array; the same seed always gives the same bytes.\n"
     "\n"
-    "  -o, --output FILE   file to write (replaced atomically)\n"
+    "  -o, --output FILE   file to write, replaced atomically; must be a regular file\n"
+    "                      or new (FIFOs and devices are refused: see 'help sort')\n"
     "  -n, --count N       number of keys (default 2^20)\n"
     "      --dtype T       u32 (default), i32, f32, u64, i64, f64\n"
     "      --dist D        random (default): uniform bits; floats take every finite value\n"
@@ -63,7 +66,12 @@ static const char sort_help[] =
     "\n"
     "Sorts the keys in FILE. Each output is written to a temporary file in its own\n"
     "directory and renamed over the destination when complete: a destination holds\n"
-    "either its old bytes or the whole result, never part of it.\n"
+    "either its old bytes or the whole result, never part of it; with --values no\n"
+    "signal can leave one output changed and the other not. A destination must be\n"
+    "a regular file or new: FIFOs, devices and sockets (/dev/stdout on a pipe or\n"
+    "terminal) are refused, as are files you may not write and files with no write\n"
+    "permission bit (even for root). A replaced file keeps its mode, and its owner\n"
+    "where the process may set it. Exit 2, nothing changed, on any of these.\n"
     "\n"
     "      --dtype T           key type: u32 i32 f32 u64 i64 f64 (required)\n"
     "  -o, --output OUT        write sorted keys to OUT (default: replace FILE)\n"
@@ -73,7 +81,8 @@ static const char sort_help[] =
     "      --value-bytes B     bytes per value: 4 (default) or 8\n"
     "      --values-out VOUT   write the permuted values to VOUT (default: replace VFILE)\n"
     "      --backend B         auto (default), cpu or cuda\n"
-    "      --threads N         CPU backend worker threads (default: one per core)\n"
+    "      --threads N         CPU backend worker threads (default: one per core;\n"
+    "                          the library uses at most 256)\n"
     "\n"
     "Order: -0.0 before +0.0; NaNs (any sign) after +inf ascending, first descending.\n";
 
@@ -107,7 +116,8 @@ static const char bench_help[] =
     "      --value-bytes B bytes per value with --pairs: 4 (default) or 8\n"
     "      --qsort         also time glibc qsort (keys only) and print the speedup\n"
     "      --backend B     auto (default), cpu or cuda\n"
-    "      --threads N     CPU backend worker threads (default: one per core)\n";
+    "      --threads N     CPU backend worker threads (default: one per core;\n"
+    "                      the library uses at most 256)\n";
 
 static const struct {
     const char *name;
@@ -173,4 +183,10 @@ static int run_command(int argc, char **argv) {
     return CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv) { return finish_stdout(run_command(argc, argv)); }
+int main(int argc, char **argv) {
+    /* Past the file-size limit (ulimit -f) a write then fails with EFBIG and
+     * is reported like a full disk (exit 2, temporary file removed) instead
+     * of SIGXFSZ killing the process and leaving the temporary file behind. */
+    signal(SIGXFSZ, SIG_IGN);
+    return finish_stdout(run_command(argc, argv));
+}
