@@ -61,14 +61,19 @@ __device__ __forceinline__ void ws_merge_items_to_registers(const KB *sk, const 
 /* Sorts the tile held in registers (blocked: thread t holds tile items
  * t*ITEMS + i) into ascending order, leaving it in registers, blocked.
  * s must hold THREADS*ITEMS padded slots per array. Positions, when P is
- * not ws_no_value, order equal keys inside the network. */
+ * not ws_no_value, order equal keys inside the network. Items from `valid`
+ * on must be sentinels (largest key, positions in order): a warp or a merge
+ * that sees only those skips its work, so a part-filled tile costs about
+ * what its real items cost. */
 template <int RUN, typename KB, typename V, typename P, int THREADS, int ITEMS>
 __device__ __forceinline__ void block_sort_tile(ws_items<KB, V, P, ITEMS> &it,
-                                                ws_tile_smem<KB, V> s) {
+                                                ws_tile_smem<KB, V> s, int valid) {
     constexpr int TILE = THREADS * ITEMS;
     const int first = (int)threadIdx.x * ITEMS;
 
-    warp_sort_registers<RUN>(it, first & (RUN - 1));
+    /* Sentinels already stand in order: a warp holding only sentinels has
+     * nothing to sort (warp-uniform, as the shuffles need). */
+    if ((first & ~(32 * ITEMS - 1)) < valid) warp_sort_registers<RUN>(it, first & (RUN - 1));
     const int kslot = ws_blocked_base<KB, ITEMS>(first);
     const int vslot = ws_blocked_base<V, ITEMS>(first);
 #pragma unroll
@@ -81,7 +86,8 @@ __device__ __forceinline__ void block_sort_tile(ws_items<KB, V, P, ITEMS> &it,
         __syncthreads();
         const int pair = first & ~(2 * run - 1);
         const ws_merge_src m = {pair, run, pair + run, run};
-        ws_merge_items_to_registers<KB, V, ITEMS>(s.keys, s.vals, m, first - pair, it.k, it.v);
+        if (pair < valid)
+            ws_merge_items_to_registers<KB, V, ITEMS>(s.keys, s.vals, m, first - pair, it.k, it.v);
         __syncthreads();
     }
 }

@@ -80,22 +80,46 @@ __device__ __forceinline__ unsigned ws_classify(const KB *tree, KB key, unsigned
 
 /* Ranks one warp's keys by bucket, in (item, lane) order: rank[i] is the
  * number of earlier keys of the same bucket counted in hist (this warp's
- * counters), which is advanced. Invalid items carry WS_NO_BUCKET. All 32
- * lanes call it. */
+ * counters), which is advanced. Invalid items carry WS_NO_BUCKET. The lanes
+ * sharing a bucket find each other by OR-ing their bit into that bucket's
+ * word of peers (zero between calls): two shared-memory atomics per key,
+ * much cheaper than __match_any_sync. All 32 lanes call it. */
 template <int ITEMS>
 __device__ __forceinline__ void ws_warp_rank(const unsigned (&bkt)[ITEMS], unsigned (&rank)[ITEMS],
-                                             unsigned *hist) {
+                                             unsigned *hist, unsigned *peers_of) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const unsigned peers = __match_any_sync(0xFFFFFFFFu, bkt[i]);
         const bool valid = bkt[i] != WS_NO_BUCKET;
+        if (valid) atomicOr(&peers_of[bkt[i]], 1u << lane);
+        __syncwarp();
+        const unsigned peers = valid ? peers_of[bkt[i]] : 0u;
         const unsigned base = valid ? hist[bkt[i]] : 0u;
         __syncwarp();
-        if (valid && lane == (unsigned)__ffs((int)peers) - 1u) hist[bkt[i]] = base + __popc(peers);
+        if (valid && (peers & below) == 0) { /* the first lane of its bucket */
+            hist[bkt[i]] = base + __popc(peers);
+            peers_of[bkt[i]] = 0u;
+        }
         __syncwarp();
         rank[i] = base + (unsigned)__popc(peers & below);
+    }
+}
+
+/* Counts one warp's keys per bucket into hist (this warp's counters). A
+ * warp whose keys all share one bucket (sorted runs, heavy keys) adds them
+ * at once instead of colliding 32 times on one counter. */
+template <int ITEMS>
+__device__ __forceinline__ void ws_warp_count(const unsigned (&bkt)[ITEMS], unsigned *hist) {
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned b0 = __shfl_sync(0xFFFFFFFFu, bkt[i], 0);
+        if (__all_sync(0xFFFFFFFFu, bkt[i] == b0)) {
+            if (lane == 0 && b0 != WS_NO_BUCKET) atomicAdd(&hist[b0], 32u);
+        } else if (bkt[i] != WS_NO_BUCKET) {
+            atomicAdd(&hist[bkt[i]], 1u);
+        }
     }
 }
 
@@ -141,7 +165,7 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) it.k[i] = ws_smem_get(skeys, first + i);
     ws_tile_smem<KB, ws_no_value> sm = {skeys, nullptr};
-    block_sort_tile<32 * ITEMS, KB, ws_no_value, ws_no_value, THREADS, ITEMS>(it, sm);
+    block_sort_tile<32 * ITEMS, KB, ws_no_value, ws_no_value, THREADS, ITEMS>(it, sm, S);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) ws_smem_put(skeys, first + i, it.k[i]);
     __syncthreads();
@@ -193,6 +217,7 @@ struct ws_dist_smem {
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
     KB tree[WS_TREE_SLOTS];
     unsigned hist[WARPS][WS_MAX_BUCKETS];          /* per-warp counters, then per-warp offsets */
+    unsigned peers[WARPS][WS_MAX_BUCKETS];         /* ws_warp_rank's lane masks (zero between keys) */
     unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
     unsigned long long delta[WS_MAX_BUCKETS];      /* output index of slot e of bucket j: delta[j] + e */
     unsigned long long run_base[WS_MAX_BUCKETS];   /* next output index of bucket j */
@@ -245,12 +270,13 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
     }
 }
 
-template <typename KB, typename SM>
-__device__ __forceinline__ void ws_dist_prologue(SM &s, const KB *trees, unsigned seg) {
+/* Loads the segment's tree and zeroes `words` words from `zero` on. */
+template <typename KB>
+__device__ __forceinline__ void ws_dist_prologue(KB *tree, const KB *trees, unsigned seg,
+                                                 unsigned *zero, int words) {
     for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS)
-        s.tree[k] = trees[(size_t)seg * WS_TREE_SLOTS + k];
-    for (int j = (int)threadIdx.x; j < SM::WARPS * WS_MAX_BUCKETS; j += WS_DIST_THREADS)
-        (&s.hist[0][0])[j] = 0;
+        tree[k] = trees[(size_t)seg * WS_TREE_SLOTS + k];
+    for (int j = (int)threadIdx.x; j < words; j += WS_DIST_THREADS) zero[j] = 0;
 }
 
 template <typename KB, int ITEMS>
@@ -264,17 +290,17 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    ws_dist_prologue<KB>(s, trees, w.seg);
+    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0], SM::WARPS * WS_MAX_BUCKETS);
     __syncthreads();
     unsigned *hist = s.hist[threadIdx.x >> 5];
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
         ws_no_value v[ITEMS];
-        unsigned bkt[ITEMS], rank[ITEMS];
+        unsigned bkt[ITEMS];
         ws_dist_load<KB, ws_no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, sg.m,
                                              sg.eq != 0, k, v, bkt);
-        ws_warp_rank<ITEMS>(bkt, rank, hist);
+        ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
     for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS) {
@@ -297,7 +323,8 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    ws_dist_prologue<KB>(s, trees, w.seg);
+    /* hist and peers are adjacent: one zeroing covers both. */
+    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0], 2 * SM::WARPS * WS_MAX_BUCKETS);
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
 #pragma unroll
@@ -314,7 +341,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         unsigned bkt[ITEMS], rank[ITEMS];
         ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, sg.m, sg.eq != 0, k,
                                    v, bkt);
-        ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp]);
+        ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         __syncthreads();
         /* Per bucket: warps' offsets inside the tile's run, the run's slot
          * in the regrouped tile, and where it goes in the output. */

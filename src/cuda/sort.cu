@@ -372,7 +372,9 @@ static cudaError_t ws_launch_bucket_class(KB *keys, V *vals, const KB *ktmp, con
     constexpr int SUB = C == 3 ? 2 : 1;
     constexpr int THREADS = C == 3 ? PL::SHAPE.tile_threads : PL::SHAPE.tile_threads >> (2 - C);
     constexpr int ITEMS = PL::SHAPE.tile_items, RUN = PL::SHAPE.tile_run;
-    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, SUB>;
+    /* Registers as the tile sort's row: as many resident threads. */
+    constexpr int MIN_BLOCKS = PL::SHAPE.tile_min_blocks * (PL::SHAPE.tile_threads / THREADS);
+    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>;
     const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
     unsigned grid = 0;
     cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, sm_count, &grid);

@@ -106,7 +106,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
             it.v[i] = ws_smem_get(sub.vals, first + i);
             if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
         }
-        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub);
+        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
         /* Each thread writes back only the slots it read: no barrier. */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
@@ -180,8 +180,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 
 /* Sorts every bucket of `list` (*count of them, each at most SUB x THREADS
  * x ITEMS items) from where it lives into the caller's arrays, decoded. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int SUB>
-__global__ void __launch_bounds__(THREADS)
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
+          int SUB>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, ws_key_codec codec) {
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
