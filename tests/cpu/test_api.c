@@ -28,8 +28,8 @@ static int setup(void **state) {
         free(f);
         return -1;
     }
-    wt_fill_keys(f->keys, N + 1, WARPSORT_U64, WT_RANDOM, 5);
-    wt_fill_keys(f->values, N + 1, WARPSORT_U64, WT_RANDOM, 6);
+    keygen_fill(f->keys, N + 1, WARPSORT_U64, KEYGEN_RANDOM, 5);
+    keygen_fill(f->values, N + 1, WARPSORT_U64, KEYGEN_RANDOM, 6);
     memcpy(f->keys_copy, f->keys, sizeof f->keys);
     memcpy(f->values_copy, f->values, sizeof f->values);
     *state = f;
