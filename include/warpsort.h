@@ -57,8 +57,7 @@ WARPSORT_API int warpsort_version_code(void);
     X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                 \
     X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")                \
     X(CUDA_ERROR, 9, "CUDA runtime error")                                             \
-    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments") \
-    X(INTERNAL, 11, "internal error")
+    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments")
 
 typedef enum warpsort_status {
 #define WARPSORT_X_ENUM_(name, value, text) WARPSORT_##name = value,
