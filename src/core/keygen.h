@@ -90,14 +90,16 @@ KEYGEN_HD uint64_t keygen_mix(uint64_t x) {
 }
 
 /* dtype: a warpsort_dtype_t (U32, I32, F32, U64, I64, F64 = 0..5). Each
- * (seed, dtype, dist) gets its own stream. */
+ * (seed, dtype, dist) gets its own stream, except that reversed shares
+ * sorted's: with one seed, one is the other back to front. */
 KEYGEN_HD keygen_t keygen_init(keygen_dist_t dist, int dtype, uint64_t seed, uint64_t n) {
     keygen_t g;
     g.dist = dist;
     g.key_bytes = dtype >= 3 ? 8u : 4u;
     g.kind = dtype % 3;
     g.n = n;
-    g.base = keygen_mix(seed ^ ((uint64_t)dtype << 56) ^ ((uint64_t)dist << 48));
+    const keygen_dist_t stream = dist == KEYGEN_REVERSED ? KEYGEN_SORTED : dist;
+    g.base = keygen_mix(seed ^ ((uint64_t)dtype << 56) ^ ((uint64_t)stream << 48));
     const uint64_t umax = g.key_bytes == 8 ? ~0ull : 0xFFFFFFFFull;
     g.step = n ? umax / n : 0;
     g.shift = 0;
