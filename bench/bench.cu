@@ -31,9 +31,6 @@
 
 #include <cub/version.cuh>
 
-#ifndef WSB_SOURCE_DIR
-#define WSB_SOURCE_DIR "."
-#endif
 #ifndef WSB_GIT_COMMIT
 #define WSB_GIT_COMMIT "unknown"
 #endif
@@ -95,7 +92,7 @@ const char *const kUsage =
     "Times sorting of device arrays with CUDA events (median and min of repeats\n"
     "after warm-up, fresh copy of the same input before each repeat, L2 flushed,\n"
     "every result verified) for warpsort and its rivals; prints a table and\n"
-    "writes JSON under bench/results/ (see bench/README.md).\n"
+    "writes JSON to the current directory (see bench/README.md).\n"
     "\n"
     "presets (selection flags given with a preset filter it):\n"
     "  --quick             u32 random keys 2^10..2^28 with every rival, plus target\n"
@@ -109,7 +106,8 @@ const char *const kUsage =
     "selection:\n"
     "  --dtype LIST        u32,f32,u64,f64 or all\n"
     "  --kind LIST         keys,pairs or both;  --keys / --pairs are short for one\n"
-    "  --dist LIST         random,sorted,reversed,few (16 distinct values) or all\n"
+    "  --dist LIST         random,sorted,reversed,few (16 distinct values),equal,two,\n"
+    "                      skewed (90 % one key),exponential,all-but-one, or all\n"
     "  --min-log N         smallest n = 2^N (1..30)\n"
     "  --max-log N         largest n = 2^N (1..30; sizes that do not fit in GPU memory\n"
     "                      are skipped)\n"
@@ -128,7 +126,7 @@ const char *const kUsage =
     "  --no-flush-l2       do not flush L2 between the input reset and the timed run\n"
     "  --seed N            input generator seed (default 20240601)\n"
     "  --device N          CUDA device (default 0)\n"
-    "  --json PATH         results file (default bench/results/bench-<UTC date>.json)\n"
+    "  --json PATH         results file (default ./bench-<UTC date>.json)\n"
     "  --no-json           write no results file\n"
     "  --list              print the planned rows and exit (needs no GPU)\n"
     "  --help              this text\n"
@@ -188,7 +186,8 @@ void parse_names(const std::string &flag, const std::string &v, const char *cons
 Options parse_args(int argc, char **argv) {
     static const char *const dtype_names[kNumDtypes] = {"u32", "f32", "u64", "f64"};
     static const char *const kind_names[2] = {"keys", "pairs"};
-    static const char *const dist_names[kNumDists] = {"random", "sorted", "reversed", "few"};
+    static const char *dist_names[kNumDists];
+    for (int s = 0; s < kNumDists; ++s) dist_names[s] = dist_name(kDists[s]);
     Options o;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -309,7 +308,7 @@ std::vector<Job> make_plan(const Options &o) {
                 for (int k = 0; k < 2; ++k)
                     for (int s = 0; s < kNumDists; ++s)
                         if (o.dtypes[d] && o.kinds[k] && o.dists[s])
-                            add_range(regime((Dtype)d, k == 1, (Dist)s, seg), o.min_log, o.max_log);
+                            add_range(regime((Dtype)d, k == 1, kDists[s], seg), o.min_log, o.max_log);
         return jobs;
     }
     std::vector<Job> preset;
@@ -319,37 +318,37 @@ std::vector<Job> make_plan(const Options &o) {
      * on sorted and reversed input as on random (it keeps random and few). */
     auto add = [&preset, &o](const Regime &r, int lo, int hi) {
         unsigned drop = 0;
-        if (o.preset == Options::Full && r.dist != Dist::Random)
+        if (o.preset == Options::Full && r.dist != KEYGEN_RANDOM)
             drop |= (1u << R_SEED_NAIVE) | (1u << R_SEED_HYBRID);
-        if (o.preset == Options::Full && (r.dist == Dist::Sorted || r.dist == Dist::Reversed))
+        if (o.preset == Options::Full && (r.dist == KEYGEN_SORTED || r.dist == KEYGEN_REVERSED))
             drop |= 1u << R_WARPSORT_CPU;
         for (int l = lo; l <= hi; ++l) preset.push_back(Job{r, l, drop});
     };
     const uint64_t seg_default = 1024;
     std::vector<uint64_t> segs = o.seg_set ? o.seg_sizes : std::vector<uint64_t>(1, seg_default);
     if (o.preset == Options::Quick) {
-        add(regime(Dtype::U32, false, Dist::Random, 0), 10, 28);
+        add(regime(Dtype::U32, false, KEYGEN_RANDOM, 0), 10, 28);
         for (int d = 0; d < kNumDtypes; ++d)
             for (int k = 0; k < 2; ++k)
-                if (d != 0 || k != 0) add(regime((Dtype)d, k == 1, Dist::Random, 0), 27, 27);
-        add(regime(Dtype::U32, false, Dist::Sorted, 0), 27, 27);
-        add(regime(Dtype::U32, false, Dist::Reversed, 0), 27, 27);
-        add(regime(Dtype::U32, false, Dist::Few, 0), 27, 27);
-        for (uint64_t seg : segs) add(regime(Dtype::U32, false, Dist::Random, seg), 27, 27);
+                if (d != 0 || k != 0) add(regime((Dtype)d, k == 1, KEYGEN_RANDOM, 0), 27, 27);
+        add(regime(Dtype::U32, false, KEYGEN_SORTED, 0), 27, 27);
+        add(regime(Dtype::U32, false, KEYGEN_REVERSED, 0), 27, 27);
+        add(regime(Dtype::U32, false, KEYGEN_FEW, 0), 27, 27);
+        for (uint64_t seg : segs) add(regime(Dtype::U32, false, KEYGEN_RANDOM, seg), 27, 27);
     } else {
         for (int d = 0; d < kNumDtypes; ++d)
             for (int k = 0; k < 2; ++k)
                 for (int s = 0; s < kNumDists; ++s)
-                    add(regime((Dtype)d, k == 1, (Dist)s, 0), 10, 30);
+                    add(regime((Dtype)d, k == 1, kDists[s], 0), 10, 30);
         for (uint64_t seg : segs)
             for (int d = 0; d < kNumDtypes; ++d)
-                for (int k = 0; k < 2; ++k) add(regime((Dtype)d, k == 1, Dist::Random, seg), 10, 30);
+                for (int k = 0; k < 2; ++k) add(regime((Dtype)d, k == 1, KEYGEN_RANDOM, seg), 10, 30);
     }
     /* Selection flags filter the preset. */
     for (const Job &j : preset) {
         if (o.dtype_set && !o.dtypes[(int)j.regime.dtype]) continue;
         if (o.kind_set && !o.kinds[j.regime.pairs ? 1 : 0]) continue;
-        if (o.dist_set && !o.dists[(int)j.regime.dist]) continue;
+        if (o.dist_set && !o.dists[dist_index(j.regime.dist)]) continue;
         if (o.min_set && j.log2n < o.min_log) continue;
         if (o.max_set && j.log2n > o.max_log) continue;
         jobs.push_back(j);
@@ -446,19 +445,9 @@ bool make_dirs(const std::string &path) {
     return true;
 }
 
-bool file_exists(const std::string &p) {
-    struct stat st;
-    return stat(p.c_str(), &st) == 0;
-}
-
-std::string default_json_path() {
-    std::string dir;
-    if (file_exists("bench/bench.cu")) dir = "bench/results"; /* run from the repo root */
-    else if (file_exists(std::string(WSB_SOURCE_DIR) + "/bench.cu"))
-        dir = std::string(WSB_SOURCE_DIR) + "/results";
-    else dir = "warpsort-bench-results";
-    return dir + "/bench-" + now_utc("%Y%m%d-%H%M%S") + ".json";
-}
+/* In the current directory, never in the source tree: results worth keeping
+ * are copied to bench/results/ by hand, with the GPU named. */
+std::string default_json_path() { return "bench-" + now_utc("%Y%m%d-%H%M%S") + ".json"; }
 
 /*======================================================================
  * The measuring machinery

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/keygen.h"
 #include "warpsort.h"
 
 namespace wsb {
@@ -64,11 +65,18 @@ struct DtypeInfo {
 };
 const DtypeInfo &dtype_info(Dtype d);
 
-enum class Dist { Random, Sorted, Reversed, Few };
-constexpr int kNumDists = 4;
+/* Inputs come from src/core/keygen.h, the generator (and the names) the CLI
+ * and the tests use. The harness times the distributions whose floats are
+ * finite and normal, so the rivals that compare with `<` agree with
+ * warpsort's total order; --dist selects among these. */
+using Dist = keygen_dist_t;
+constexpr Dist kDists[] = {KEYGEN_RANDOM, KEYGEN_SORTED,   KEYGEN_REVERSED,
+                           KEYGEN_FEW,    KEYGEN_EQUAL,    KEYGEN_TWO,
+                           KEYGEN_SKEWED, KEYGEN_EXPONENTIAL, KEYGEN_ALL_BUT_ONE};
+constexpr int kNumDists = sizeof kDists / sizeof kDists[0];
+/* Position of d in kDists (-1 if the harness does not time it). */
+int dist_index(Dist d);
 const char *dist_name(Dist d);
-/* Distinct values in the "few" distribution. */
-constexpr unsigned kFewDistinct = 16;
 
 /* Values of pairs are always uint32_t (the input position, so a sorted
  * output can be checked against the input exactly). */
@@ -77,7 +85,7 @@ constexpr int kValueBytes = 4;
 struct Regime {
     Dtype dtype = Dtype::U32;
     bool pairs = false;
-    Dist dist = Dist::Random;
+    Dist dist = KEYGEN_RANDOM;
     uint64_t seg_size = 0; /* 0: sort the whole array; else equal segments of this size */
 };
 /* "u32 keys random", "f64 pairs few seg1024". */
@@ -210,7 +218,7 @@ double seed_hybrid_passes(size_t n);
 
 /* Sorts n keys of dtype ascending with cub::DeviceRadixSort from `in` into
  * `out` (in and out distinct; `scratch` is a third n-key buffer). Used to
- * build the reference and the sorted/reversed inputs. Synchronous. */
+ * build the reference. Synchronous. */
 void radix_sort_keys_reference(Dtype d, const void *in, void *out, void *scratch, size_t n,
                                cudaStream_t stream);
 
@@ -220,9 +228,6 @@ void generate_input(Buffers &b, uint64_t seed);
 
 /* Writes 0, 1, ..., n-1 into v (async on stream). */
 void fill_iota(uint32_t *v, size_t n, cudaStream_t stream);
-/* dst[i] = src[n-1-i] for keys of key_bytes (async). */
-void reverse_keys(void *dst, const void *src, size_t n, size_t key_bytes, cudaStream_t stream);
-
 /* Order-independent 128-bit hash of the key bit patterns of each segment
  * (segments of seg_size; seg_size 0 = one segment). out holds 2 * segments
  * uint64_t. Equal hashes per segment <=> same multiset, up to collisions. */

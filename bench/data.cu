@@ -1,8 +1,9 @@
 /*
  * data.cu - inputs and the verifier of the benchmark harness.
  *
- * Inputs are generated on the GPU from a counter-based hash, so a (seed,
- * regime, n) always gives the same keys. Every timed result is checked on
+ * Inputs are generated on the GPU by src/core/keygen.h (counter-based, the
+ * generator the CLI and the tests use), so a (seed, regime, n) always gives
+ * the same keys. Every timed result is checked on
  * the GPU after each repeat (outside the timed region) and, for small n,
  * once more on the host with std::sort: a row that fails is reported as
  * FAILED, never as a number.
@@ -59,14 +60,12 @@ const DtypeInfo &dtype_info(Dtype d) {
     return table[(int)d];
 }
 
-const char *dist_name(Dist d) {
-    switch (d) {
-    case Dist::Random: return "random";
-    case Dist::Sorted: return "sorted";
-    case Dist::Reversed: return "reversed";
-    case Dist::Few: return "few";
-    }
-    return "?";
+const char *dist_name(Dist d) { return keygen_dist_name(d); }
+
+int dist_index(Dist d) {
+    for (int i = 0; i < kNumDists; ++i)
+        if (kDists[i] == d) return i;
+    return -1;
 }
 
 std::string regime_label(const Regime &r) {
@@ -123,50 +122,16 @@ template <class Bits> __host__ __device__ inline Bits ordered_bits(Bits b, bool 
     return Bits(t - neg_nans);
 }
 
-/* A random key from 64 random bits. Floats are made finite and normal (no
- * NaN, inf, zero or subnormal), so that plain `<` on them, the radix order
- * and warpsort's total order all agree and results compare bit for bit. */
-template <class Bits> __device__ inline Bits random_key(uint64_t r, bool is_float);
-template <> __device__ inline uint32_t random_key<uint32_t>(uint64_t r, bool is_float) {
-    uint32_t b = (uint32_t)(r >> 32);
-    if (is_float) {
-        uint32_t e = (b >> 23) & 0xFFu;
-        if (e == 0xFFu) b &= ~(1u << 30); /* inf/NaN -> exponent 0x7F */
-        if (e == 0u) b |= 1u << 23;        /* zero/subnormal -> exponent 1 */
-    }
-    return b;
-}
-template <> __device__ inline uint64_t random_key<uint64_t>(uint64_t r, bool is_float) {
-    uint64_t b = r;
-    if (is_float) {
-        uint64_t e = (b >> 52) & 0x7FFull;
-        if (e == 0x7FFull) b &= ~(1ull << 62);
-        if (e == 0ull) b |= 1ull << 52;
-    }
-    return b;
-}
-
-template <class Bits>
-__global__ void gen_kernel(Bits *out, size_t n, uint64_t seed, bool is_float, bool few) {
-    const uint64_t s_pick = splitmix64(seed ^ 0x5EED0001ull);
-    const uint64_t s_key = splitmix64(seed ^ 0x5EED0002ull);
+template <class Bits> __global__ void gen_kernel(Bits *out, size_t n, keygen_t g) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t idx = few ? splitmix64(s_pick + i) % kFewDistinct : (uint64_t)i;
-        out[i] = random_key<Bits>(splitmix64(s_key + idx), is_float);
-    }
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = (Bits)keygen_key(&g, i);
 }
 
 __global__ void iota_kernel(uint32_t *v, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         v[i] = (uint32_t)i;
-}
-
-template <class Bits> __global__ void reverse_kernel(Bits *dst, const Bits *src, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = src[n - 1 - i];
 }
 
 __global__ void offsets_kernel(int *off, size_t num_segments, uint64_t seg_size) {
@@ -351,9 +316,8 @@ int seg_shift_of(uint64_t seg_size) {
 }
 
 template <class Bits> void launch_gen(Buffers &b, uint64_t seed) {
-    const DtypeInfo &di = dtype_info(b.regime.dtype);
-    gen_kernel<Bits><<<grid_for(b.n, 256), 256, 0, b.stream>>>(
-        (Bits *)b.keys_pristine, b.n, seed, di.is_float, b.regime.dist == Dist::Few);
+    const keygen_t g = keygen_init(b.regime.dist, (int)dtype_info(b.regime.dtype).ws, seed, b.n);
+    gen_kernel<Bits><<<grid_for(b.n, 256), 256, 0, b.stream>>>((Bits *)b.keys_pristine, b.n, g);
     WSB_CUDA(cudaGetLastError());
 }
 
@@ -368,22 +332,11 @@ void fill_iota(uint32_t *v, size_t n, cudaStream_t stream) {
     WSB_CUDA(cudaGetLastError());
 }
 
-void reverse_keys(void *dst, const void *src, size_t n, size_t key_bytes, cudaStream_t stream) {
-    if (n == 0) return;
-    if (key_bytes == 4)
-        reverse_kernel<uint32_t><<<grid_for(n, 256), 256, 0, stream>>>((uint32_t *)dst,
-                                                                       (const uint32_t *)src, n);
-    else
-        reverse_kernel<uint64_t><<<grid_for(n, 256), 256, 0, stream>>>((uint64_t *)dst,
-                                                                       (const uint64_t *)src, n);
-    WSB_CUDA(cudaGetLastError());
-}
-
 void generate_input(Buffers &b, uint64_t seed) {
-    /* Each regime and size gets its own stream of keys; keys-only and
-     * pairs of the same dtype/dist/n share them. */
-    uint64_t s = splitmix64(seed ^ ((uint64_t)b.regime.dtype << 56) ^
-                            ((uint64_t)b.regime.dist << 48) ^ (uint64_t)b.n);
+    /* Each regime and size gets its own stream of keys (keygen mixes in the
+     * dtype and the distribution); keys-only and pairs of the same
+     * dtype/dist/n share them. */
+    const uint64_t s = splitmix64(seed ^ (uint64_t)b.n);
     if (b.key_bytes == 4)
         launch_gen<uint32_t>(b, s);
     else
@@ -392,11 +345,6 @@ void generate_input(Buffers &b, uint64_t seed) {
      * by Verifier::check_reference before any rival is timed). */
     radix_sort_keys_reference(b.regime.dtype, b.keys_pristine, b.keys_ref, b.keys_alt, b.n,
                               b.stream);
-    if (b.regime.dist == Dist::Sorted)
-        WSB_CUDA(cudaMemcpyAsync(b.keys_pristine, b.keys_ref, b.n * b.key_bytes,
-                                 cudaMemcpyDeviceToDevice, b.stream));
-    else if (b.regime.dist == Dist::Reversed)
-        reverse_keys(b.keys_pristine, b.keys_ref, b.n, b.key_bytes, b.stream);
     if (b.regime.seg_size) {
         offsets_kernel<<<grid_for(b.num_segments + 1, 256), 256, 0, b.stream>>>(
             b.seg_offsets, b.num_segments, b.regime.seg_size);
@@ -885,11 +833,11 @@ std::string verifier_self_test(cudaStream_t stream) {
         Dist dist;
     };
     static const Case cases[] = {
-        {Dtype::U32, false, 0, Dist::Random},  {Dtype::U32, true, 0, Dist::Random},
-        {Dtype::F32, false, 0, Dist::Random},  {Dtype::F32, true, 0, Dist::Few},
-        {Dtype::U64, true, 0, Dist::Random},   {Dtype::F64, false, 0, Dist::Random},
-        {Dtype::F64, true, 256, Dist::Random}, {Dtype::U32, false, 256, Dist::Random},
-        {Dtype::F32, false, 16, Dist::Random}, {Dtype::U64, true, 1024, Dist::Few},
+        {Dtype::U32, false, 0, KEYGEN_RANDOM},  {Dtype::U32, true, 0, KEYGEN_RANDOM},
+        {Dtype::F32, false, 0, KEYGEN_RANDOM},  {Dtype::F32, true, 0, KEYGEN_FEW},
+        {Dtype::U64, true, 0, KEYGEN_RANDOM},   {Dtype::F64, false, 0, KEYGEN_RANDOM},
+        {Dtype::F64, true, 256, KEYGEN_RANDOM}, {Dtype::U32, false, 256, KEYGEN_RANDOM},
+        {Dtype::F32, false, 16, KEYGEN_RANDOM}, {Dtype::U64, true, 1024, KEYGEN_FEW},
     };
     for (const Case &c : cases) {
         std::string e = dtype_info(c.dt).bytes == 4

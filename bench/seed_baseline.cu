@@ -1,8 +1,8 @@
 /*
  * seed_baseline.cu - the seed document's two bitonic sorts, rebuilt as
- * rivals so its figures can be reproduced beside ours
- * (../shared/seeds/002_2fb3b3978dfd6602.txt: "naive" 268 MEPS; hybrid
- * kernel time 78.8 ms, both on an H100 with the input padded to 2^27).
+ * rivals so its figures can be reproduced beside ours (the document the
+ * project started from, not kept in this repository: "naive" 268 MEPS;
+ * hybrid kernel time 78.8 ms, both on an H100 with the input padded to 2^27).
  *
  *   seed-naive   one kernel launch per (s, d) stride of the bitonic network,
  *                every compare-exchange in global memory (its Algorithms 1-2):

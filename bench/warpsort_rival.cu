@@ -47,15 +47,12 @@ public:
         size_t ws = 0;
         warpsort_status_t st =
             warpsort_workspace_size(ctx_, b.n, dtype_info(regime_.dtype).ws, vb, 0, &ws);
-        if (st == WARPSORT_OK) {
-            *bytes = ws;
-            workspace_note_ = strprintf("workspace %zu bytes", ws);
-        } else {
-            /* Not implemented yet, say: assume one extra copy of the data. */
-            *bytes = b.n * (b.key_bytes + vb);
-            workspace_note_ = "workspace size query failed (" + status_text(st, ctx_) +
-                              "), assumed n*(key+value) bytes";
+        if (st != WARPSORT_OK) {
+            *err = "warpsort_workspace_size: " + status_text(st, ctx_);
+            return false;
         }
+        *bytes = ws;
+        workspace_note_ = strprintf("workspace %zu bytes", ws);
         return true;
     }
 

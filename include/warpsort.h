@@ -4,7 +4,7 @@
  * Plain C11 API. No CUDA types appear here: streams are passed as void*.
  *
  *   warpsort_context_t *ctx;
- *   warpsort_config_t cfg = WARPSORT_CONFIG_INIT;   // backend AUTO
+ *   warpsort_config_t cfg = WARPSORT_CONFIG_INIT;   // sets struct_size; backend AUTO
  *   if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) ...
  *   warpsort_sort(ctx, keys, n, WARPSORT_F32, WARPSORT_ASCENDING);
  *   warpsort_destroy(ctx);
@@ -57,8 +57,7 @@ WARPSORT_API int warpsort_version_code(void);
     X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                 \
     X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")                \
     X(CUDA_ERROR, 9, "CUDA runtime error")                                             \
-    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments") \
-    X(INTERNAL, 11, "internal error")
+    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments")
 
 typedef enum warpsort_status {
 #define WARPSORT_X_ENUM_(name, value, text) WARPSORT_##name = value,
@@ -109,14 +108,30 @@ typedef enum warpsort_backend {
 /* Name of a backend: "auto", "cpu", "cuda"; NULL if unknown. */
 WARPSORT_API const char *warpsort_backend_name(warpsort_backend_t backend);
 
+/* Context settings. Always start from WARPSORT_CONFIG_INIT, which records
+ * the size of the struct the caller was compiled with in struct_size, then
+ * set the fields wanted:
+ *
+ *   warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+ *   cfg.backend = WARPSORT_BACKEND_CPU;
+ *
+ * Compatibility: fields are only ever appended, never reordered or removed.
+ * warpsort_create reads the first struct_size bytes and gives every field
+ * past them its WARPSORT_CONFIG_INIT default, so a program compiled against
+ * an older header keeps working with a newer library. A struct_size the
+ * library does not know (smaller than the first versioned layout, or larger
+ * than its own struct: a newer header) is rejected with INVALID_ARGUMENT. */
 typedef struct warpsort_config {
+    size_t struct_size;         /* sizeof(warpsort_config_t), set by WARPSORT_CONFIG_INIT */
     warpsort_backend_t backend; /* which backend to use */
     int device;                 /* CUDA device ordinal (CUDA backend) */
     void *stream;               /* cudaStream_t to order work on; NULL = the default stream */
     unsigned cpu_threads;       /* CPU backend worker threads; 0 = one per online core */
+    /* New fields go here, at the end, with their default added to
+     * WARPSORT_CONFIG_INIT (see src/core/context.c, ws_config_read). */
 } warpsort_config_t;
 
-#define WARPSORT_CONFIG_INIT {WARPSORT_BACKEND_AUTO, 0, NULL, 0u}
+#define WARPSORT_CONFIG_INIT {sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u}
 
 /* Opaque handle. One context may be used by one host thread at a time. */
 typedef struct warpsort_context warpsort_context_t;
@@ -126,8 +141,10 @@ typedef struct warpsort_context warpsort_context_t;
  *====================================================================*/
 
 /* Creates a context. config may be NULL (same as WARPSORT_CONFIG_INIT).
- * Returns BACKEND_UNAVAILABLE for backend CUDA when the library was built
- * without CUDA or no usable device exists (*ctx is then NULL). */
+ * Returns INVALID_ARGUMENT for an unknown config->struct_size (a config not
+ * started from WARPSORT_CONFIG_INIT), an unknown backend or a negative device,
+ * and BACKEND_UNAVAILABLE for backend CUDA when the library was built
+ * without CUDA or no usable device exists (*ctx is NULL on any failure). */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for

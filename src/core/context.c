@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,31 @@ unsigned ws_cpu_count(void) {
     return n > 0 ? (unsigned)n : 1u;
 }
 
-warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_config_t *config) {
+/* The first versioned layout (0.1: struct_size through cpu_threads). Every
+ * later layout only appends fields, so any size from here up to
+ * sizeof(warpsort_config_t) is a config some header version produced. */
+#define WS_CONFIG_FIRST_SIZE (offsetof(warpsort_config_t, cpu_threads) + sizeof(unsigned))
+
+/* Copies the caller's config over the defaults, struct_size bytes of it:
+ * fields appended after the caller's header was written keep their
+ * WARPSORT_CONFIG_INIT defaults. 0 if struct_size is not a known layout
+ * (garbage, or a newer header than this library). */
+static int ws_config_read(const warpsort_config_t *config, warpsort_config_t *out) {
     static const warpsort_config_t defaults = WARPSORT_CONFIG_INIT;
+    *out = defaults;
+    if (!config) return 1;
+    if (config->struct_size < WS_CONFIG_FIRST_SIZE || config->struct_size > sizeof *out) return 0;
+    memcpy(out, config, config->struct_size);
+    out->struct_size = sizeof *out;
+    return 1;
+}
+
+warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_config_t *user_config) {
     if (!out) return WARPSORT_NULL_POINTER;
     *out = NULL;
-    if (!config) config = &defaults;
+    warpsort_config_t cfg;
+    if (!ws_config_read(user_config, &cfg)) return WARPSORT_INVALID_ARGUMENT;
+    const warpsort_config_t *config = &cfg;
     if (config->backend != WARPSORT_BACKEND_AUTO && config->backend != WARPSORT_BACKEND_CPU &&
         config->backend != WARPSORT_BACKEND_CUDA)
         return WARPSORT_INVALID_ARGUMENT;

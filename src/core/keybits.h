@@ -16,6 +16,7 @@
 #ifndef WARPSORT_KEYBITS_H
 #define WARPSORT_KEYBITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__CUDACC__)
@@ -64,6 +65,23 @@ WS_HD uint64_t ws_to_ordered64(uint64_t x, int kind, int desc) {
 WS_HD uint64_t ws_from_ordered64(uint64_t o, int kind, int desc) {
     if (desc) o = ~o;
     return kind == 0 ? o : kind == 1 ? (o ^ 0x8000000000000000ull) : ws_f64_from_ordered(o);
+}
+
+/* Either width (key_bytes 4 or 8; a 4-byte key in the low 32 bits). These are
+ * the one host-side way to read keys in order: the CPU backend, the CLI's
+ * checks and the keybits test all use them. */
+WS_HD uint64_t ws_to_ordered(uint64_t x, unsigned key_bytes, int kind, int desc) {
+    return key_bytes == 4 ? ws_to_ordered32((uint32_t)x, kind, desc)
+                          : ws_to_ordered64(x, kind, desc);
+}
+WS_HD uint64_t ws_from_ordered(uint64_t o, unsigned key_bytes, int kind, int desc) {
+    return key_bytes == 4 ? ws_from_ordered32((uint32_t)o, kind, desc)
+                          : ws_from_ordered64(o, kind, desc);
+}
+/* Ordered bits of keys[i], an array of key_bytes-wide keys. */
+WS_HD uint64_t ws_load_ordered(const void *keys, size_t i, unsigned key_bytes, int kind, int desc) {
+    return key_bytes == 4 ? ws_to_ordered32(((const uint32_t *)keys)[i], kind, desc)
+                          : ws_to_ordered64(((const uint64_t *)keys)[i], kind, desc);
 }
 
 #endif /* WARPSORT_KEYBITS_H */

@@ -79,11 +79,6 @@ static void ws_chunk(const struct ws_radix *rs, unsigned t, size_t *lo, size_t *
     *hi = ws_chunk_begin(rs->n, rs->nthreads, t + 1);
 }
 
-static uint64_t ws_load_ordered(const void *keys, size_t i, unsigned kb, int kind, int desc) {
-    return kb == 4 ? ws_to_ordered32(((const uint32_t *)keys)[i], kind, desc)
-                   : ws_to_ordered64(((const uint64_t *)keys)[i], kind, desc);
-}
-
 /*--- counting ---*/
 
 /* Counts every digit of the user's keys over this thread's chunk (read only). */

@@ -1,7 +1,7 @@
 /* cli_harness.c - process and file helpers for the CLI tests, see cli_harness.h. */
 #include "cli_harness.h"
 
-#include "core/keybits.h"
+#include "testkit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -231,40 +231,12 @@ void cli_assert_error(cli_t *c, ...) {
     assert_string_equal(c->out, ""); /* a failed command prints no result */
 }
 
-/*--- order helpers ---*/
-
-uint64_t test_ordered(const void *keys, size_t i, warpsort_dtype_t dtype, int desc) {
-    if (warpsort_dtype_size(dtype) == 4)
-        return ws_to_ordered32(((const uint32_t *)keys)[i], ws_dtype_kind(dtype), desc);
-    return ws_to_ordered64(((const uint64_t *)keys)[i], ws_dtype_kind(dtype), desc);
-}
+/*--- results, judged by the test oracle (testkit), not by the CLI's own check ---*/
 
 int test_is_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, int desc) {
-    for (size_t i = 1; i < n; i++)
-        if (test_ordered(keys, i, dtype, desc) < test_ordered(keys, i - 1, dtype, desc)) return 0;
-    return 1;
-}
-
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    return wt_check_sorted(keys, n, dtype, desc ? WARPSORT_DESCENDING : 0, NULL, 0) == 0;
 }
 
 int test_same_multiset(const void *a, const void *b, size_t n, size_t elem_size) {
-    size_t bytes = n * elem_size;
-    void *ca = malloc(bytes + 1), *cb = malloc(bytes + 1);
-    assert_non_null(ca);
-    assert_non_null(cb);
-    memcpy(ca, a, bytes);
-    memcpy(cb, b, bytes);
-    qsort(ca, n, elem_size, elem_size == 4 ? cmp_u32 : cmp_u64);
-    qsort(cb, n, elem_size, elem_size == 4 ? cmp_u32 : cmp_u64);
-    int same = memcmp(ca, cb, bytes) == 0;
-    free(ca);
-    free(cb);
-    return same;
+    return wt_check_permutation(a, b, n, elem_size, NULL, 0) == 0;
 }

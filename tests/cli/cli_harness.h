@@ -47,11 +47,9 @@ void cli_assert_error(cli_t *c, ...);
 void cli_assert_one_line(const char *text);
 void cli_assert_contains(const char *text, const char *fragment);
 
-/*--- key order, independent of the CLI's own check ---*/
+/*--- results, judged by the independent test oracle (tests/common/testkit.h) ---*/
 
-/* Ordered bits of element i (keybits.h): smaller sorts earlier. */
-uint64_t test_ordered(const void *keys, size_t i, warpsort_dtype_t dtype, int desc);
-/* keys sorted in the library's order. */
+/* keys sorted in the documented order (desc: descending). */
 int test_is_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, int desc);
 /* a and b hold the same bit patterns with the same counts. */
 int test_same_multiset(const void *a, const void *b, size_t n, size_t elem_size);

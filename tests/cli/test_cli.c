@@ -2,8 +2,9 @@
  * test_cli.c - end-to-end tests of the warpsort command-line tool.
  *
  * Each test runs the built executable in its own scratch directory. Results
- * are checked here, against keybits.h directly, not only with the CLI's own
- * `check`, so a bug shared by `sort` and `check` cannot hide.
+ * are checked here by the independent test oracle (tests/common/testkit.h),
+ * not only with the CLI's own `check`, so a bug shared by `sort` and `check`
+ * (or by the library they both call) cannot hide.
  *
  * usage: test_cli GROUP   (basics, sort, errors, outputs, check, bench)
  */
@@ -185,6 +186,19 @@ static void test_gen_distributions(void **state) {
         }
         assert_true(distinct >= 2 && distinct <= 16);
         free(k);
+
+        /* narrow: only the low three bytes vary */
+        assert_int_equal(cli_run(c, "gen", "-o", "w.bin", "-n", "5000", "--dtype", name,
+                                 "--dist", "narrow", NULL), 0);
+        k = cli_read(c, "w.bin", &bytes);
+        uint64_t first = es == 4 ? ((uint32_t *)k)[0] : ((uint64_t *)k)[0], low_bits = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = es == 4 ? ((uint32_t *)k)[i] : ((uint64_t *)k)[i];
+            assert_true((x >> 24) == (first >> 24));
+            low_bits |= x ^ first;
+        }
+        assert_true(low_bits > 0xFFFF); /* and they do vary, into the third byte */
+        free(k);
     }
 }
 
@@ -258,7 +272,7 @@ static void test_progress_bar_when_forced(void **state) {
 static void test_round_trip_every_dtype_and_dist(void **state) {
     STATE;
     static const char *const dists[] = {"random", "nan-mix", "few", "equal", "sorted",
-                                        "reversed"};
+                                        "reversed", "narrow"};
     for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
         const char *dt = warpsort_dtype_name(all_dtypes[d]);
         for (size_t s = 0; s < sizeof dists / sizeof dists[0]; s++) {

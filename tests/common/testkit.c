@@ -1,4 +1,5 @@
-/* testkit.c - inputs, reference order, checks and the property driver. */
+/* testkit.c - the independent test oracle (reference order, checks) and the
+ * property driver, see testkit.h. */
 #include "testkit.h"
 
 #include <math.h>
@@ -46,14 +47,6 @@ void wt_store(void *array, size_t i, size_t bytes, uint64_t v) {
 }
 
 static int wt_is_float(warpsort_dtype_t d) { return d == WARPSORT_F32 || d == WARPSORT_F64; }
-
-const char *wt_dist_name(wt_dist_t dist) {
-    static const char *const names[WT_DIST_COUNT] = {"random", "sorted", "reversed",
-                                                     "equal",  "few",    "special", "narrow",
-                                                     "two",    "skewed", "exponential",
-                                                     "all-but-one"};
-    return (unsigned)dist < WT_DIST_COUNT ? names[dist] : "?";
-}
 
 const char *wt_op_name(wt_op_t op) {
     static const char *const names[WT_OP_COUNT] = {"sort", "pairs", "argsort"};
@@ -126,185 +119,8 @@ int wt_ref_cmp(uint64_t a, uint64_t b, warpsort_dtype_t dtype) {
 }
 
 /*======================================================================
- * Generators
+ * Inputs (the distributions themselves are src/core/keygen.h's)
  *====================================================================*/
-
-static const uint32_t wt_special_f32[] = {
-    0x00000000u, 0x80000000u,             /* +0, -0 */
-    0x7F800000u, 0xFF800000u,             /* +inf, -inf */
-    0x7FC00000u, 0xFFC00000u,             /* quiet NaNs */
-    0x7F800001u, 0xFF800001u,             /* signalling NaNs, smallest payload */
-    0x7FFFFFFFu, 0xFFFFFFFFu,             /* NaNs, largest payload */
-    0x7FA12345u, 0xFFD54321u,             /* NaNs, other payloads */
-    0x00000001u, 0x80000001u,             /* smallest denormals */
-    0x007FFFFFu, 0x807FFFFFu,             /* largest denormals */
-    0x00800000u, 0x80800000u,             /* FLT_MIN */
-    0x7F7FFFFFu, 0xFF7FFFFFu,             /* FLT_MAX */
-    0x3F800000u, 0xBF800000u,             /* +-1 */
-};
-static const uint64_t wt_special_f64[] = {
-    0x0000000000000000ull, 0x8000000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
-    0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF0000000000001ull, 0xFFF0000000000001ull,
-    0x7FFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFFull, 0x7FF4000012345678ull, 0xFFFC000087654321ull,
-    0x0000000000000001ull, 0x8000000000000001ull, 0x000FFFFFFFFFFFFFull, 0x800FFFFFFFFFFFFFull,
-    0x0010000000000000ull, 0x8010000000000000ull, 0x7FEFFFFFFFFFFFFFull, 0xFFEFFFFFFFFFFFFFull,
-    0x3FF0000000000000ull, 0xBFF0000000000000ull,
-};
-
-/* Integer extremes as bit patterns of width w: they hit both the signed and
- * the unsigned edges (0, 1, all ones, sign bit and their neighbours). */
-static uint64_t wt_special_int(unsigned which, unsigned w) {
-    uint64_t ones = w == 64 ? ~0ull : 0xFFFFFFFFull;
-    uint64_t sign = 1ull << (w - 1);
-    const uint64_t pool[] = {0, 1, 2, ones, ones - 1, sign, sign + 1, sign - 1, sign - 2};
-    return pool[which % (sizeof pool / sizeof pool[0])];
-}
-
-static uint64_t wt_special_value(warpsort_dtype_t dtype, uint64_t r) {
-    size_t kb = warpsort_dtype_size(dtype);
-    if (dtype == WARPSORT_F32)
-        return wt_special_f32[r % (sizeof wt_special_f32 / sizeof wt_special_f32[0])];
-    if (dtype == WARPSORT_F64)
-        return wt_special_f64[r % (sizeof wt_special_f64 / sizeof wt_special_f64[0])];
-    return wt_special_int((unsigned)(r % 9u), (unsigned)kb * 8u);
-}
-
-static uint64_t wt_truncate(uint64_t v, size_t kb) { return kb == 4 ? (v & 0xFFFFFFFFull) : v; }
-
-/* A non-decreasing sequence by the reference order, with ~1/8 duplicates. */
-static void wt_fill_sorted(void *keys, size_t n, warpsort_dtype_t dtype, uint64_t base) {
-    size_t kb = warpsort_dtype_size(dtype);
-    unsigned w = (unsigned)kb * 8u;
-    uint64_t umax = w == 64 ? ~0ull : 0xFFFFFFFFull;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t r = wt_mix(base + i);
-        uint64_t v;
-        if (i > 0 && (r & 7u) == 0) {
-            v = prev;
-        } else if (wt_is_float(dtype)) {
-            /* t^3 spreads values over many exponents; rounding is monotone */
-            double t = n > 1 ? -1.0 + 2.0 * (double)i / (double)(n - 1) : 0.0;
-            double x = t * t * t * (dtype == WARPSORT_F32 ? 1e38 : 1e300);
-            if (dtype == WARPSORT_F32) {
-                float f = (float)x;
-                uint32_t b;
-                memcpy(&b, &f, 4);
-                v = b;
-            } else {
-                memcpy(&v, &x, 8);
-            }
-        } else {
-            uint64_t step = n ? umax / n : 0;
-            if (step) {
-                v = (uint64_t)i * step + (r >> 8) % step;
-            } else { /* more keys than values: i scaled down */
-                unsigned shift = 0;
-                while (((n - 1) >> shift) > umax) shift++;
-                v = (uint64_t)i >> shift;
-            }
-            if (dtype == WARPSORT_I32 || dtype == WARPSORT_I64) v ^= 1ull << (w - 1);
-        }
-        wt_store(keys, i, kb, v);
-        prev = v;
-    }
-    /* floats: the ends of the order, one NaN pattern so the order is defined */
-    if (wt_is_float(dtype) && n >= 4) {
-        wt_store(keys, 0, kb, dtype == WARPSORT_F32 ? 0xFF800000u : 0xFFF0000000000000ull);
-        wt_store(keys, n - 1, kb, dtype == WARPSORT_F32 ? 0x7FC00000u : 0x7FF8000000000000ull);
-    }
-}
-
-void wt_fill_keys(void *keys, size_t n, warpsort_dtype_t dtype, wt_dist_t dist, uint64_t seed) {
-    size_t kb = warpsort_dtype_size(dtype);
-    uint64_t base = wt_mix(seed ^ ((uint64_t)dtype << 56) ^ ((uint64_t)dist << 48));
-    switch (dist) {
-    case WT_RANDOM:
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, wt_truncate(wt_mix(base + i), kb));
-        break;
-    case WT_SORTED:
-    case WT_REVERSED:
-        wt_fill_sorted(keys, n, dtype, base);
-        if (dist == WT_REVERSED) {
-            for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
-                uint64_t t = wt_bits(keys, i, kb);
-                wt_store(keys, i, kb, wt_bits(keys, j, kb));
-                wt_store(keys, j, kb, t);
-            }
-        }
-        break;
-    case WT_EQUAL: {
-        uint64_t v = wt_truncate(wt_mix(base), kb);
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, v);
-        break;
-    }
-    case WT_FEW_DISTINCT: {
-        uint64_t pool[5];
-        for (unsigned k = 0; k < 5; k++) pool[k] = wt_truncate(wt_mix(base ^ (0xF00Dull + k)), kb);
-        if (wt_is_float(dtype)) { /* +-0.0 and a NaN are the interesting ties */
-            pool[0] = wt_special_value(dtype, 0);
-            pool[1] = wt_special_value(dtype, 1);
-            pool[2] = wt_special_value(dtype, 4);
-        }
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, pool[wt_mix(base + i) % 5u]);
-        break;
-    }
-    case WT_SPECIAL:
-        for (size_t i = 0; i < n; i++) {
-            uint64_t r = wt_mix(base + i);
-            uint64_t v = (r & 1u) ? wt_special_value(dtype, r >> 1) : wt_truncate(wt_mix(r), kb);
-            wt_store(keys, i, kb, v);
-        }
-        break;
-    case WT_NARROW: {
-        uint64_t band = wt_truncate(wt_mix(base), kb) & ~0xFFFFFFull;
-        for (size_t i = 0; i < n; i++)
-            wt_store(keys, i, kb, band | (wt_mix(base + i) & 0xFFFFFFull));
-        break;
-    }
-    case WT_TWO_VALUES: {
-        const uint64_t a = wt_truncate(wt_mix(base ^ 0xA11ull), kb), b = wt_truncate(wt_mix(base ^ 0xB22ull), kb);
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, (wt_mix(base + i) & 1u) ? a : b);
-        break;
-    }
-    case WT_SKEWED: {
-        const uint64_t heavy = wt_truncate(wt_mix(base ^ 0x5CEull), kb);
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t r = wt_mix(base + i);
-            wt_store(keys, i, kb, r % 10u ? heavy : wt_truncate(wt_mix(r), kb));
-        }
-        break;
-    }
-    case WT_EXPONENTIAL:
-        /* floor(-ln(u) * 64) by value: small values repeat, large ones are rare. */
-        for (size_t i = 0; i < n; i++) {
-            const double u = ((double)(wt_mix(base + i) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-            const double x = -log(u) * 64.0;
-            uint64_t v;
-            if (dtype == WARPSORT_F32) {
-                const float f = (float)x;
-                uint32_t b32;
-                memcpy(&b32, &f, 4);
-                v = b32;
-            } else if (dtype == WARPSORT_F64) {
-                memcpy(&v, &x, 8);
-            } else {
-                v = (uint64_t)x;
-            }
-            wt_store(keys, i, kb, v);
-        }
-        break;
-    case WT_ALL_BUT_ONE: {
-        const uint64_t v = wt_truncate(wt_mix(base), kb);
-        for (size_t i = 0; i < n; i++) wt_store(keys, i, kb, v);
-        if (n) wt_store(keys, wt_mix(base ^ 0x0DDull) % n, kb, wt_truncate(wt_mix(base + 7), kb));
-        break;
-    }
-    default:
-        memset(keys, 0, n * kb);
-        break;
-    }
-}
 
 void wt_fill_iota(void *values, size_t n, size_t bytes) {
     for (size_t i = 0; i < n; i++) wt_store(values, i, bytes, (uint64_t)i);
@@ -359,7 +175,7 @@ int wt_check_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, unsigned
 }
 
 /* Sorts a 4- or 8-byte array by raw unsigned bits: an LSD radix sort of the
- * testkit's own, independent of the library (and fast enough for 2^28).
+ * oracle's own, deliberately not the library's (and fast enough for 2^28).
  * One counting pass for all bytes; bytes equal across the array are skipped. */
 #define WT_DEFINE_SORT_RAW(NAME, T)                                                   \
     static int NAME(T *a, size_t n) {                                                 \
@@ -558,7 +374,7 @@ void wt_case_describe(const wt_case_t *c, char *buf, size_t len) {
     snprintf(buf, len, "%s %s%s %s%s n=%zu %s seed=%llu", wt_op_name(c->op),
              warpsort_dtype_name(c->dtype) ? warpsort_dtype_name(c->dtype) : "?", second,
              (c->flags & WARPSORT_DESCENDING) ? "desc" : "asc",
-             (c->flags & WARPSORT_STABLE) ? " stable" : "", c->n, wt_dist_name(c->dist),
+             (c->flags & WARPSORT_STABLE) ? " stable" : "", c->n, keygen_dist_name(c->dist),
              (unsigned long long)c->seed);
 }
 
@@ -638,7 +454,7 @@ int wt_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_case_t
         rc = wt_fail(msg, msg_len, "%s memory: cannot allocate %zu keys", mem->name, n);
         goto done;
     }
-    wt_fill_keys(orig, n, c->dtype, c->dist, c->seed);
+    keygen_fill(orig, n, c->dtype, c->dist, c->seed);
     if (c->op == WT_OP_PAIRS)
         wt_fill_iota(out_second, n, sb);
     else if (c->op == WT_OP_ARGSORT)
@@ -698,9 +514,10 @@ size_t wt_run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_m
                      warpsort_context_t *oracle, FILE *log) {
     size_t failures = 0;
     for (size_t s = 0; s < m->num_sizes; s++) {
-        for (unsigned d = 0; d < WT_DIST_COUNT; d++) {
+        for (unsigned d = 0; d < KEYGEN_DIST_COUNT; d++) {
             if (!(m->dist_mask & (1u << d))) continue;
-            wt_case_t c = {m->op, m->dtype, m->second_bytes, m->flags, m->sizes[s], (wt_dist_t)d,
+            wt_case_t c = {m->op,       m->dtype,         m->second_bytes, m->flags,
+                           m->sizes[s], (keygen_dist_t)d,
                            m->seed ^ wt_mix(m->sizes[s] * 8u + d)};
             char msg[512];
             if (wt_run_case(ctx, mem, &c, oracle, msg, sizeof msg) != 0) {

@@ -1,10 +1,15 @@
 /*
- * testkit.h - shared test support for warpsort: deterministic inputs, an
- * independent reference order, result checks, and a property-matrix driver
- * that runs on any context and any memory (host, or device through hooks).
+ * testkit.h - shared test support for warpsort: the project's one independent
+ * test oracle (a reference order and result checks, with a radix sort of its
+ * own for permutation checks), and a property-matrix driver that runs on any
+ * context and any memory (host, or device through hooks). Inputs come from
+ * src/core/keygen.h, the generator the CLI and the benchmark use too.
  *
- * The reference order is written from the documented semantics, not from
- * src/core/keybits.h, so the tests check keybits as well:
+ * The oracle is deliberately separate from the product: it shares no code
+ * with the library (not src/core/keybits.h, not the CPU backend), so a bug
+ * there cannot hide itself. Every other tool calls the product's code; the
+ * tests, the CLI tests included, judge results here. The reference order is
+ * written from the documented semantics:
  *  - unsigned / signed integers by value;
  *  - floats by value, -0.0 before +0.0, every NaN after +inf ascending;
  *  - all NaNs form one class for the order check. The API promises distinct
@@ -17,6 +22,7 @@
 #ifndef WARPSORT_TESTKIT_H
 #define WARPSORT_TESTKIT_H
 
+#include "core/keygen.h"
 #include "warpsort.h"
 
 #include <stddef.h>
@@ -27,30 +33,10 @@
 extern "C" {
 #endif
 
-/*--- input distributions ---*/
-typedef enum wt_dist {
-    WT_RANDOM = 0,   /* uniform random bit patterns (floats: some NaNs, infs, denormals) */
-    WT_SORTED,       /* non-decreasing by the reference order, with duplicates */
-    WT_REVERSED,     /* non-increasing */
-    WT_EQUAL,        /* one bit pattern everywhere */
-    WT_FEW_DISTINCT, /* 5 distinct patterns in random order */
-    WT_SPECIAL,      /* floats: NaNs of both signs/payloads, +-0, +-inf, denormals, extremes;
-                        integers: min/max/0/+-1 and neighbours; mixed with random */
-    WT_NARROW,       /* random within a 2^24-wide band of bit patterns: only the low three
-                        bytes vary, so radix sorts skip digits (3 passes with 8- or 11-bit
-                        digits: an odd count) */
-    WT_TWO_VALUES,   /* two bit patterns in random order */
-    WT_SKEWED,       /* 90 % one bit pattern, the rest random */
-    WT_EXPONENTIAL,  /* exponentially distributed values: many repeats of small ones */
-    WT_ALL_BUT_ONE,  /* one bit pattern everywhere except one random key */
-    WT_DIST_COUNT
-} wt_dist_t;
-#define WT_ALL_DISTS ((1u << WT_DIST_COUNT) - 1u)
+/*--- inputs: src/core/keygen.h (keygen_fill, keygen_dist_t, KEYGEN_*) ---*/
+/* Every distribution, as a mask of (1u << keygen_dist_t). */
+#define WT_ALL_DISTS ((1u << KEYGEN_DIST_COUNT) - 1u)
 
-const char *wt_dist_name(wt_dist_t dist);
-
-/* Fills keys[0..n) deterministically from (dtype, dist, seed). */
-void wt_fill_keys(void *keys, size_t n, warpsort_dtype_t dtype, wt_dist_t dist, uint64_t seed);
 /* values[i] = i, as 4- or 8-byte unsigned integers. */
 void wt_fill_iota(void *values, size_t n, size_t bytes);
 
@@ -122,7 +108,7 @@ typedef struct wt_case {
     size_t second_bytes; /* PAIRS: value bytes; ARGSORT: index bytes; SORT: ignored */
     unsigned flags;      /* WARPSORT_DESCENDING | WARPSORT_STABLE */
     size_t n;
-    wt_dist_t dist;
+    keygen_dist_t dist;
     uint64_t seed;
 } wt_case_t;
 
@@ -146,7 +132,7 @@ typedef struct wt_matrix {
     unsigned flags;
     const size_t *sizes;
     size_t num_sizes;
-    unsigned dist_mask; /* bit (1u << wt_dist_t) per distribution */
+    unsigned dist_mask; /* bit (1u << keygen_dist_t) per distribution */
     uint64_t seed;
 } wt_matrix_t;
 

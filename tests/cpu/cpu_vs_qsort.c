@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     }
     double best_ws = 1e30, best_q = 1e30;
     for (int r = 0; r < repeats; r++) {
-        wt_fill_keys(keys, n, WARPSORT_U32, WT_RANDOM, (uint64_t)r);
+        keygen_fill(keys, n, WARPSORT_U32, KEYGEN_RANDOM, (uint64_t)r);
         memcpy(copy, keys, n * sizeof *keys);
         double t0 = now();
         warpsort_status_t st = warpsort_sort(ctx, keys, n, WARPSORT_U32, 0);

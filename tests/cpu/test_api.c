@@ -28,8 +28,8 @@ static int setup(void **state) {
         free(f);
         return -1;
     }
-    wt_fill_keys(f->keys, N + 1, WARPSORT_U64, WT_RANDOM, 5);
-    wt_fill_keys(f->values, N + 1, WARPSORT_U64, WT_RANDOM, 6);
+    keygen_fill(f->keys, N + 1, WARPSORT_U64, KEYGEN_RANDOM, 5);
+    keygen_fill(f->values, N + 1, WARPSORT_U64, KEYGEN_RANDOM, 6);
     memcpy(f->keys_copy, f->keys, sizeof f->keys);
     memcpy(f->values_copy, f->values, sizeof f->values);
     *state = f;
@@ -283,6 +283,51 @@ static void test_create(void **state) {
     warpsort_destroy(ctx);
 }
 
+/* struct_size: WARPSORT_CONFIG_INIT records the caller's layout; create
+ * accepts every layout from the first versioned one (0.1) to its own and
+ * rejects anything else (garbage, or a header newer than the library). */
+static void test_config_struct_size(void **state) {
+    (void)state;
+    warpsort_context_t *ctx = (warpsort_context_t *)&ctx;
+    const warpsort_config_t init = WARPSORT_CONFIG_INIT;
+    assert_int_equal(init.struct_size, sizeof(warpsort_config_t));
+    const size_t first = offsetof(warpsort_config_t, cpu_threads) + sizeof(unsigned);
+    const size_t bad[] = {0, 1, first - 1, sizeof(warpsort_config_t) + 1,
+                          2 * sizeof(warpsort_config_t), (size_t)0xA5A5A5A5u, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+        cfg.backend = WARPSORT_BACKEND_CPU;
+        cfg.struct_size = bad[i];
+        ctx = (warpsort_context_t *)&ctx;
+        assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
+        assert_null(ctx);
+    }
+
+    /* A config from a newer header, with a field this library lacks. */
+    struct newer_config {
+        warpsort_config_t base;
+        uint64_t field_of_the_future;
+    } newer = {WARPSORT_CONFIG_INIT, 0};
+    newer.base.struct_size = sizeof newer;
+    assert_int_equal(warpsort_create(&ctx, &newer.base), WARPSORT_INVALID_ARGUMENT);
+    assert_null(ctx);
+
+    /* The first layout without its tail padding, and every size up to the
+     * full struct: accepted, and the fields inside it are read. */
+    for (size_t size = first; size <= sizeof(warpsort_config_t); size++) {
+        warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+        cfg.struct_size = size;
+        cfg.backend = WARPSORT_BACKEND_CPU;
+        cfg.cpu_threads = 3;
+        assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+        assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
+        warpsort_destroy(ctx);
+        cfg.device = -1; /* read: a negative device is refused */
+        assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
+        assert_null(ctx);
+    }
+}
+
 static void test_cuda_backend_request(void **state) {
     (void)state;
     warpsort_context_t *ctx = (warpsort_context_t *)&ctx;
@@ -436,7 +481,8 @@ int main(int argc, char **argv) {
         T(test_unknown_dtype),        T(test_unknown_flags),   T(test_misaligned),
         T(test_bad_value_sizes),      T(test_overlap),         T(test_index_bytes_too_small),
         T(test_n_too_large),          T(test_out_of_memory),   T(test_create),
-        T(test_cuda_backend_request), T(test_workspace_on_cpu), T(test_status_tables),
+        T(test_config_struct_size),   T(test_cuda_backend_request),
+        T(test_workspace_on_cpu),     T(test_status_tables),
         T(test_version),              T(test_dtype_table),     T(test_backend_names),
         T(test_last_error_lifetime),
     };

@@ -57,7 +57,7 @@ static void test_thread_count_independent(void **state) {
     (void)state;
     warpsort_context_t *one = cpu_context(1), *three = cpu_context(3), *many = cpu_context(64);
     const size_t sizes[] = {1000, ((size_t)1 << 18) + 7, (size_t)1 << 20};
-    const wt_dist_t dists[] = {WT_RANDOM, WT_FEW_DISTINCT, WT_SPECIAL};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_FEW, KEYGEN_NAN_MIX};
     size_t num_sizes = g_quick ? 2 : 3;
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
@@ -66,7 +66,7 @@ static void test_thread_count_independent(void **state) {
                 size_t n = sizes[s];
                 void *keys = malloc(n * 8);
                 assert_non_null(keys);
-                wt_fill_keys(keys, n, dt, dists[k], 1234 + s);
+                keygen_fill(keys, n, dt, dists[k], 1234 + s);
                 unsigned desc = (unsigned)(s + k) & 1u;
                 size_t b1, b3, bm;
                 unsigned char *r1 = sort_everything(one, keys, n, dt, desc, &b1);
@@ -76,7 +76,7 @@ static void test_thread_count_independent(void **state) {
                 assert_int_equal(b1, bm);
                 if (memcmp(r1, r3, b1) != 0 || memcmp(r1, rm, b1) != 0)
                     fail_msg("%s n=%zu %s: results depend on cpu_threads",
-                             warpsort_dtype_name(dt), n, wt_dist_name(dists[k]));
+                             warpsort_dtype_name(dt), n, keygen_dist_name(dists[k]));
                 free(r1);
                 free(r3);
                 free(rm);
@@ -99,12 +99,12 @@ static void test_descending_reverses_ascending(void **state) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         size_t kb = warpsort_dtype_size(dt);
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-            for (unsigned dist = 0; dist < WT_DIST_COUNT; dist++) {
+            for (unsigned dist = 0; dist < KEYGEN_DIST_COUNT; dist++) {
                 size_t n = sizes[s];
                 void *asc = malloc(n * kb), *desc = malloc(n * kb);
                 assert_non_null(asc);
                 assert_non_null(desc);
-                wt_fill_keys(asc, n, dt, (wt_dist_t)dist, 99);
+                keygen_fill(asc, n, dt, (keygen_dist_t)dist, 99);
                 memcpy(desc, asc, n * kb);
                 assert_int_equal(warpsort_sort(ctx, asc, n, dt, 0), WARPSORT_OK);
                 assert_int_equal(warpsort_sort(ctx, desc, n, dt, WARPSORT_DESCENDING),
@@ -112,7 +112,7 @@ static void test_descending_reverses_ascending(void **state) {
                 char msg[256];
                 if (wt_check_reverse(asc, desc, n, kb, msg, sizeof msg))
                     fail_msg("%s n=%zu %s: %s", warpsort_dtype_name(dt), n,
-                             wt_dist_name((wt_dist_t)dist), msg);
+                             keygen_dist_name((keygen_dist_t)dist), msg);
                 free(asc);
                 free(desc);
             }
@@ -145,7 +145,7 @@ static void test_radix_pass_counts(void **state) {
                 void *orig = malloc(n * kb), *keys = malloc(n * kb);
                 void *values = malloc(n * 8), *idx = malloc(n * 4);
                 assert_true(orig && keys && values && idx);
-                wt_fill_keys(orig, n, dt, WT_RANDOM, 7 + m);
+                keygen_fill(orig, n, dt, KEYGEN_RANDOM, 7 + m);
                 /* a fixed base (here 0x4ABC... with the sign bit clear or set)
                  * plus random bits under the mask */
                 uint64_t base = (m & 1 ? 0xC3A5C3A5C3A5C3A5ull : 0x4ABC4ABC4ABC4ABCull) & width_mask;
@@ -195,7 +195,7 @@ static void test_beyond_2_32(void **state) {
     const size_t n = ((size_t)1 << 32) + 12345;
     uint32_t *keys = malloc(n * sizeof *keys);
     if (!keys) skip();
-    wt_fill_keys(keys, n, WARPSORT_U32, WT_RANDOM, 2024);
+    keygen_fill(keys, n, WARPSORT_U32, KEYGEN_RANDOM, 2024);
     wt_fingerprint_t before = wt_fingerprint(keys, n, 4);
     warpsort_context_t *ctx = cpu_context(0);
     assert_int_equal(warpsort_sort(ctx, keys, n, WARPSORT_U32, 0), WARPSORT_OK);

@@ -35,10 +35,10 @@ static void test_property_matrix(void **state) {
          * keeps the suite within minutes on two cores. */
         unsigned big_dists = (p->flags == 0 || p->flags == (WARPSORT_DESCENDING | WARPSORT_STABLE))
                                  ? WT_ALL_DISTS
-                                 : 1u << WT_RANDOM;
+                                 : 1u << KEYGEN_RANDOM;
         failures += run_sizes(p, k_large_sizes, 1, big_dists);
     } else {
-        failures += run_sizes(p, k_medium_sizes + 1, 1, 1u << WT_RANDOM | 1u << WT_SPECIAL);
+        failures += run_sizes(p, k_medium_sizes + 1, 1, 1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX);
     }
     assert_int_equal(failures, 0);
 }

@@ -7,13 +7,12 @@
 #include "testkit.h"
 #include "wt_cmocka.h"
 
+/* keybits.h's width-generic maps, addressed by dtype. */
 static uint64_t to_ordered(uint64_t x, warpsort_dtype_t d, int desc) {
-    return warpsort_dtype_size(d) == 4 ? ws_to_ordered32((uint32_t)x, ws_dtype_kind(d), desc)
-                                       : ws_to_ordered64(x, ws_dtype_kind(d), desc);
+    return ws_to_ordered(x, (unsigned)warpsort_dtype_size(d), ws_dtype_kind(d), desc);
 }
 static uint64_t from_ordered(uint64_t o, warpsort_dtype_t d, int desc) {
-    return warpsort_dtype_size(d) == 4 ? ws_from_ordered32((uint32_t)o, ws_dtype_kind(d), desc)
-                                       : ws_from_ordered64(o, ws_dtype_kind(d), desc);
+    return ws_from_ordered(o, (unsigned)warpsort_dtype_size(d), ws_dtype_kind(d), desc);
 }
 
 /* Edge patterns of every width: sign/exponent boundaries, NaNs, denormals. */
@@ -177,10 +176,30 @@ static void test_agrees_with_reference(void **state) {
         /* the special-value generator draws from the same edges the tests use */
         enum { N = 4096 };
         uint64_t keys[N];
-        wt_fill_keys(keys, wide ? N : N / 2, dt, WT_SPECIAL, 77);
+        keygen_fill(keys, wide ? N : N / 2, dt, KEYGEN_NAN_MIX, 77);
         for (size_t i = 0; i + 1 < (size_t)(wide ? N : N / 2); i++) {
             uint64_t a = wt_bits(keys, i, wide ? 8 : 4), b = wt_bits(keys, i + 1, wide ? 8 : 4);
             check_agreement(dt, a, b);
+        }
+    }
+}
+
+/* ws_load_ordered reads element i of either width exactly as the scalar
+ * maps convert it. */
+static void test_load_ordered(void **state) {
+    (void)state;
+    uint32_t a32[COUNT(k_edges32)];
+    for (size_t i = 0; i < COUNT(k_edges32); i++) a32[i] = k_edges32[i];
+    for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+        warpsort_dtype_t dt = (warpsort_dtype_t)d;
+        int wide = warpsort_dtype_size(dt) == 8;
+        for (int desc = 0; desc < 2; desc++) {
+            size_t edges = wide ? COUNT(k_edges64) : COUNT(k_edges32);
+            for (size_t i = 0; i < edges; i++) {
+                uint64_t got = ws_load_ordered(wide ? (const void *)k_edges64 : (const void *)a32,
+                                               i, wide ? 8u : 4u, ws_dtype_kind(dt), desc);
+                assert_int_equal(got, to_ordered(wide ? k_edges64[i] : k_edges32[i], dt, desc));
+            }
         }
     }
 }
@@ -190,6 +209,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dtype_kind),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_load_ordered),
         cmocka_unit_test(test_f32_sweep),
         cmocka_unit_test(test_float_order),
         cmocka_unit_test(test_descending_is_complement),

@@ -103,20 +103,20 @@ static size_t run_sizes(const wt_prop_param_t *p, const wt_memory_t *mem, const 
 static void test_property_matrix(void **state) {
     REQUIRE_GPU();
     const wt_prop_param_t *p = *state;
-    const unsigned some = 1u << WT_RANDOM | 1u << WT_FEW_DISTINCT | 1u << WT_SPECIAL |
-                          1u << WT_SORTED | 1u << WT_NARROW;
+    const unsigned some = 1u << KEYGEN_RANDOM | 1u << KEYGEN_FEW | 1u << KEYGEN_NAN_MIX |
+                          1u << KEYGEN_SORTED | 1u << KEYGEN_NARROW;
     size_t failures = 0;
     if (g_quick) {
         failures += run_sizes(p, &device_memory, k_quick_sizes, COUNT(k_quick_sizes),
-                              1u << WT_RANDOM | 1u << WT_SPECIAL | 1u << WT_FEW_DISTINCT);
-        failures += run_sizes(p, &wt_host_memory, k_host_sizes, 4, 1u << WT_SPECIAL);
+                              1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX | 1u << KEYGEN_FEW);
+        failures += run_sizes(p, &wt_host_memory, k_host_sizes, 4, 1u << KEYGEN_NAN_MIX);
     } else {
         failures += run_sizes(p, &device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
         failures += run_sizes(p, &device_memory, k_pow2_sizes, COUNT(k_pow2_sizes), some);
         failures += run_sizes(p, &device_memory, k_large_sizes, COUNT(k_large_sizes),
-                              1u << WT_RANDOM);
+                              1u << KEYGEN_RANDOM);
         failures += run_sizes(p, &wt_host_memory, k_host_sizes, COUNT(k_host_sizes),
-                              1u << WT_RANDOM | 1u << WT_SPECIAL);
+                              1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX);
     }
     assert_int_equal(failures, 0);
 }
@@ -124,7 +124,7 @@ static void test_property_matrix(void **state) {
 /*--- single cases ---*/
 
 static void run_one(const wt_memory_t *mem, wt_op_t op, warpsort_dtype_t dt, size_t second,
-                    unsigned flags, size_t n, wt_dist_t dist, warpsort_context_t *oracle) {
+                    unsigned flags, size_t n, keygen_dist_t dist, warpsort_context_t *oracle) {
     wt_case_t c = {op, dt, second, flags, n, dist, 0xB16ull ^ n};
     char msg[512];
     if (wt_run_case(g_gpu, mem, &c, oracle, msg, sizeof msg) != 0) {
@@ -151,16 +151,16 @@ static void test_2_24_every_dtype(void **state) {
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         if (g_quick && dt != WARPSORT_U32 && dt != WARPSORT_F64) continue;
-        run_one(&device_memory, WT_OP_SORT, dt, 0, 0, n, WT_RANDOM, g_cpu);
+        run_one(&device_memory, WT_OP_SORT, dt, 0, 0, n, KEYGEN_RANDOM, g_cpu);
         run_one(&device_memory, WT_OP_PAIRS, dt, 4, WARPSORT_DESCENDING | WARPSORT_STABLE, n,
-                WT_FEW_DISTINCT, g_cpu);
+                KEYGEN_FEW, g_cpu);
         if (!g_quick) {
-            run_one(&device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, WT_SPECIAL, g_cpu);
-            run_one(&device_memory, WT_OP_PAIRS, dt, 8, 0, n, WT_RANDOM, g_cpu);
-            run_one(&device_memory, WT_OP_ARGSORT, dt, 4, 0, n, WT_NARROW, g_cpu);
+            run_one(&device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, KEYGEN_NAN_MIX, g_cpu);
+            run_one(&device_memory, WT_OP_PAIRS, dt, 8, 0, n, KEYGEN_RANDOM, g_cpu);
+            run_one(&device_memory, WT_OP_ARGSORT, dt, 4, 0, n, KEYGEN_NARROW, g_cpu);
         }
     }
-    run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, WT_RANDOM, g_cpu);
+    run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, KEYGEN_RANDOM, g_cpu);
 }
 
 static void test_2_28_u32(void **state) {
@@ -169,7 +169,7 @@ static void test_2_28_u32(void **state) {
     if (g_quick) skip();
     const size_t n = (size_t)1 << 28;
     if (!device_has(4.0 * (double)n * 4)) skip();
-    run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, WT_RANDOM, g_cpu);
+    run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM, g_cpu);
 }
 
 /* The sample sort's switch points on small inputs: contexts whose plan
@@ -258,7 +258,7 @@ static void test_beyond_2_32(void **state) {
         free(host);
         fail_msg("cudaMalloc of %zu keys failed although memory was free", n);
     }
-    wt_fill_keys(host, n, WARPSORT_U32, WT_RANDOM, 4242);
+    keygen_fill(host, n, WARPSORT_U32, KEYGEN_RANDOM, 4242);
     wt_fingerprint_t before = wt_fingerprint(host, n, 4);
     CUDA_OK(cudaMemcpy(dev, host, n * sizeof *host, cudaMemcpyHostToDevice));
     warpsort_status_t st = warpsort_sort(g_gpu, dev, n, WARPSORT_U32, 0);
@@ -282,9 +282,9 @@ static void test_pinned_and_mixed_memory(void **state) {
     const size_t sizes[] = {1, 33, 8193, 1048577};
     for (size_t s = 0; s < COUNT(sizes); s++) {
         run_one(&pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, sizes[s],
-                WT_SPECIAL, g_cpu);
+                KEYGEN_NAN_MIX, g_cpu);
         run_one(&pinned_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, WARPSORT_DESCENDING, sizes[s],
-                WT_FEW_DISTINCT, g_cpu);
+                KEYGEN_FEW, g_cpu);
     }
     /* keys on the device, values on the host, and the other way round */
     for (int keys_on_device = 0; keys_on_device < 2; keys_on_device++) {
@@ -292,7 +292,7 @@ static void test_pinned_and_mixed_memory(void **state) {
         uint64_t *orig = malloc(n * 8), *keys = malloc(n * 8), *vals = malloc(n * 8);
         uint64_t *ref_keys = malloc(n * 8), *ref_vals = malloc(n * 8);
         assert_true(orig && keys && vals && ref_keys && ref_vals);
-        wt_fill_keys(orig, n, WARPSORT_F64, WT_SPECIAL, 31 + (uint64_t)keys_on_device);
+        keygen_fill(orig, n, WARPSORT_F64, KEYGEN_NAN_MIX, 31 + (uint64_t)keys_on_device);
         void *dev = device_alloc(n * 8, NULL);
         assert_non_null(dev);
         memcpy(keys, orig, n * 8);
@@ -338,13 +338,13 @@ static void test_descending_reverses_ascending(void **state) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         size_t kb = warpsort_dtype_size(dt);
         for (size_t s = 0; s < COUNT(sizes); s++) {
-            const wt_dist_t dists[] = {WT_SPECIAL, WT_FEW_DISTINCT, WT_RANDOM};
+            const keygen_dist_t dists[] = {KEYGEN_NAN_MIX, KEYGEN_FEW, KEYGEN_RANDOM};
             for (size_t k = 0; k < COUNT(dists); k++) {
                 size_t n = sizes[s];
                 void *asc = malloc(n * kb), *desc = malloc(n * kb);
                 void *dev = device_alloc(n * kb, NULL);
                 assert_true(asc && desc && dev);
-                wt_fill_keys(asc, n, dt, dists[k], 555);
+                keygen_fill(asc, n, dt, dists[k], 555);
                 memcpy(desc, asc, n * kb);
                 for (int pass = 0; pass < 2; pass++) {
                     void *host = pass ? desc : asc;
@@ -357,7 +357,7 @@ static void test_descending_reverses_ascending(void **state) {
                 char msg[256];
                 if (wt_check_reverse(asc, desc, n, kb, msg, sizeof msg))
                     fail_msg("%s n=%zu %s: %s", warpsort_dtype_name(dt), n,
-                             wt_dist_name(dists[k]), msg);
+                             keygen_dist_name(dists[k]), msg);
                 device_release(dev, NULL);
                 free(asc);
                 free(desc);
@@ -399,16 +399,16 @@ static void test_caller_workspace(void **state) {
     /* exactly enough: sorts correctly (also checked against the CPU) */
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, WT_FEW_DISTINCT,
+    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, KEYGEN_FEW,
             g_cpu);
-    run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, WT_SPECIAL, g_cpu);
+    run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, KEYGEN_NAN_MIX, g_cpu);
     g_gpu = saved;
 
     /* too small: fails, explains, touches nothing */
     uint64_t *keys = malloc(big * 8), *vals = malloc(big * 8);
     uint64_t *back_k = malloc(big * 8), *back_v = malloc(big * 8);
     assert_true(keys && vals && back_k && back_v);
-    wt_fill_keys(keys, big, WARPSORT_U64, WT_RANDOM, 8);
+    keygen_fill(keys, big, WARPSORT_U64, KEYGEN_RANDOM, 8);
     wt_fill_iota(vals, big, 8);
     void *dk = device_alloc(big * 8, NULL), *dv = device_alloc(big * 8, NULL);
     assert_true(dk && dv);
@@ -469,9 +469,9 @@ static void test_user_stream(void **state) {
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, WT_SPECIAL,
+    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, KEYGEN_NAN_MIX,
             g_cpu);
-    run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, WT_SPECIAL,
+    run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, KEYGEN_NAN_MIX,
             g_cpu);
     g_gpu = saved;
     warpsort_destroy(ctx);

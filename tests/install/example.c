@@ -9,7 +9,8 @@ int main(void) {
     size_t n = sizeof keys / sizeof keys[0];
 
     warpsort_context_t *ctx;
-    warpsort_config_t cfg = WARPSORT_CONFIG_INIT; /* AUTO: the GPU if usable, else the CPU */
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT; /* always start here: it sets cfg.struct_size */
+    cfg.backend = WARPSORT_BACKEND_AUTO;          /* the GPU if usable, else the CPU */
     if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) return 1;
     warpsort_status_t st = warpsort_sort_pairs(ctx, keys, ids, n, WARPSORT_F32, sizeof ids[0],
                                                WARPSORT_ASCENDING | WARPSORT_STABLE);

@@ -64,9 +64,11 @@ int cmd_check(int argc, char **argv) {
     int is_perm = 1;
     size_t rank = 0;
     if (perm_of) {
-        is_perm = n == n_orig ? keys_same_multiset(keys, orig, n, dtype, &rank) : 0;
+        char why[KEYS_WHY_MAX] = "";
+        is_perm = n == n_orig ? keys_same_multiset(keys, orig, n, dtype, &rank, why, sizeof why)
+                              : 0;
         if (is_perm < 0) {
-            cli_error("check: out of memory comparing %zu keys", n);
+            cli_error("check: comparing %zu keys with %s: %s", n, perm_of, why);
             goto done;
         }
     }

@@ -1,4 +1,4 @@
-/* keys.c - key order, reference sort and formatting for the CLI, see keys.h. */
+/* keys.c - key order, result checks and formatting for the CLI, see keys.h. */
 #include "keys.h"
 
 #include "core/keybits.h"
@@ -8,73 +8,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t keys_ordered(const void *keys, size_t i, warpsort_dtype_t dtype, int desc) {
-    if (warpsort_dtype_size(dtype) == 4)
-        return ws_to_ordered32(((const uint32_t *)keys)[i], ws_dtype_kind(dtype), desc);
-    return ws_to_ordered64(((const uint64_t *)keys)[i], ws_dtype_kind(dtype), desc);
-}
-
 size_t keys_first_unsorted(const void *keys, size_t n, warpsort_dtype_t dtype, int desc) {
+    const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
+    const int kind = ws_dtype_kind(dtype);
     for (size_t i = 1; i < n; i++)
-        if (keys_ordered(keys, i, dtype, desc) < keys_ordered(keys, i - 1, dtype, desc)) return i;
+        if (ws_load_ordered(keys, i, kb, kind, desc) < ws_load_ordered(keys, i - 1, kb, kind, desc))
+            return i;
     return n;
 }
 
-/* LSD radix sort of unsigned integers, 8 bits per pass; passes in which all
- * keys share the digit are skipped (few-distinct and narrow data). */
-#define RADIX_SORT_FN(name, T)                                                   \
-    static int name(T *a, size_t n) {                                          \
-        T *tmp = malloc(n ? n * sizeof(T) : 1);                                \
-        if (!tmp) return 0;                                                    \
-        T *src = a, *dst = tmp;                                                \
-        for (unsigned shift = 0; shift < 8 * sizeof(T); shift += 8) {          \
-            size_t count[256] = {0};                                           \
-            for (size_t i = 0; i < n; i++) count[(src[i] >> shift) & 0xFF]++;  \
-            if (n == 0 || count[(src[0] >> shift) & 0xFF] == n) continue;      \
-            size_t pos = 0;                                                    \
-            for (int d = 0; d < 256; d++) {                                    \
-                size_t c = count[d];                                           \
-                count[d] = pos;                                                \
-                pos += c;                                                      \
-            }                                                                  \
-            for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i]; \
-            T *t = src;                                                        \
-            src = dst;                                                         \
-            dst = t;                                                           \
-        }                                                                      \
-        if (src != a) memcpy(a, src, n * sizeof(T));                           \
-        free(tmp);                                                             \
-        return 1;                                                              \
+warpsort_status_t keys_cpu_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc,
+                                char *why, size_t why_len) {
+    warpsort_context_t *ctx;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    warpsort_status_t st = warpsort_create(&ctx, &cfg);
+    if (st != WARPSORT_OK) {
+        snprintf(why, why_len, "%s: cannot create a CPU context", warpsort_status_name(st));
+        return st;
     }
-RADIX_SORT_FN(radix_sort_u32, uint32_t)
-RADIX_SORT_FN(radix_sort_u64, uint64_t)
-
-int keys_reference_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc) {
-    int kind = ws_dtype_kind(dtype), ok;
-    if (warpsort_dtype_size(dtype) == 4) {
-        uint32_t *k = keys;
-        for (size_t i = 0; i < n; i++) k[i] = ws_to_ordered32(k[i], kind, desc);
-        ok = radix_sort_u32(k, n);
-        for (size_t i = 0; i < n; i++) k[i] = ws_from_ordered32(k[i], kind, desc);
-    } else {
-        uint64_t *k = keys;
-        for (size_t i = 0; i < n; i++) k[i] = ws_to_ordered64(k[i], kind, desc);
-        ok = radix_sort_u64(k, n);
-        for (size_t i = 0; i < n; i++) k[i] = ws_from_ordered64(k[i], kind, desc);
-    }
-    return ok;
+    st = warpsort_sort(ctx, keys, n, dtype, desc ? WARPSORT_DESCENDING : WARPSORT_ASCENDING);
+    if (st != WARPSORT_OK)
+        snprintf(why, why_len, "%s: %s", warpsort_status_name(st), warpsort_last_error(ctx));
+    warpsort_destroy(ctx);
+    return st;
 }
 
 int keys_same_multiset(const void *a, const void *b, size_t n, warpsort_dtype_t dtype,
-                       size_t *sorted_rank) {
+                       size_t *sorted_rank, char *why, size_t why_len) {
     size_t es = warpsort_dtype_size(dtype), bytes = n * es;
     unsigned char *ca = malloc(bytes ? bytes : 1), *cb = malloc(bytes ? bytes : 1);
     int result = -1;
-    if (ca && cb) {
+    if (!ca || !cb) {
+        snprintf(why, why_len, "out of memory for two copies of %zu keys", n);
+    } else {
         memcpy(ca, a, bytes);
         memcpy(cb, b, bytes);
         /* Any fixed order works for comparing multisets of bit patterns. */
-        if (keys_reference_sort(ca, n, dtype, 0) && keys_reference_sort(cb, n, dtype, 0)) {
+        if (keys_cpu_sort(ca, n, dtype, 0, why, why_len) == WARPSORT_OK &&
+            keys_cpu_sort(cb, n, dtype, 0, why, why_len) == WARPSORT_OK) {
             result = 1;
             for (size_t i = 0; i < n; i++) {
                 if (memcmp(ca + i * es, cb + i * es, es) != 0) {
@@ -88,6 +60,25 @@ int keys_same_multiset(const void *a, const void *b, size_t n, warpsort_dtype_t 
     free(ca);
     free(cb);
     return result;
+}
+
+/* splitmix64's finaliser. */
+static uint64_t keys_mix(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+keys_hash_t keys_multiset_hash(const void *keys, size_t n, size_t key_bytes) {
+    keys_hash_t h = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits = key_bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+        /* two independent mixes, summed: a sum does not depend on the order */
+        h.sum1 += keys_mix(bits ^ 0xA0761D6478BD642Full);
+        h.sum2 += keys_mix(((bits << 17) | (bits >> 47)) + 0xE7037ED1A0B428DBull);
+    }
+    return h;
 }
 
 void keys_format(const void *keys, size_t i, warpsort_dtype_t dtype, char *buf, size_t len) {
