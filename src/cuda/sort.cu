@@ -3,9 +3,10 @@
  *
  * Plan for n items (key + optional value):
  *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
- *      network per warp, then merges in shared memory: block_sort.cuh) and
- *      writes sorted runs as ordered bits; a block sorts two tiles and
- *      merges them when that saves a merge pass (ws_sort_tile_for).
+ *      network per warp, then merges in shared memory:
+ *      warpsort/block_sort.cuh) and writes sorted runs as ordered bits; a
+ *      block sorts two tiles and merges them when that saves a merge pass
+ *      (ws_sort_tile_for).
  *   2. ceil(log4(n / run)) merge passes (merge.cuh) each merge four runs
  *      into one: merge4_cuts splits every group of four runs into
  *      segments, merge4_pass merges one segment per block; the last pass
@@ -22,10 +23,24 @@
 #include <stdlib.h>
 #include <type_traits>
 
-#include "block_sort.cuh"
 #include "core/internal.h"
 #include "merge.cuh"
 #include "tuning.cuh"
+#include "warpsort/block_sort.cuh"
+#include "warpsort/key_traits.cuh"
+
+/* The public device API (include/warpsort/) is the one implementation of
+ * the warp and block collectives; these are the parts the backend calls. */
+using warpsort::block_sort_tile;
+using warpsort::decode;
+using warpsort::encode;
+using warpsort::merge_items_to_registers;
+using warpsort::no_value;
+using warpsort::sentinel;
+using warpsort::smem_get;
+using warpsort::smem_put;
+using warpsort::tile_smem;
+using warpsort::warp_items;
 
 struct ws_cuda_state {
     cudaStream_t stream;
@@ -84,19 +99,19 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
  * would cost more occupancy than the registers do). */
 template <typename KB, typename V>
 __host__ __device__ constexpr bool ws_tile_second_array() {
-    return !ws_is_value<V>::value && sizeof(KB) == 4;
+    return !is_value<V>::value && sizeof(KB) == 4;
 }
 /* Shared memory of a tile-sort block: the keys (twice with the second
  * array), then the values. */
 template <typename KB, typename V>
 __host__ __device__ constexpr size_t ws_tile_keys_bytes(int block_tile, int sub) {
-    return ws_align256(sizeof(KB) * ws_smem_slots<KB>(block_tile) *
+    return ws_align256(sizeof(KB) * smem_slots<KB>(block_tile) *
                        (sub == 2 && ws_tile_second_array<KB, V>() ? 2 : 1));
 }
 template <typename KB, typename V>
 __host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub) {
     return ws_tile_keys_bytes<KB, V>(block_tile, sub) +
-           (ws_is_value<V>::value ? sizeof(V) * ws_smem_slots<V>(block_tile) : 0);
+           (is_value<V>::value ? sizeof(V) * smem_slots<V>(block_tile) : 0);
 }
 
 /* Sorts tiles [tile_offset + blockIdx.x * SUB * TILE, ...) of keys_in into
@@ -110,8 +125,8 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
           int SUB>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
-                      size_t tile_offset, int keep_ordered, ws_key_codec codec) {
-    using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
+                      size_t tile_offset, int keep_ordered, key_codec codec) {
+    using P = typename std::conditional<STABLE, uint32_t, no_value>::type;
     static_assert(SUB == 1 || SUB == 2, "one or two sub-tiles per block");
     constexpr int TILE = THREADS * ITEMS;
     constexpr int BLOCK_TILE = SUB * TILE;
@@ -128,10 +143,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     for (int u = 0; u < SUB; u++) {
         /* Sub-tile u is items [u*TILE, (u+1)*TILE) of the padded arrays:
          * TILE is a whole number of padding periods, so it is an array of
-         * its own at slot ws_smem_index(u*TILE). */
-        ws_tile_smem<KB, V> sub;
-        sub.keys = keys + ws_smem_index<KB>(u * TILE);
-        sub.vals = vals + ws_smem_index<V>(u * TILE);
+         * its own at slot smem_index(u*TILE). */
+        tile_smem<KB, V> sub;
+        sub.keys = keys + smem_index<KB>(u * TILE);
+        sub.vals = vals + smem_index<V>(u * TILE);
         const int sub_valid = valid - u * TILE;
         /* Coalesced striped loads, all issued before the first store so the
          * DRAM latency is paid once; missing items become sentinels (largest
@@ -143,32 +158,32 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             const int e = i * THREADS + t;
             const size_t g = base + (size_t)(u * TILE + e);
             kr[i] = e < sub_valid ? keys_in[g] : KB(0);
-            if constexpr (ws_is_value<V>::value) {
+            if constexpr (is_value<V>::value) {
                 if (e < sub_valid) vr[i] = vals_in[g];
             }
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int e = i * THREADS + t;
-            ws_smem_put(sub.keys, e, e < sub_valid ? ws_encode(kr[i], codec) : ws_sentinel<KB>());
-            if constexpr (ws_is_value<V>::value) {
-                if (e < sub_valid) ws_smem_put(sub.vals, e, vr[i]);
+            smem_put(sub.keys, e, e < sub_valid ? encode(kr[i], codec) : sentinel<KB>());
+            if constexpr (is_value<V>::value) {
+                if (e < sub_valid) smem_put(sub.vals, e, vr[i]);
             }
         }
         __syncthreads();
-        ws_items<KB, V, P, ITEMS> it;
+        warp_items<KB, V, P, ITEMS> it;
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            it.k[i] = ws_smem_get(sub.keys, first + i);
-            it.v[i] = ws_smem_get(sub.vals, first + i);
+            it.k[i] = smem_get(sub.keys, first + i);
+            it.v[i] = smem_get(sub.vals, first + i);
             if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
         }
         block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub);
         /* Each thread writes back only the slots it read: no barrier. */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            ws_smem_put(sub.keys, first + i, it.k[i]);
-            ws_smem_put(sub.vals, first + i, it.v[i]);
+            smem_put(sub.keys, first + i, it.k[i]);
+            smem_put(sub.vals, first + i, it.v[i]);
         }
     }
     __syncthreads();
@@ -177,28 +192,28 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         /* Merge the two sorted sub-tiles: each thread takes outputs
          * [first, first+ITEMS) and [TILE+first, ...). The first sub-tile
          * wins ties, so the tile stays stable. */
-        const ws_merge_src m = {0, TILE, TILE, TILE};
+        const merge_src m = {0, TILE, TILE, TILE};
         if constexpr (ws_tile_second_array<KB, V>()) {
             /* Straight into the second array, keeping registers free. */
-            KB *out = keys + ws_smem_slots<KB>(BLOCK_TILE);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(first), 0);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(TILE + first), 0);
+            KB *out = keys + smem_slots<KB>(BLOCK_TILE);
+            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
+                                                 blocked_base<KB, ITEMS>(first), 0);
+            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
+                                                 blocked_base<KB, ITEMS>(TILE + first), 0);
             res_keys = out;
         } else {
             /* Into registers, then back once every thread has read. */
             KB k0[ITEMS], k1[ITEMS];
             V v0[ITEMS], v1[ITEMS];
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
+            merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
+            merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
-                ws_smem_put(keys, first + i, k0[i]);
-                ws_smem_put(vals, first + i, v0[i]);
-                ws_smem_put(keys, TILE + first + i, k1[i]);
-                ws_smem_put(vals, TILE + first + i, v1[i]);
+                smem_put(keys, first + i, k0[i]);
+                smem_put(vals, first + i, v0[i]);
+                smem_put(keys, TILE + first + i, k1[i]);
+                smem_put(vals, TILE + first + i, v1[i]);
             }
         }
         __syncthreads();
@@ -207,9 +222,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     for (int i = 0; i < SUB * ITEMS; i++) {
         const int e = i * THREADS + t;
         if (e < valid) {
-            const KB key = ws_smem_get(res_keys, e);
-            keys_out[base + e] = keep_ordered ? key : ws_decode(key, codec);
-            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(vals, e);
+            const KB key = smem_get(res_keys, e);
+            keys_out[base + e] = keep_ordered ? key : decode(key, codec);
+            if constexpr (is_value<V>::value) vals_out[base + e] = smem_get(vals, e);
         }
     }
 }
@@ -226,7 +241,7 @@ __global__ void ws_iota_kernel(I *out, size_t n) {
 template <typename KB, typename V>
 struct ws_plan {
     static constexpr int KEY_BYTES = sizeof(KB);
-    static constexpr int VALUE_BYTES = ws_is_value<V>::value ? (int)sizeof(V) : 0;
+    static constexpr int VALUE_BYTES = is_value<V>::value ? (int)sizeof(V) : 0;
     static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
@@ -294,7 +309,7 @@ static size_t ws_sort_workspace_bytes(size_t n, size_t key_bytes, size_t value_b
 template <typename KB, typename V, bool STABLE, int SUB>
 static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                       size_t offset, unsigned tiles, int keep_ordered,
-                                      ws_key_codec codec, cudaStream_t stream) {
+                                      key_codec codec, cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
                                     PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks, SUB>;
@@ -310,7 +325,7 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
 template <typename KB, typename V, bool STABLE>
 static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                    size_t offset, unsigned tiles, int sub, int keep_ordered,
-                                   ws_key_codec codec, cudaStream_t stream) {
+                                   key_codec codec, cudaStream_t stream) {
     return sub == 2 ? ws_launch_tiles_of<KB, V, STABLE, 2>(in, vin, out, vout, n, offset, tiles,
                                                            keep_ordered, codec, stream)
                     : ws_launch_tiles_of<KB, V, STABLE, 1>(in, vin, out, vout, n, offset, tiles,
@@ -320,10 +335,10 @@ static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout,
 /* Sorts n device-resident items in place; ws holds ws_sort_workspace_bytes. */
 template <typename KB, typename V>
 static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *vals, size_t n,
-                                        ws_key_codec codec, bool stable, unsigned char *ws,
+                                        key_codec codec, bool stable, unsigned char *ws,
                                         cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
-    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    constexpr bool HAS_VALUES = is_value<V>::value;
     const size_t tile = ws_sort_tile_for(n, PL::KEY_BYTES, PL::VALUE_BYTES);
     const int sub = (int)(tile / PL::TILE);
     const size_t full = n / tile, rem = n % tile;
@@ -425,11 +440,11 @@ static int ws_device_accessible(const void *p) {
 
 template <typename KB>
 static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys, void *vals,
-                                            size_t n, size_t value_bytes, ws_key_codec codec,
+                                            size_t n, size_t value_bytes, key_codec codec,
                                             bool stable, unsigned char *ws, cudaStream_t stream) {
     switch (value_bytes) {
     case 0:
-        return ws_sort_device<KB, ws_no_value>(ctx, (KB *)keys, (ws_no_value *)nullptr, n, codec,
+        return ws_sort_device<KB, no_value>(ctx, (KB *)keys, (no_value *)nullptr, n, codec,
                                                stable, ws, stream);
     case 4:
         return ws_sort_device<KB, uint32_t>(ctx, (KB *)keys, (uint32_t *)vals, n, codec, stable,
@@ -443,7 +458,7 @@ static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys,
 static warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
                                      warpsort_dtype_t dtype, size_t value_bytes, bool stable,
                                      int desc, unsigned char *ws, cudaStream_t stream) {
-    const ws_key_codec codec = {ws_dtype_kind(dtype), desc};
+    const key_codec codec = {ws_dtype_kind(dtype), desc};
     if (warpsort_dtype_size(dtype) == 4)
         return ws_dispatch_values<uint32_t>(ctx, keys, vals, n, value_bytes, codec, stable, ws,
                                             stream);
