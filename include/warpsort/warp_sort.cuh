@@ -165,8 +165,8 @@ __device__ __forceinline__ int lane_id() {
     asm("mov.u32 %0, %%laneid;" : "=r"(l));
     return (int)l;
 }
-constexpr int pow2_ceil(int k) { return k <= 1 ? 1 : 2 * pow2_ceil((k + 1) / 2); }
-constexpr int log2_of(int k) { return k <= 1 ? 0 : 1 + log2_of(k / 2); }
+__host__ __device__ constexpr int pow2_ceil(int k) { return k <= 1 ? 1 : 2 * pow2_ceil((k + 1) / 2); }
+__host__ __device__ constexpr int log2_of(int k) { return k <= 1 ? 0 : 1 + log2_of(k / 2); }
 
 /* A user value as the unsigned word the network moves (no_value stays). */
 template <typename V>
