@@ -26,9 +26,11 @@ template <typename T, typename V, int THREADS, int K, sort_order ORDER, bool STA
 __global__ void __launch_bounds__(THREADS) block_sort_kernel(T *keys, V *vals, const int *valid) {
     using storage_t = warpsort::block_sort_storage<T, V, THREADS, K>;
     constexpr bool PAIRS = warpsort::is_value<V>::value;
-    __shared__ storage_t static_storage;
+    /* static storage only when not dynamic (a placeholder otherwise) */
+    __shared__ typename std::conditional<DYNAMIC, int, storage_t>::type static_storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
-    storage_t &storage = DYNAMIC ? *reinterpret_cast<storage_t *>(dynamic_smem) : static_storage;
+    storage_t &storage = *reinterpret_cast<storage_t *>(DYNAMIC ? (void *)dynamic_smem
+                                                                : (void *)&static_storage);
     const size_t base = ((size_t)blockIdx.x * THREADS + threadIdx.x) * K;
     T k[K];
     V v[K];
@@ -73,7 +75,7 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
     std::vector<int> valid(blocks);
     const size_t smem = DYNAMIC ? warpsort::block_sort_smem_bytes<T, V, THREADS, K>() : 0;
     auto kernel = block_sort_kernel<T, V, THREADS, K, ORDER, STABLE, DYNAMIC>;
-    if (smem > 48 * 1024)
+    if (DYNAMIC)
         DT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     char msg[512] = "";
     int failed = 0;
