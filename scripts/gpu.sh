@@ -7,8 +7,9 @@
 #   scripts/gpu.sh stage-variant NAME HEADER   (here, after stage)
 #       one tuning variant: HEADER's WS_SHAPE_* rows force-included into sort.cu
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
-#       WHAT: info | tests | quick | sanitize | bench-quick | bench-sweep | bench-full |
-#             bench-tune | bench-variants | profile | profile-sass | main
+#       WHAT: info | tests | quick | sanitize | device-tests | examples | sanitize-device |
+#             bench-device | bench-quick | bench-sweep | bench-full | bench-tune |
+#             bench-variants | profile | profile-sass | main
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
 set -uo pipefail
@@ -21,10 +22,12 @@ stage() {
     # The committed tuning table always: a failed stage-variant may have left a header set.
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DWARPSORT_TUNING_HEADER= >/dev/null
-    ninja -C build-gpu warpsort test_gpu_props warpsort_bench
+    ninja -C build-gpu warpsort test_gpu_props warpsort_bench test_device warpsort_device_bench \
+        example_warp_sort_32x4 example_block_sort_pairs example_warp_compact
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
-       build-gpu/bench/warpsort_bench .gpu/
+       build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
+       build-gpu/bench/warpsort_device_bench build-gpu/examples/example_* .gpu/
     cp bench/plot.py .gpu/
     cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
     [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
@@ -65,18 +68,35 @@ run() {
         summary+=$(printf '%-22s rc=%-3d %4ds' "$name" "$rc" $((SECONDS - t0)))$'\n'
         tail -n 5 "$out/$name.log"
     }
+    # The device API tests under every sanitizer tool (SANITIZE_TOOLS narrows;
+    # SANITIZE_DEVICE_FILTER picks cases by name substring).
+    run_sanitize_device() {
+        local tool
+        for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+            step "sanitize-device-$tool" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                .gpu/test_device --quick ${SANITIZE_DEVICE_FILTER:+--filter "$SANITIZE_DEVICE_FILTER"}
+        done
+    }
     for what in "$@"; do
         case $what in
         info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
         tests) step gpu-tests .gpu/test_gpu_props ;;
         quick) step gpu-tests-quick .gpu/test_gpu_props --quick ;;
-        sanitize) # SANITIZE_TOOLS / SANITIZE_FILTERS narrow it (racecheck is slow)
+        sanitize) # SANITIZE_TOOLS / SANITIZE_FILTERS narrow it (racecheck is slow);
+                  # the device API tests too unless SANITIZE_DEVICE=0
             for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
                 for filter in ${SANITIZE_FILTERS:-"*"}; do
                     step "sanitize-$tool-${filter//[^a-z0-9]/}" compute-sanitizer --tool "$tool" \
                         --error-exitcode 99 .gpu/test_gpu_props --quick --filter "$filter"
                 done
-            done ;;
+            done
+            [ "${SANITIZE_DEVICE:-1}" = 0 ] || run_sanitize_device ;;
+        sanitize-device) run_sanitize_device ;;
+        device-tests) step device-tests .gpu/test_device ;;
+        examples)
+            for ex in .gpu/example_*; do step "${ex#.gpu/}" "$ex"; done ;;
+        bench-device) # the device API vs CUB's collectives, in-kernel
+            step bench-device .gpu/warpsort_device_bench --json "$out/bench-device.json" ;;
         bench-quick) step bench-quick .gpu/warpsort_bench --quick --json "$out/bench-quick.json" ;;
         bench-full) step bench-full .gpu/warpsort_bench --full --json "$out/bench-full.json" ;;
         bench-sweep) # the issue-4 regimes that fit a short lease: no cliff up to 2^30,
@@ -122,5 +142,5 @@ case $mode in
 stage) stage ;;
 stage-variant) stage_variant "$@" ;;
 run) run "$@" ;;
-*) sed -n '2,14p' "$0"; exit 2 ;;
+*) sed -n '2,15p' "$0"; exit 2 ;;
 esac

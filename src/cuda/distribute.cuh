@@ -27,8 +27,8 @@
 #ifndef WARPSORT_CUDA_DISTRIBUTE_CUH
 #define WARPSORT_CUDA_DISTRIBUTE_CUH
 
-#include "block_sort.cuh"
 #include "plan.cuh"
+#include "tile_sort.cuh" /* the on-chip sort and the device API names */
 
 #define WS_NO_BUCKET 0xFFFFFFFFu
 
@@ -134,10 +134,10 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
 
 template <typename KB>
 __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
-    ws_dist_sample(const KB *src, int raw, ws_key_codec codec, ws_dist_seg *segs,
+    ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
                    const ws_level_ctl *ctl, KB *trees, unsigned want) {
     constexpr int THREADS = WS_SAMPLE_THREADS, ITEMS = WS_SAMPLE_ITEMS, S = WS_SAMPLE;
-    __shared__ KB skeys[ws_smem_slots<KB>(S)];
+    __shared__ KB skeys[smem_slots<KB>(S)];
     __shared__ KB split[WS_TREE_SLOTS];
     __shared__ unsigned warp_sums[THREADS / 32];
     const unsigned seg = blockIdx.x;
@@ -158,25 +158,25 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
-        ws_smem_put(skeys, i * THREADS + t, raw ? ws_encode(kr[i], codec) : kr[i]);
+        smem_put(skeys, i * THREADS + t, raw ? encode(kr[i], codec) : kr[i]);
     __syncthreads();
-    ws_items<KB, ws_no_value, ws_no_value, ITEMS> it;
+    warp_items<KB, no_value, no_value, ITEMS> it;
     const int first = t * ITEMS;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) it.k[i] = ws_smem_get(skeys, first + i);
-    ws_tile_smem<KB, ws_no_value> sm = {skeys, nullptr};
-    block_sort_tile<32 * ITEMS, KB, ws_no_value, ws_no_value, THREADS, ITEMS>(it, sm, S);
+    for (int i = 0; i < ITEMS; i++) it.k[i] = smem_get(skeys, first + i);
+    tile_smem<KB, no_value> sm = {skeys, nullptr};
+    block_sort_tile<32 * ITEMS, KB, no_value, no_value, THREADS, ITEMS>(it, sm, S);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) ws_smem_put(skeys, first + i, it.k[i]);
+    for (int i = 0; i < ITEMS; i++) smem_put(skeys, first + i, it.k[i]);
     __syncthreads();
 
     /* Splitter candidates at even ranks; keep the distinct ones, in order. */
     bool keep = false;
     KB cand = 0;
     if ((unsigned)t < want) {
-        cand = ws_smem_get(skeys, (int)((unsigned long long)(t + 1) * S / (want + 1)));
+        cand = smem_get(skeys, (int)((unsigned long long)(t + 1) * S / (want + 1)));
         keep = t == 0 ||
-               cand != ws_smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
+               cand != smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
     }
     unsigned m = 0;
     const unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(keep ? 1u : 0u, warp_sums, &m);
@@ -224,7 +224,7 @@ struct ws_dist_smem {
     unsigned long long warp_sums[WARPS];
     unsigned short bkt[TILE];
     KB keys[TILE];
-    typename std::conditional<ws_is_value<V>::value, V, char>::type vals[ws_is_value<V>::value ? TILE : 1];
+    typename std::conditional<is_value<V>::value, V, char>::type vals[is_value<V>::value ? TILE : 1];
 };
 
 /* The block's segment and chunk; false when the block has no work. */
@@ -250,7 +250,7 @@ __device__ __forceinline__ bool ws_dist_block(const ws_dist_seg *segs, const uns
  * lane l item i at w*32*ITEMS + i*32 + l) and classifies it. */
 template <typename KB, typename V, int ITEMS>
 __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsigned long long base,
-                                             int valid, int raw, ws_key_codec codec,
+                                             int valid, int raw, key_codec codec,
                                              const KB *tree, unsigned m, bool eq, KB (&k)[ITEMS],
                                              V (&v)[ITEMS], unsigned (&bkt)[ITEMS]) {
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
@@ -258,14 +258,14 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
     for (int i = 0; i < ITEMS; i++) {
         const int e = warp * 32 * ITEMS + i * 32 + lane;
         k[i] = e < valid ? src[base + e] : KB(0);
-        if constexpr (ws_is_value<V>::value) {
+        if constexpr (is_value<V>::value) {
             if (e < valid) v[i] = vsrc[base + e];
         }
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = warp * 32 * ITEMS + i * 32 + lane;
-        if (raw) k[i] = ws_encode(k[i], codec);
+        if (raw) k[i] = encode(k[i], codec);
         bkt[i] = e < valid ? ws_classify(tree, k[i], m, eq) : WS_NO_BUCKET;
     }
 }
@@ -281,7 +281,7 @@ __device__ __forceinline__ void ws_dist_prologue(KB *tree, const KB *trees, unsi
 
 template <typename KB, int ITEMS>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
-    ws_dist_count(const KB *src, int raw, ws_key_codec codec, const ws_dist_seg *segs,
+    ws_dist_count(const KB *src, int raw, key_codec codec, const ws_dist_seg *segs,
                   const unsigned *blockseg, const ws_level_ctl *ctl, const KB *trees,
                   unsigned chunk, unsigned long long *cnt) {
     using SM = ws_count_smem<KB, ITEMS>;
@@ -296,9 +296,9 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
-        ws_no_value v[ITEMS];
+        no_value v[ITEMS];
         unsigned bkt[ITEMS];
-        ws_dist_load<KB, ws_no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, sg.m,
+        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, sg.m,
                                              sg.eq != 0, k, v, bkt);
         ws_warp_count<ITEMS>(bkt, hist);
     }
@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 
 template <typename KB, typename V, int ITEMS>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
-    ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, ws_key_codec codec,
+    ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *trees, unsigned chunk, const unsigned long long *scan) {
     using SM = ws_dist_smem<KB, V, ITEMS>;
@@ -377,7 +377,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
                 const unsigned slot = s.tile_start[bkt[i]] + s.hist[warp][bkt[i]] + rank[i];
                 s.keys[slot] = k[i];
                 s.bkt[slot] = (unsigned short)bkt[i];
-                if constexpr (ws_is_value<V>::value) s.vals[slot] = v[i];
+                if constexpr (is_value<V>::value) s.vals[slot] = v[i];
             }
         }
         __syncthreads();
@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
             if (e < valid) {
                 const unsigned long long o = s.delta[s.bkt[e]] + (unsigned long long)e;
                 dst[o] = s.keys[e];
-                if constexpr (ws_is_value<V>::value) vdst[o] = s.vals[e];
+                if constexpr (is_value<V>::value) vdst[o] = s.vals[e];
             }
         }
         __syncthreads();

@@ -24,8 +24,22 @@
 #ifndef WARPSORT_CUDA_MERGE_CUH
 #define WARPSORT_CUDA_MERGE_CUH
 
-#include "block_merge.cuh"
+#include "warpsort/block_merge.cuh"
+#include "warpsort/smem_layout.cuh"
+
 #include "tuning.cuh"
+
+/* The public device API's merge primitives and layout (one implementation
+ * for the library and its users). */
+using warpsort::is_value;
+using warpsort::key_codec;
+using warpsort::merge_path;
+using warpsort::merge_src;
+using warpsort::merge_items_to_smem;
+using warpsort::blocked_base;
+using warpsort::smem_index;
+using warpsort::smem_slots;
+using warpsort::striped_slot;
 
 template <typename KB>
 struct ws_global_reader {
@@ -107,7 +121,7 @@ __device__ __forceinline__ void ws_rank2(const KB *p, size_t lp, const KB *q, si
 template <typename KB>
 __device__ __forceinline__ KB ws_split_at(const KB *p, size_t lp, const KB *q, size_t lq,
                                           size_t diag, size_t &ip) {
-    ip = ws_merge_path<KB, size_t>(ws_global_reader<KB>{p}, lp, ws_global_reader<KB>{q}, lq, diag);
+    ip = merge_path<KB, size_t>(ws_global_reader<KB>{p}, lp, ws_global_reader<KB>{q}, lq, diag);
     const size_t iq = diag - ip;
     return (iq >= lq || (ip < lp && !(q[iq] < p[ip]))) ? p[ip] : q[iq];
 }
@@ -164,37 +178,6 @@ __global__ void __launch_bounds__(256)
     for (int e = 0; e < 4; e++) out[e] = q[e];
 }
 
-/* Merge outputs into shared memory, keys and values (values follow their
- * key's item index), padded arrays on both sides. */
-
-/* ITEMS outputs of m from output diag <= a_len + b_len on, written blocked
- * from padded slots kw (keys) and vw (values) on. Outputs past the end of
- * m are garbage (taken from past A's end): the arrays need ITEMS items of
- * slack, and the caller lays out its ranges so garbage lands where no one
- * reads it. */
-template <typename KB, typename V, int ITEMS>
-__device__ __forceinline__ void ws_merge_items_to_smem(const KB *sk, const V *sv, ws_merge_src m,
-                                                       int diag, KB *dk, V *dv, int kw, int vw) {
-    ws_merge_cursor<KB> c = ws_merge_start<KB>(sk, m, diag);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        KB key;
-        int src;
-        ws_merge_step<KB>(sk, c, key, src);
-        dk[kw + i] = key;
-        if constexpr (ws_is_value<V>::value) dv[vw + i] = sv[ws_smem_index<V>(src)];
-    }
-}
-
-/* Padded slot of striped item i * THREADS + thread (THREADS a multiple of
- * the padding period, so the pad count splits between the two terms). */
-template <typename T, int THREADS>
-__device__ __forceinline__ int ws_striped_slot(int i, int thread_slot) {
-    constexpr int PERIOD = 128 / sizeof(T);
-    static_assert(THREADS % PERIOD == 0, "a block spans whole padding periods");
-    return i * (THREADS + THREADS / PERIOD) + thread_slot;
-}
-
 /* Where a merge block's segment lies: tile item e of piece r (items
  * [off[r], off[r+1]) of the tile; off[4] = total, or -1 for no segment)
  * is global item base + e + step[0] + ... + step[r-1]. */
@@ -249,7 +232,7 @@ __device__ __forceinline__ void ws_load_segment(const KB *__restrict__ keys_in,
                                                 const ws_segment &seg, KB *k_in, V *v_in) {
     const KB *kb = keys_in + seg.base;
     const V *vb = nullptr;
-    if constexpr (ws_is_value<V>::value) vb = vals_in + seg.base;
+    if constexpr (is_value<V>::value) vb = vals_in + seg.base;
     const I s1 = (I)seg.step[0], s2 = (I)seg.step[1], s3 = (I)seg.step[2];
     const int total = seg.off[4];
     KB kr[ITEMS];
@@ -261,24 +244,24 @@ __device__ __forceinline__ void ws_load_segment(const KB *__restrict__ keys_in,
         const I at = (I)e + (e >= seg.off[1] ? s1 : 0) + (e >= seg.off[2] ? s2 : 0) +
                      (e >= seg.off[3] ? s3 : 0);
         kr[i] = kb[at];
-        if constexpr (ws_is_value<V>::value) vr[i] = vb[at];
+        if constexpr (is_value<V>::value) vr[i] = vb[at];
     }
-    const int kt = ws_smem_index<KB>((int)threadIdx.x), vt = ws_smem_index<V>((int)threadIdx.x);
+    const int kt = smem_index<KB>((int)threadIdx.x), vt = smem_index<V>((int)threadIdx.x);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + (int)threadIdx.x;
         if (e >= total) break;
-        k_in[ws_striped_slot<KB, THREADS>(i, kt)] = kr[i];
-        if constexpr (ws_is_value<V>::value) v_in[ws_striped_slot<V, THREADS>(i, vt)] = vr[i];
+        k_in[striped_slot<KB, THREADS>(i, kt)] = kr[i];
+        if constexpr (is_value<V>::value) v_in[striped_slot<V, THREADS>(i, vt)] = vr[i];
     }
 }
 
 /* Items each shared-memory array of a merge block holds: the tile plus
- * slack for the garbage outputs (ws_merge_items_to_smem) of the thread that
+ * slack for the garbage outputs (merge_items_to_smem) of the thread that
  * ends X, the one that ends Y and the one that ends the tile. */
 template <typename T>
 __host__ __device__ constexpr int ws_merge_slots(int tile, int items) {
-    return ws_smem_slots<T>(tile + 2 * items);
+    return smem_slots<T>(tile + 2 * items);
 }
 
 /* One merge pass: in -> out, runs of `run` become runs of 4*run. decode
@@ -288,10 +271,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                 KB *__restrict__ keys_out, V *__restrict__ vals_out,
                 const size_t *__restrict__ cuts, ws_pass_shape p, int decode,
-                ws_key_codec codec) {
+                key_codec codec) {
     constexpr int TILE = THREADS * ITEMS;
     constexpr int SLOTS = ws_merge_slots<KB>(TILE, ITEMS);
-    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    constexpr bool HAS_VALUES = is_value<V>::value;
     extern __shared__ __align__(16) unsigned char ws_merge_smem[];
     /* k_in holds the four pieces, later the result; k_mid holds X then Y.
      * All padded: on structured input (sorted runs, few distinct keys) the
@@ -323,37 +306,37 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
      * the garbage outputs of the thread that ends X fall in the gap. */
     const int x_len = seg.off[2], y_len = total - x_len;
     const int y_at = (x_len + ITEMS - 1) / ITEMS * ITEMS;
-    const ws_merge_src ab = {0, seg.off[1], seg.off[1], x_len - seg.off[1]};
-    const ws_merge_src cd = {x_len, seg.off[3] - x_len, seg.off[3], total - seg.off[3]};
+    const merge_src ab = {0, seg.off[1], seg.off[1], x_len - seg.off[1]};
+    const merge_src cd = {x_len, seg.off[3] - x_len, seg.off[3], total - seg.off[3]};
     /* The gap can push Y's end past the tile by less than ITEMS: a second
      * round for one thread, rarely. */
 #pragma unroll 1
     for (int first = (int)threadIdx.x * ITEMS; first < y_at + y_len; first += TILE) {
         const bool in_y = first >= y_at;
-        ws_merge_items_to_smem<KB, V, ITEMS>(
+        merge_items_to_smem<KB, V, ITEMS>(
             k_in, v_in, in_y ? cd : ab, in_y ? first - y_at : first, k_mid, v_mid,
-            ws_blocked_base<KB, ITEMS>(first), ws_blocked_base<V, ITEMS>(first));
+            blocked_base<KB, ITEMS>(first), blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
     const int first = (int)threadIdx.x * ITEMS;
     if (first < total) { /* X with Y back into k_in, in output order */
-        const ws_merge_src xy = {0, x_len, y_at, y_len};
-        ws_merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
-                                             ws_blocked_base<KB, ITEMS>(first),
-                                             ws_blocked_base<V, ITEMS>(first));
+        const merge_src xy = {0, x_len, y_at, y_len};
+        merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
+                                             blocked_base<KB, ITEMS>(first),
+                                             blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
     const int t = (int)threadIdx.x;
-    const int kt = ws_smem_index<KB>(t), vt = ws_smem_index<V>(t);
+    const int kt = smem_index<KB>(t), vt = smem_index<V>(t);
     KB *kout = keys_out + seg.o_begin;
     V *vout = vals_out + seg.o_begin;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + t;
         if (e >= total) break;
-        const KB key = k_in[ws_striped_slot<KB, THREADS>(i, kt)];
-        kout[e] = decode ? ws_decode(key, codec) : key;
-        if constexpr (HAS_VALUES) vout[e] = v_in[ws_striped_slot<V, THREADS>(i, vt)];
+        const KB key = k_in[striped_slot<KB, THREADS>(i, kt)];
+        kout[e] = decode ? warpsort::decode(key, codec) : key;
+        if constexpr (HAS_VALUES) vout[e] = v_in[striped_slot<V, THREADS>(i, vt)];
     }
 }
 

@@ -3,9 +3,10 @@
  *
  * Plan for n items (key + optional value):
  *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
- *      network per warp, then merges in shared memory: block_sort.cuh) and
- *      writes sorted runs as ordered bits; a block sorts two tiles and
- *      merges them when that saves a merge pass (ws_sort_tile_for).
+ *      network per warp, then merges in shared memory:
+ *      warpsort/block_sort.cuh) and writes sorted runs as ordered bits; a
+ *      block sorts two tiles and merges them when that saves a merge pass
+ *      (ws_sort_tile_for).
  *   2. ceil(log4(n / run)) merge passes (merge.cuh) each merge four runs
  *      into one: merge4_cuts splits every group of four runs into
  *      segments, merge4_pass merges one segment per block; the last pass
@@ -28,6 +29,21 @@
 #include "distribute.cuh"
 #include "plan.cuh"
 #include "tuning.cuh"
+#include "warpsort/block_sort.cuh"
+#include "warpsort/key_traits.cuh"
+
+/* The public device API (include/warpsort/) is the one implementation of
+ * the warp and block collectives; these are the parts the backend calls. */
+using warpsort::block_sort_tile;
+using warpsort::decode;
+using warpsort::encode;
+using warpsort::merge_items_to_registers;
+using warpsort::no_value;
+using warpsort::sentinel;
+using warpsort::smem_get;
+using warpsort::smem_put;
+using warpsort::tile_smem;
+using warpsort::warp_items;
 
 /* Limits on the sample sort's plan, for tests that must reach its deep
  * paths with small inputs (environment, read once per context):
@@ -101,7 +117,7 @@ __global__ void ws_iota_kernel(I *out, size_t n) {
 template <typename KB, typename V>
 struct ws_plan {
     static constexpr int KEY_BYTES = sizeof(KB);
-    static constexpr int VALUE_BYTES = ws_is_value<V>::value ? (int)sizeof(V) : 0;
+    static constexpr int VALUE_BYTES = is_value<V>::value ? (int)sizeof(V) : 0;
     static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
@@ -257,7 +273,7 @@ static size_t ws_sort_workspace_bytes(const ws_sample_limits &lim, size_t n, siz
 template <typename KB, typename V, bool STABLE, int SUB>
 static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                       size_t offset, unsigned tiles, int keep_ordered,
-                                      ws_key_codec codec, cudaStream_t stream) {
+                                      key_codec codec, cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
                                     PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks, SUB>;
@@ -273,7 +289,7 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
 template <typename KB, typename V, bool STABLE>
 static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                    size_t offset, unsigned tiles, int sub, int keep_ordered,
-                                   ws_key_codec codec, cudaStream_t stream) {
+                                   key_codec codec, cudaStream_t stream) {
     return sub == 2 ? ws_launch_tiles_of<KB, V, STABLE, 2>(in, vin, out, vout, n, offset, tiles,
                                                            keep_ordered, codec, stream)
                     : ws_launch_tiles_of<KB, V, STABLE, 1>(in, vin, out, vout, n, offset, tiles,
@@ -283,10 +299,10 @@ static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout,
 /* Sorts n device-resident items in place; ws holds ws_sort_workspace_bytes. */
 template <typename KB, typename V>
 static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *vals, size_t n,
-                                        ws_key_codec codec, bool stable, unsigned char *ws,
+                                        key_codec codec, bool stable, unsigned char *ws,
                                         cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
-    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    constexpr bool HAS_VALUES = is_value<V>::value;
     const size_t tile = ws_sort_tile_for(n, PL::KEY_BYTES, PL::VALUE_BYTES);
     const int sub = (int)(tile / PL::TILE);
     const size_t full = n / tile, rem = n % tile;
@@ -366,7 +382,7 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(KB *keys, V *vals, const KB *ktmp, const V *vtmp,
                                           const ws_bucket *list, const unsigned *count,
-                                          size_t cap, ws_key_codec codec, int sm_count,
+                                          size_t cap, key_codec codec, int sm_count,
                                           cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
     constexpr int SUB = C == 3 ? 2 : 1;
@@ -387,7 +403,7 @@ static cudaError_t ws_launch_bucket_class(KB *keys, V *vals, const KB *ktmp, con
 template <typename KB, typename V, bool STABLE>
 static cudaError_t ws_launch_bucket_sorts(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           const KB *ktmp, const V *vtmp, const ws_final_ctl *fin,
-                                          ws_key_codec codec, int sm_count, cudaStream_t stream) {
+                                          key_codec codec, int sm_count, cudaStream_t stream) {
 #define WS_BUCKET_CLASS(C)                                                                    \
     do {                                                                                      \
         cudaError_t e_ = ws_launch_bucket_class<KB, V, STABLE, C>(                            \
@@ -408,11 +424,11 @@ static cudaError_t ws_launch_bucket_sorts(const ws_plan_t &p, unsigned char *ws,
  * is enqueued on `stream`: nothing waits for the GPU. */
 template <typename KB, typename V>
 static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws_plan_t &p,
-                                               KB *keys, V *vals, ws_key_codec codec,
+                                               KB *keys, V *vals, key_codec codec,
                                                bool stable, unsigned char *ws,
                                                cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
-    constexpr bool HAS_VALUES = ws_is_value<V>::value;
+    constexpr bool HAS_VALUES = is_value<V>::value;
     constexpr int DI = ws_dist_items(PL::KEY_BYTES, PL::VALUE_BYTES);
     const int sms = ws_state(ctx)->sm_count;
     const ws_sample_layout &L = p.lay;
@@ -551,10 +567,10 @@ static int ws_device_accessible(const void *p) {
 
 template <typename KB, typename V>
 static warpsort_status_t ws_sort_planned(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
-                                         ws_key_codec codec, bool stable, unsigned char *ws,
+                                         key_codec codec, bool stable, unsigned char *ws,
                                          cudaStream_t stream) {
     const ws_plan_t p =
-        ws_plan_for(ws_state(ctx)->limits, n, sizeof(KB), ws_is_value<V>::value ? sizeof(V) : 0);
+        ws_plan_for(ws_state(ctx)->limits, n, sizeof(KB), is_value<V>::value ? sizeof(V) : 0);
     if (p.path == WS_PATH_SAMPLE)
         return ws_sample_sort_device<KB, V>(ctx, p, (KB *)keys, (V *)vals, codec, stable, ws,
                                             stream);
@@ -563,11 +579,11 @@ static warpsort_status_t ws_sort_planned(warpsort_context_t *ctx, void *keys, vo
 
 template <typename KB>
 static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys, void *vals,
-                                            size_t n, size_t value_bytes, ws_key_codec codec,
+                                            size_t n, size_t value_bytes, key_codec codec,
                                             bool stable, unsigned char *ws, cudaStream_t stream) {
     switch (value_bytes) {
     case 0:
-        return ws_sort_planned<KB, ws_no_value>(ctx, keys, nullptr, n, codec, stable, ws, stream);
+        return ws_sort_planned<KB, no_value>(ctx, keys, nullptr, n, codec, stable, ws, stream);
     case 4:
         return ws_sort_planned<KB, uint32_t>(ctx, keys, vals, n, codec, stable, ws, stream);
     default:
@@ -578,7 +594,7 @@ static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys,
 static warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
                                      warpsort_dtype_t dtype, size_t value_bytes, bool stable,
                                      int desc, unsigned char *ws, cudaStream_t stream) {
-    const ws_key_codec codec = {ws_dtype_kind(dtype), desc};
+    const key_codec codec = {ws_dtype_kind(dtype), desc};
     if (warpsort_dtype_size(dtype) == 4)
         return ws_dispatch_values<uint32_t>(ctx, keys, vals, n, value_bytes, codec, stable, ws,
                                             stream);

@@ -16,9 +16,29 @@
 #include <stdint.h>
 #include <type_traits>
 
-#include "block_sort.cuh"
+#include "warpsort/block_sort.cuh"
+#include "warpsort/key_traits.cuh"
 #include "merge.cuh"
 #include "plan.cuh"
+
+using warpsort::block_sort_tile;
+using warpsort::decode;
+using warpsort::encode;
+using warpsort::is_value;
+using warpsort::key_codec;
+using warpsort::merge_items_to_registers;
+using warpsort::merge_items_to_smem;
+using warpsort::merge_path;
+using warpsort::merge_src;
+using warpsort::no_value;
+using warpsort::sentinel;
+using warpsort::slot_get;
+using warpsort::smem_get;
+using warpsort::smem_index;
+using warpsort::smem_put;
+using warpsort::smem_slots;
+using warpsort::tile_smem;
+using warpsort::warp_items;
 
 __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
@@ -28,19 +48,19 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
  * would cost more occupancy than the registers do). */
 template <typename KB, typename V>
 __host__ __device__ constexpr bool ws_tile_second_array() {
-    return !ws_is_value<V>::value && sizeof(KB) == 4;
+    return !is_value<V>::value && sizeof(KB) == 4;
 }
 /* Shared memory of a tile-sort block: the keys (twice with the second
  * array), then the values. */
 template <typename KB, typename V>
 __host__ __device__ constexpr size_t ws_tile_keys_bytes(int block_tile, int sub) {
-    return ws_align256(sizeof(KB) * ws_smem_slots<KB>(block_tile) *
+    return ws_align256(sizeof(KB) * smem_slots<KB>(block_tile) *
                        (sub == 2 && ws_tile_second_array<KB, V>() ? 2 : 1));
 }
 template <typename KB, typename V>
 __host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub) {
     return ws_tile_keys_bytes<KB, V>(block_tile, sub) +
-           (ws_is_value<V>::value ? sizeof(V) * ws_smem_slots<V>(block_tile) : 0);
+           (is_value<V>::value ? sizeof(V) * smem_slots<V>(block_tile) : 0);
 }
 
 /* One block sorts items [base, base + valid) of keys_in (valid <= SUB *
@@ -55,8 +75,8 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
 __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *vals_in,
                                                    KB *keys_out, V *vals_out, size_t base,
                                                    int valid, bool encode_in, bool decode_out,
-                                                   ws_key_codec codec, unsigned char *smem) {
-    using P = typename std::conditional<STABLE, uint32_t, ws_no_value>::type;
+                                                   key_codec codec, unsigned char *smem) {
+    using P = typename std::conditional<STABLE, uint32_t, no_value>::type;
     static_assert(SUB == 1 || SUB == 2, "one or two sub-tiles per block");
     constexpr int TILE = THREADS * ITEMS;
     constexpr int BLOCK_TILE = SUB * TILE;
@@ -69,10 +89,10 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
     for (int u = 0; u < SUB; u++) {
         /* Sub-tile u is items [u*TILE, (u+1)*TILE) of the padded arrays:
          * TILE is a whole number of padding periods, so it is an array of
-         * its own at slot ws_smem_index(u*TILE). */
-        ws_tile_smem<KB, V> sub;
-        sub.keys = keys + ws_smem_index<KB>(u * TILE);
-        sub.vals = vals + ws_smem_index<V>(u * TILE);
+         * its own at slot smem_index(u*TILE). */
+        tile_smem<KB, V> sub;
+        sub.keys = keys + smem_index<KB>(u * TILE);
+        sub.vals = vals + smem_index<V>(u * TILE);
         const int sub_valid = valid - u * TILE;
         /* Coalesced striped loads, all issued before the first store so the
          * DRAM latency is paid once; missing items become sentinels (largest
@@ -84,34 +104,34 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
             const int e = i * THREADS + t;
             const size_t g = base + (size_t)(u * TILE + e);
             kr[i] = e < sub_valid ? keys_in[g] : KB(0);
-            if constexpr (ws_is_value<V>::value) {
+            if constexpr (is_value<V>::value) {
                 if (e < sub_valid) vr[i] = vals_in[g];
             }
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int e = i * THREADS + t;
-            ws_smem_put(sub.keys, e,
-                        e < sub_valid ? (encode_in ? ws_encode(kr[i], codec) : kr[i])
-                                      : ws_sentinel<KB>());
-            if constexpr (ws_is_value<V>::value) {
-                if (e < sub_valid) ws_smem_put(sub.vals, e, vr[i]);
+            smem_put(sub.keys, e,
+                        e < sub_valid ? (encode_in ? encode(kr[i], codec) : kr[i])
+                                      : sentinel<KB>());
+            if constexpr (is_value<V>::value) {
+                if (e < sub_valid) smem_put(sub.vals, e, vr[i]);
             }
         }
         __syncthreads();
-        ws_items<KB, V, P, ITEMS> it;
+        warp_items<KB, V, P, ITEMS> it;
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            it.k[i] = ws_smem_get(sub.keys, first + i);
-            it.v[i] = ws_smem_get(sub.vals, first + i);
+            it.k[i] = smem_get(sub.keys, first + i);
+            it.v[i] = smem_get(sub.vals, first + i);
             if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
         }
         block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
         /* Each thread writes back only the slots it read: no barrier. */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            ws_smem_put(sub.keys, first + i, it.k[i]);
-            ws_smem_put(sub.vals, first + i, it.v[i]);
+            smem_put(sub.keys, first + i, it.k[i]);
+            smem_put(sub.vals, first + i, it.v[i]);
         }
     }
     __syncthreads();
@@ -120,28 +140,28 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
         /* Merge the two sorted sub-tiles: each thread takes outputs
          * [first, first+ITEMS) and [TILE+first, ...). The first sub-tile
          * wins ties, so the tile stays stable. */
-        const ws_merge_src m = {0, TILE, TILE, TILE};
+        const merge_src m = {0, TILE, TILE, TILE};
         if constexpr (ws_tile_second_array<KB, V>()) {
             /* Straight into the second array, keeping registers free. */
-            KB *out = keys + ws_smem_slots<KB>(BLOCK_TILE);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(first), 0);
-            ws_merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
-                                                 ws_blocked_base<KB, ITEMS>(TILE + first), 0);
+            KB *out = keys + smem_slots<KB>(BLOCK_TILE);
+            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
+                                                 blocked_base<KB, ITEMS>(first), 0);
+            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
+                                                 blocked_base<KB, ITEMS>(TILE + first), 0);
             res_keys = out;
         } else {
             /* Into registers, then back once every thread has read. */
             KB k0[ITEMS], k1[ITEMS];
             V v0[ITEMS], v1[ITEMS];
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
-            ws_merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
+            merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
+            merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
-                ws_smem_put(keys, first + i, k0[i]);
-                ws_smem_put(vals, first + i, v0[i]);
-                ws_smem_put(keys, TILE + first + i, k1[i]);
-                ws_smem_put(vals, TILE + first + i, v1[i]);
+                smem_put(keys, first + i, k0[i]);
+                smem_put(vals, first + i, v0[i]);
+                smem_put(keys, TILE + first + i, k1[i]);
+                smem_put(vals, TILE + first + i, v1[i]);
             }
         }
         __syncthreads();
@@ -150,9 +170,9 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
     for (int i = 0; i < SUB * ITEMS; i++) {
         const int e = i * THREADS + t;
         if (e < valid) {
-            const KB key = ws_smem_get(res_keys, e);
-            keys_out[base + e] = decode_out ? ws_decode(key, codec) : key;
-            if constexpr (ws_is_value<V>::value) vals_out[base + e] = ws_smem_get(vals, e);
+            const KB key = smem_get(res_keys, e);
+            keys_out[base + e] = decode_out ? decode(key, codec) : key;
+            if constexpr (is_value<V>::value) vals_out[base + e] = smem_get(vals, e);
         }
     }
 }
@@ -166,7 +186,7 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
           int SUB>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
-                      size_t tile_offset, int keep_ordered, ws_key_codec codec) {
+                      size_t tile_offset, int keep_ordered, key_codec codec) {
     constexpr int BLOCK_TILE = SUB * THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     const size_t base = tile_offset + (size_t)blockIdx.x * BLOCK_TILE;
@@ -184,7 +204,7 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
           int SUB>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
-                          const ws_bucket *list, const unsigned *count, ws_key_codec codec) {
+                          const ws_bucket *list, const unsigned *count, key_codec codec) {
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
@@ -200,14 +220,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_bucket_copy_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
-                          const ws_bucket *list, const unsigned *count, ws_key_codec codec) {
+                          const ws_bucket *list, const unsigned *count, key_codec codec) {
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
         const KB *src = b.in_tmp ? tmp_keys : keys;
         for (unsigned i = threadIdx.x; i < b.size; i += blockDim.x) {
-            keys[b.begin + i] = ws_decode(src[b.begin + i], codec);
-            if constexpr (ws_is_value<V>::value) {
+            keys[b.begin + i] = decode(src[b.begin + i], codec);
+            if constexpr (is_value<V>::value) {
                 if (b.in_tmp) vals[b.begin + i] = tmp_vals[b.begin + i];
             }
         }
@@ -216,8 +236,8 @@ __global__ void __launch_bounds__(256)
 
 template <typename KB, typename V, int THREADS, int ITEMS>
 __host__ __device__ constexpr size_t ws_big_smem_bytes() {
-    return ws_align256(sizeof(KB) * ws_smem_slots<KB>(THREADS * ITEMS + ITEMS)) +
-           (ws_is_value<V>::value ? sizeof(V) * ws_smem_slots<V>(THREADS * ITEMS + ITEMS) : 0);
+    return ws_align256(sizeof(KB) * smem_slots<KB>(THREADS * ITEMS + ITEMS)) +
+           (is_value<V>::value ? sizeof(V) * smem_slots<V>(THREADS * ITEMS + ITEMS) : 0);
 }
 
 /* Fallback for a bucket still too big for the on-chip sort after the last
@@ -231,11 +251,11 @@ __host__ __device__ constexpr size_t ws_big_smem_bytes() {
 template <typename KB, typename V, int THREADS, int ITEMS, int RUN>
 __global__ void __launch_bounds__(THREADS)
     ws_big_bucket_kernel(KB *keys, V *vals, KB *tmp_keys, V *tmp_vals, const ws_big_bucket *list,
-                         const unsigned *count, ws_key_codec codec) {
+                         const unsigned *count, key_codec codec) {
     constexpr int TILE = THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     KB *sk = (KB *)ws_tile_smem_raw;
-    V *sv = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * ws_smem_slots<KB>(TILE + ITEMS)));
+    V *sv = (V *)(ws_tile_smem_raw + ws_align256(sizeof(KB) * smem_slots<KB>(TILE + ITEMS)));
     __shared__ unsigned long long split[2];
     const int t = (int)threadIdx.x;
     const unsigned total = *count;
@@ -268,7 +288,7 @@ __global__ void __launch_bounds__(THREADS)
                     const unsigned long long d1 =
                         d0 + TILE < a_len + b_len ? d0 + TILE : a_len + b_len;
                     if (t < 2)
-                        split[t] = ws_merge_path<KB, size_t>(ws_global_reader<KB>{a}, a_len,
+                        split[t] = merge_path<KB, size_t>(ws_global_reader<KB>{a}, a_len,
                                                              ws_global_reader<KB>{bb}, b_len,
                                                              t ? d1 : d0);
                     __syncthreads();
@@ -278,8 +298,8 @@ __global__ void __launch_bounds__(THREADS)
                         const bool from_a = i < na;
                         const unsigned long long g =
                             from_a ? split[0] + i : (d0 - split[0]) + (unsigned long long)(i - na);
-                        ws_smem_put(sk, i, from_a ? a[g] : bb[g]);
-                        if constexpr (ws_is_value<V>::value) ws_smem_put(sv, i, from_a ? av[g] : bv[g]);
+                        smem_put(sk, i, from_a ? a[g] : bb[g]);
+                        if constexpr (is_value<V>::value) smem_put(sv, i, from_a ? av[g] : bv[g]);
                     }
                     __syncthreads();
                     const int diag = t * ITEMS;
@@ -288,14 +308,14 @@ __global__ void __launch_bounds__(THREADS)
                          * arrays have that much slack. */
                         KB kr[ITEMS];
                         V vr[ITEMS];
-                        const ws_merge_src ms = {0, na, na, nw - na};
-                        ws_merge_items_to_registers<KB, V, ITEMS>(sk, sv, ms, diag, kr, vr);
+                        const merge_src ms = {0, na, na, nw - na};
+                        merge_items_to_registers<KB, V, ITEMS>(sk, sv, ms, diag, kr, vr);
 #pragma unroll
                         for (int i = 0; i < ITEMS; i++) {
                             if (diag + i < nw) {
                                 const unsigned long long o = b.begin + ps + d0 + diag + i;
-                                yk[o] = last ? ws_decode(kr[i], codec) : kr[i];
-                                if constexpr (ws_is_value<V>::value) yv[o] = vr[i];
+                                yk[o] = last ? decode(kr[i], codec) : kr[i];
+                                if constexpr (is_value<V>::value) yv[o] = vr[i];
                             }
                         }
                     }

@@ -73,4 +73,29 @@ cc -std=c11 -o "$work/example_pc_static" "$src/tests/install/example.c" \
   $(pkg-config --static --libs warpsort | sed 's/-lwarpsort//')
 expect_sorted "$("$work/example_pc_static")"
 
+if [[ $cuda == ON && -n $nvcc ]]; then
+  # The device API: headers only, through find_package and pkg-config; an
+  # example of examples/ built against the installed copy (run: 0 passes,
+  # 77 means no device here).
+  echo "== device API (warpsort::device, pkg-config warpsort-device)"
+  test -f "$prefix/include/warpsort/device.cuh"
+  test -f "$prefix/include/warpsort/keybits.h"
+  run_device_example() {
+    local rc=0
+    "$1" || rc=$?
+    [[ $rc == 0 || $rc == 77 ]] || { echo "$1 failed ($rc)"; exit 1; }
+  }
+  step "$work/device-consumer-configure.log" cmake -S "$src/tests/install/device_consumer" \
+    -B "$work/device_consumer" -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DEXAMPLE_SOURCE="$src/examples/block_sort_pairs.cu"
+  step "$work/device-consumer-build.log" cmake --build "$work/device_consumer"
+  run_device_example "$work/device_consumer/device_example"
+  # Only the installed headers: nothing from the source tree on the path.
+  step "$work/device-pc.log" "$nvcc" -std=c++17 -arch=sm_90 -Xcompiler=-Wall,-Wextra,-Werror \
+    $(pkg-config --cflags warpsort-device) -o "$work/device_example_pc" \
+    "$src/examples/warp_sort_32x4.cu"
+  run_device_example "$work/device_example_pc"
+fi
+
 echo "install test passed"
