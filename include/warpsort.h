@@ -135,7 +135,9 @@ typedef struct warpsort_context warpsort_context_t;
 
 /* Creates a context. config may be NULL (same as WARPSORT_CONFIG_INIT).
  * Returns BACKEND_UNAVAILABLE for backend CUDA when the library was built
- * without CUDA or no usable device exists (*ctx is then NULL). */
+ * without CUDA or no usable device exists (*ctx is then NULL), and
+ * INVALID_ARGUMENT for an unknown backend, a negative device or a nonzero
+ * host_ring_bytes below 16 KiB. */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
