@@ -841,6 +841,9 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
         budget = st->workspace_bytes;
     } else if (ctx->device_budget_bytes) {
         budget = ctx->device_budget_bytes;
+    } else if (j->n * (j->kb + j->vb) <= WS_DIRECT_MAX_BYTES &&
+               ws_job_layout_for(j->n, j->kb, j->vb, 1).total <= st->workspace_bytes) {
+        budget = st->workspace_bytes; /* small and already fits: skip cudaMemGetInfo */
     } else {
         size_t free_bytes = 0, total = 0;
         WS_TRY(cudaMemGetInfo(&free_bytes, &total));
