@@ -9,6 +9,13 @@ per rival, log2(n) on the x axis, written next to the JSON (or into DIR) as
 rows that FAILED verification or errored are listed on the plot in red. A dashed
 line marks the keys/s at which one pass over memory (read + write of every key
 and value) would run at the measured copy bandwidth.
+
+usage: python3 bench/plot.py --timeline TRACE.csv [-o OUT.png]
+
+A timeline of one host-array sort: TRACE.csv is nsys's GPU trace
+(`nsys stats --report cuda_gpu_trace --format csv`, as scripts/gpu.sh bench-host
+writes it); one row per CUDA stream, copies H2D / D2H and kernels coloured
+apart, so the copies can be seen overlapping the sort.
 """
 import argparse
 import json
@@ -64,7 +71,84 @@ def regime_title(key):
     return f"{dtype} {kind_text}, {dist} input{seg_text}"
 
 
+def timeline_main(argv):
+    ap = argparse.ArgumentParser(description="Draw an nsys cuda_gpu_trace CSV as a per-stream timeline.")
+    ap.add_argument("--timeline", required=True, help="CSV from nsys stats --report cuda_gpu_trace")
+    ap.add_argument("-o", "--out", help="PNG to write (default: next to the CSV)")
+    args = ap.parse_args(argv)
+    import csv
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        die("matplotlib is not installed: run 'python3 -m pip install matplotlib' (or your distribution's python3-matplotlib)")
+    try:
+        with open(args.timeline, encoding="utf-8") as f:
+            lines = [l for l in f if l.strip()]
+    except OSError as e:
+        die(f"cannot read {args.timeline}: {e.strerror}")
+    # nsys may print a line or two before the header: start at the header.
+    start = next((i for i, l in enumerate(lines) if "Start" in l and "Name" in l), None)
+    if start is None:
+        die(f"{args.timeline}: no header with 'Start' and 'Name' columns")
+    rows = list(csv.DictReader(lines[start:]))
+
+    def col(row, *names):
+        for n in names:
+            for k in row:
+                if k and k.strip().lower().startswith(n):
+                    return row[k]
+        return None
+
+    spans = []
+    for r in rows:
+        try:
+            t0 = float(col(r, "start"))
+            dur = float(col(r, "duration"))
+        except (TypeError, ValueError):
+            continue
+        stream = col(r, "strm", "stream") or "?"
+        name = col(r, "name") or ""
+        if "HtoD" in name or "Host-to-Device" in name:
+            kind = "h2d"
+        elif "DtoH" in name or "Device-to-Host" in name:
+            kind = "d2h"
+        elif "memcpy" in name.lower() or "memset" in name.lower():
+            kind = "d2d"
+        else:
+            kind = "kernel"
+        spans.append((stream, t0, dur, kind, name))
+    if not spans:
+        die(f"{args.timeline}: no GPU activity rows")
+    t_min = min(s[1] for s in spans)
+    streams = sorted({s[0] for s in spans}, key=lambda x: (len(x), x))
+    colours = {"h2d": "#1f77b4", "d2h": "#2ca02c", "d2d": "#7f7f7f", "kernel": "#d62728"}
+    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.6 * len(streams)))
+    for s, t0, dur, kind, _ in spans:
+        y = streams.index(s)
+        ax.broken_barh([((t0 - t_min) / 1e6, max(dur / 1e6, 1e-4))], (y - 0.4, 0.8),
+                       facecolors=colours[kind])
+    ax.set_yticks(range(len(streams)))
+    ax.set_yticklabels([f"stream {s}" for s in streams])
+    ax.set_xlabel("ms")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=c, label=k) for k, c in colours.items()], fontsize=8,
+              loc="upper right")
+    ax.set_title(f"GPU timeline: {os.path.basename(args.timeline)}", fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    out = args.out or os.path.splitext(args.timeline)[0] + ".png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(out)
+
+
 def main():
+    if "--timeline" in sys.argv[1:]:
+        timeline_main(sys.argv[1:])
+        return
     ap = argparse.ArgumentParser(description="Plot warpsort_bench JSON results (one PNG per regime).")
     ap.add_argument("json", help="results file written by warpsort_bench")
     ap.add_argument("--out", help="folder for the PNGs (default: next to the JSON)")

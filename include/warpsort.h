@@ -57,7 +57,8 @@ WARPSORT_API int warpsort_version_code(void);
     X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                 \
     X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")                \
     X(CUDA_ERROR, 9, "CUDA runtime error")                                             \
-    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments")
+    X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments") \
+    X(INTERNAL, 11, "internal error (a broken invariant: please report it)")
 
 typedef enum warpsort_status {
 #define WARPSORT_X_ENUM_(name, value, text) WARPSORT_##name = value,
@@ -127,11 +128,19 @@ typedef struct warpsort_config {
     int device;                 /* CUDA device ordinal (CUDA backend) */
     void *stream;               /* cudaStream_t to order work on; NULL = the default stream */
     unsigned cpu_threads;       /* CPU backend worker threads; 0 = one per online core */
+    /* CUDA backend, host arrays: */
+    size_t device_budget_bytes; /* device memory one call on host arrays may use for its
+                                   workspace; 0 = the device's free memory. Arrays whose
+                                   workspace does not fit are sorted out of core: sorted runs
+                                   and key ranges kept in host memory (see "Host arrays"). */
+    size_t host_ring_bytes;     /* pinned staging ring for pageable host arrays, allocated on
+                                   first use and kept until warpsort_destroy; 0 = 128 MiB
+                                   (4 slots of 32 MiB); at least 16 KiB */
     /* New fields go here, at the end, with their default added to
      * WARPSORT_CONFIG_INIT (see src/core/context.c, ws_config_read). */
 } warpsort_config_t;
 
-#define WARPSORT_CONFIG_INIT {sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u}
+#define WARPSORT_CONFIG_INIT {sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u, 0, 0}
 
 /* Opaque handle. One context may be used by one host thread at a time. */
 typedef struct warpsort_context warpsort_context_t;
@@ -142,9 +151,10 @@ typedef struct warpsort_context warpsort_context_t;
 
 /* Creates a context. config may be NULL (same as WARPSORT_CONFIG_INIT).
  * Returns INVALID_ARGUMENT for an unknown config->struct_size (a config not
- * started from WARPSORT_CONFIG_INIT), an unknown backend or a negative device,
- * and BACKEND_UNAVAILABLE for backend CUDA when the library was built
- * without CUDA or no usable device exists (*ctx is NULL on any failure). */
+ * started from WARPSORT_CONFIG_INIT), an unknown backend, a negative device or
+ * a nonzero host_ring_bytes below 16 KiB, and BACKEND_UNAVAILABLE for backend
+ * CUDA when the library was built without CUDA or no usable device exists
+ * (*ctx is NULL on any failure). */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
@@ -185,6 +195,27 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  *    any data is touched. The one exception is an asynchronous CUDA failure
  *    on device memory, reported later by warpsort_synchronize, after which
  *    the device arrays' contents are unspecified.
+ *
+ * Host arrays (CUDA backend; keys and values both in host memory, pageable
+ * or pinned): the call streams them through the device and returns when the
+ * result is in place. Pageable memory is staged by cpu_threads host threads
+ * through a pinned ring (config host_ring_bytes) while the copy engines move
+ * the previous slot; pinned memory is copied directly; large arrays are cut
+ * into pieces sorted as they arrive and merged on the device. An array whose
+ * workspace exceeds device_budget_bytes (or the free device memory) is sorted
+ * out of core: budget-sized runs are sorted on the device into host scratch,
+ * then the output is produced range by range (exact rank splits of the runs,
+ * so runs of equal keys of any length are fine), into a second host scratch;
+ * that needs about 2 x n x (key + value size) bytes of host memory. With a
+ * caller-provided workspace (warpsort_set_workspace) the call never goes out
+ * of core and fails with WORKSPACE_TOO_SMALL instead. Keys in host memory and
+ * values in device memory (or the other way round) are staged whole.
+ * Failure safety: nothing is written into the caller's host arrays until the
+ * device has finished every sort and merge and reported no error (in core),
+ * or until the complete result sits in host scratch (out of core); a failure
+ * before that point (allocation, budget too small, CUDA error) leaves them
+ * byte-identical. Only the final copy back itself (a device-to-host copy in
+ * core, a host memcpy out of core) runs after that point.
  *====================================================================*/
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */

@@ -9,7 +9,8 @@
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
 #       WHAT: info | tests | quick | sanitize | device-tests | examples | sanitize-device |
 #             bench-device | bench-quick | bench-sweep | bench-full | bench-tune |
-#             bench-variants | profile | profile-sass | main
+#             bench-variants | profile | profile-sass | main | pipeline |
+#             pipeline-sanitize | cli-gpu | bench-host | radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
 set -uo pipefail
@@ -22,12 +23,15 @@ stage() {
     # The committed tuning table always: a failed stage-variant may have left a header set.
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DWARPSORT_TUNING_HEADER= >/dev/null
-    ninja -C build-gpu warpsort test_gpu_props warpsort_bench test_device warpsort_device_bench \
-        example_warp_sort_32x4 example_block_sort_pairs example_warp_compact
+    ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_cli warpsort_bench \
+        warpsort_host_bench test_device warpsort_device_bench example_warp_sort_32x4 \
+        example_block_sort_pairs example_warp_compact radix_timing_probe
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
-       build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
-       build-gpu/bench/warpsort_device_bench build-gpu/examples/example_* .gpu/
+       build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/cli/test_cli \
+       build-gpu/bench/warpsort_bench build-gpu/bench/warpsort_host_bench \
+       build-gpu/tests/device/test_device build-gpu/bench/warpsort_device_bench \
+       build-gpu/examples/example_* build-gpu/bench/radix_timing_probe .gpu/
     cp bench/plot.py .gpu/
     cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
     [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
@@ -108,6 +112,35 @@ run() {
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
+        pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
+            step gpu-pipeline .gpu/test_gpu_pipeline ;;
+        pipeline-sanitize)
+            for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+                step "sanitize-pipeline-$tool" compute-sanitizer --tool "$tool" \
+                    --error-exitcode 99 .gpu/test_gpu_pipeline --quick
+            done ;;
+        cli-gpu) # the CLI's sort group on the GPU, including the out-of-core file sort
+            mkdir -p "$out/cli-scratch"
+            step cli-gpu env WARPSORT_CLI_PATH="$PWD/.gpu/warpsort" \
+                WARPSORT_TEST_TMP="$out/cli-scratch" .gpu/test_cli sort ;;
+        bench-host) # host-to-host rows (pageable, pinned, out of core), then both staging
+                    # modes, and an nsys timeline of one 100M pinned + pageable sort
+            step bench-host .gpu/warpsort_host_bench --sizes 10M,100M,1000M --repeat 5 \
+                --ooc-n 2^32 --ooc-budget 4294967296 --json "$out/bench-host.json"
+            step bench-host-register env WARPSORT_HOST_REGISTER=1 .gpu/warpsort_host_bench \
+                --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-register.json"
+            if command -v nsys >/dev/null; then
+                step nsys-host nsys profile --trace=cuda,osrt --capture-range=cudaProfilerApi \
+                    -f true -o "$out/host-timeline" .gpu/warpsort_host_bench --timeline 100M
+                step nsys-host-csv nsys stats --report cuda_gpu_trace --format csv \
+                    -o "$out/host-timeline" "$out/host-timeline.nsys-rep"
+                for csv in "$out"/host-timeline*cuda_gpu_trace*.csv; do
+                    [ -f "$csv" ] && step plot-timeline python3 .gpu/plot.py --timeline "$csv" \
+                        -o "$out/host-timeline.png"
+                done
+            else
+                echo "nsys not found: no timeline" >"$out/nsys-host.log"
+            fi ;;
         bench-variants) # the base build and every staged variant, same regimes
             for b in .gpu/warpsort_bench .gpu/warpsort_bench-*; do
                 [ -x "$b" ] || continue

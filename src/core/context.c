@@ -47,12 +47,15 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
         config->backend != WARPSORT_BACKEND_CUDA)
         return WARPSORT_INVALID_ARGUMENT;
     if (config->device < 0) return WARPSORT_INVALID_ARGUMENT;
+    if (config->host_ring_bytes && config->host_ring_bytes < 16384) return WARPSORT_INVALID_ARGUMENT;
 
     warpsort_context_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return WARPSORT_OUT_OF_MEMORY;
     ctx->device = config->device;
     ctx->stream = config->stream;
     ctx->cpu_threads = config->cpu_threads ? config->cpu_threads : ws_cpu_count();
+    ctx->device_budget_bytes = config->device_budget_bytes;
+    ctx->host_ring_bytes = config->host_ring_bytes;
 
     warpsort_backend_t want = config->backend;
 #ifdef WARPSORT_HAVE_CUDA

@@ -22,6 +22,8 @@ struct warpsort_context {
     int device;
     void *stream;
     unsigned cpu_threads;       /* resolved: >= 1 */
+    size_t device_budget_bytes; /* config: 0 = free device memory */
+    size_t host_ring_bytes;     /* config: 0 = default ring */
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
     void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
     size_t cpu_scratch_bytes;

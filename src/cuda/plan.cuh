@@ -85,6 +85,16 @@ struct ws_final_ctl {
     unsigned big_count;
 };
 
+/* Limits on the sample sort's plan, for tests that must reach its deep
+ * paths with small inputs (environment, read once per context, sort.cu):
+ * WARPSORT_SAMPLE_MIN_N (smallest n it takes), WARPSORT_SAMPLE_SPLITTERS
+ * (most splitters per level), WARPSORT_SAMPLE_LEVELS (most levels). */
+struct ws_sample_limits {
+    size_t min_n;
+    unsigned splitters;
+    int levels;
+};
+
 enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
 
 /* Byte offsets of the sample sort's workspace pieces (from the workspace

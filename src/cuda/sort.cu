@@ -15,6 +15,10 @@
  * sort writes to whichever makes the last pass land in the caller's array
  * (parity), so no final copy is needed. n <= TILE is one launch, in place.
  * A partial last tile reads sentinels past n and stores only real items.
+ *
+ * Host arrays go through the pipeline (pipeline.cu), which calls
+ * ws_sort_any on device pieces; keys and values split between host and
+ * device memory are staged whole here.
  */
 #include <cuda_runtime.h>
 
@@ -28,6 +32,7 @@
 #include "merge.cuh"
 #include "distribute.cuh"
 #include "plan.cuh"
+#include "pipeline.h"
 #include "tuning.cuh"
 #include "warpsort/block_sort.cuh"
 #include "warpsort/key_traits.cuh"
@@ -45,31 +50,11 @@ using warpsort::smem_put;
 using warpsort::tile_smem;
 using warpsort::warp_items;
 
-/* Limits on the sample sort's plan, for tests that must reach its deep
- * paths with small inputs (environment, read once per context):
- * WARPSORT_SAMPLE_MIN_N (smallest n it takes), WARPSORT_SAMPLE_SPLITTERS
- * (most splitters per level), WARPSORT_SAMPLE_LEVELS (most levels). */
-struct ws_sample_limits {
-    size_t min_n;
-    unsigned splitters;
-    int levels;
-};
-
-struct ws_cuda_state {
-    cudaStream_t stream;
-    int sm_count;
-    ws_sample_limits limits;
-    void *workspace;   /* device buffer: cached (owned) or the caller's */
-    size_t workspace_bytes;
-    int workspace_external;
-};
-
 static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
     return (ws_cuda_state *)ctx->cuda;
 }
 
-static warpsort_status_t ws_cuda_fail(warpsort_context_t *ctx, cudaError_t err,
-                                      const char *what) {
+warpsort_status_t ws_cuda_fail(warpsort_context_t *ctx, cudaError_t err, const char *what) {
     /* Clear a non-sticky error so the next call starts clean. */
     (void)cudaGetLastError();
     if (err == cudaErrorMemoryAllocation)
@@ -265,9 +250,10 @@ static ws_plan_t ws_plan_for(const ws_sample_limits &lim, size_t n, size_t kb, s
     return p;
 }
 
-static size_t ws_sort_workspace_bytes(const ws_sample_limits &lim, size_t n, size_t key_bytes,
-                                      size_t value_bytes) {
-    return ws_plan_for(lim, n, key_bytes, value_bytes).lay.total;
+size_t ws_sort_workspace_bytes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
+                               size_t value_bytes) {
+    return ws_plan_for(((const ws_cuda_state *)ctx->cuda)->limits, n, key_bytes, value_bytes)
+        .lay.total;
 }
 
 template <typename KB, typename V, bool STABLE, int SUB>
@@ -526,7 +512,7 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
 }
 
 /* Makes sure `bytes` of workspace exist; fails without touching any data. */
-static warpsort_status_t ws_acquire(warpsort_context_t *ctx, size_t bytes, unsigned char **out) {
+warpsort_status_t ws_acquire(warpsort_context_t *ctx, size_t bytes, unsigned char **out) {
     ws_cuda_state *st = ws_state(ctx);
     *out = (unsigned char *)st->workspace;
     if (bytes <= st->workspace_bytes) return WARPSORT_OK;
@@ -591,9 +577,9 @@ static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys,
     }
 }
 
-static warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
-                                     warpsort_dtype_t dtype, size_t value_bytes, bool stable,
-                                     int desc, unsigned char *ws, cudaStream_t stream) {
+warpsort_status_t ws_sort_any(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
+                              warpsort_dtype_t dtype, size_t value_bytes, bool stable, int desc,
+                              unsigned char *ws, cudaStream_t stream) {
     const key_codec codec = {ws_dtype_kind(dtype), desc};
     if (warpsort_dtype_size(dtype) == 4)
         return ws_dispatch_values<uint32_t>(ctx, keys, vals, n, value_bytes, codec, stable, ws,
@@ -610,7 +596,7 @@ struct ws_call_layout {
 static ws_call_layout ws_layout(const ws_cuda_state *st, size_t n, size_t kb, size_t vb,
                                 int stage_keys, int stage_vals) {
     ws_call_layout l;
-    l.sort_bytes = ws_align256(ws_sort_workspace_bytes(st->limits, n, kb, vb));
+    l.sort_bytes = ws_align256(ws_plan_for(st->limits, n, kb, vb).lay.total);
     l.keys_off = l.sort_bytes;
     l.vals_off = l.keys_off + (stage_keys ? ws_align256(n * kb) : 0);
     l.total = l.vals_off + (stage_vals ? ws_align256(n * vb) : 0);
@@ -676,6 +662,7 @@ void ws_cuda_destroy(warpsort_context_t *ctx) {
     ws_device_guard g;
     if (ws_enter_device(ctx, &g) == cudaSuccess) {
         (void)cudaStreamSynchronize(st->stream);
+        ws_pipe_destroy(ctx);
         if (st->workspace && !st->workspace_external) (void)cudaFree(st->workspace);
         ws_leave_device(&g);
     }
@@ -735,6 +722,10 @@ static warpsort_status_t ws_cuda_sort_pairs_on_device(warpsort_context_t *ctx, v
     const size_t vb = values ? value_bytes : 0;
     const int stage_keys = !ws_device_accessible(keys);
     const int stage_vals = vb && !ws_device_accessible(values);
+    /* Everything on the host: the pipeline. Split between host and device:
+     * staged whole below. */
+    if (stage_keys && (stage_vals || !vb))
+        return ws_pipe_sort_pairs(ctx, keys, values, n, dtype, vb, flags);
     const ws_call_layout l = ws_layout(st, n, kb, vb, stage_keys, stage_vals);
     unsigned char *ws = NULL;
     warpsort_status_t s = ws_acquire(ctx, l.total, &ws);
@@ -781,6 +772,8 @@ static warpsort_status_t ws_cuda_argsort_on_device(warpsort_context_t *ctx, cons
     ws_cuda_state *st = ws_state(ctx);
     const size_t kb = warpsort_dtype_size(dtype);
     const int stage_idx = !ws_device_accessible(indices);
+    if (stage_idx && !ws_device_accessible(keys))
+        return ws_pipe_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
     /* The keys are always copied: argsort must not reorder them. */
     const ws_call_layout l = ws_layout(st, n, kb, index_bytes, 1, stage_idx);
     unsigned char *ws = NULL;

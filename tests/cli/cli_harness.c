@@ -53,11 +53,18 @@ static void remove_tree(const char *dir, int depth) {
     rmdir(dir);
 }
 
+/* The environment may point elsewhere (a binary copied to a GPU machine). */
+static const char *cli_env_or(const char *name, const char *fallback) {
+    const char *v = getenv(name);
+    return v && v[0] ? v : fallback;
+}
+
 int cli_setup(void **state) {
     cli_t *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    mkdir(WARPSORT_TEST_TMP, 0777); /* may exist already */
-    snprintf(c->dir, sizeof c->dir, "%s/run-XXXXXX", WARPSORT_TEST_TMP);
+    const char *tmp = cli_env_or("WARPSORT_TEST_TMP", WARPSORT_TEST_TMP);
+    mkdir(tmp, 0777); /* may exist already */
+    snprintf(c->dir, sizeof c->dir, "%s/run-XXXXXX", tmp);
     if (!mkdtemp(c->dir)) {
         free(c);
         return -1;
@@ -105,7 +112,7 @@ static char *slurp(const char *path) {
 int cli_run(cli_t *c, ...) {
     char *argv[CLI_MAX_ARGS + 2];
     int argc = 0;
-    argv[argc++] = (char *)WARPSORT_CLI_PATH;
+    argv[argc++] = (char *)cli_env_or("WARPSORT_CLI_PATH", WARPSORT_CLI_PATH);
     va_list ap;
     va_start(ap, c);
     for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {

@@ -309,6 +309,39 @@ static void test_sort_small_and_odd_sizes(void **state) {
     }
 }
 
+/* On a machine with a GPU: a file sorted out of core through host memory
+ * under a 512 KiB device budget (hundreds of runs), keys and pairs; the
+ * result is checked against the input, and a budget too small fails
+ * cleanly with the output file untouched. Skips without a CUDA device. */
+static void test_sort_out_of_core_gpu(void **state) {
+    STATE;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_context_t *ctx = NULL;
+    if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) skip();
+    warpsort_destroy(ctx);
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "2^22+3", "--dtype", "f32",
+                             "--dist", "nan-mix", "--seed", "3", NULL), 0);
+    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f32", "--backend",
+                             "cuda", "--device-budget", "512K", NULL), 0);
+    assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F32, 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "ids.bin", "-n", "2^22+3", "--dist", "iota", NULL),
+                     0);
+    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f32", "--desc",
+                             "--stable", "--values", "ids.bin", "--values-out", "ids.out.bin",
+                             "--backend", "cuda", "--device-budget", "1M", NULL), 0);
+    assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F32, 1);
+    cli_write(c, "prev.bin", "previous", 8);
+    cli_run(c, "sort", "in.bin", "-o", "prev.bin", "--dtype", "f32", "--backend", "cuda",
+            "--device-budget", "1K", NULL);
+    cli_assert_error(c, "WARPSORT_OUT_OF_MEMORY", NULL);
+    size_t b;
+    char *prev = cli_read(c, "prev.bin", &b);
+    assert_int_equal(b, 8);
+    assert_memory_equal(prev, "previous", 8);
+    free(prev);
+}
+
 static void test_sort_in_place_without_output(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "10000", "--dtype", "i64", NULL), 0);
@@ -1088,7 +1121,7 @@ int main(int argc, char **argv) {
         T(test_sort_in_place_without_output),    T(test_values_follow_keys_4_bytes),
         T(test_values_follow_keys_8_bytes),      T(test_values_in_place),
         T(test_stable_ascending),                T(test_stable_descending),
-        T(test_float_order),
+        T(test_float_order),                     T(test_sort_out_of_core_gpu),
     };
     const struct CMUnitTest errors[] = {
         T(test_error_missing_file),

@@ -281,6 +281,15 @@ static void test_create(void **state) {
     assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
     assert_int_equal(warpsort_synchronize(ctx), WARPSORT_OK);
     warpsort_destroy(ctx);
+
+    /* host-array fields: a ring below 16 KiB is refused; budgets are free */
+    cfg.host_ring_bytes = 16383;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
+    assert_null(ctx);
+    cfg.host_ring_bytes = 16384;
+    cfg.device_budget_bytes = 1;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    warpsort_destroy(ctx);
 }
 
 /* struct_size: WARPSORT_CONFIG_INIT records the caller's layout; create

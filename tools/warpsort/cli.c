@@ -233,9 +233,15 @@ int cli_parse_value_bytes(const char *text, size_t *out) {
 /*--- context ---*/
 
 int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads) {
+    return cli_open_context_budget(ctx, backend, threads, 0);
+}
+
+int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend,
+                            unsigned threads, size_t device_budget) {
     warpsort_config_t config = WARPSORT_CONFIG_INIT;
     config.backend = backend;
     config.cpu_threads = threads;
+    config.device_budget_bytes = device_budget;
     warpsort_status_t st = warpsort_create(ctx, &config);
     if (st != WARPSORT_OK) {
         cli_error("cannot use backend %s: %s: %s", warpsort_backend_name(backend),

@@ -70,6 +70,10 @@ int cli_parse_value_bytes(const char *text, size_t *out);
 
 /* Creates a context for backend with threads CPU workers (0 = one per core). */
 int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads);
+/* The same with a device-memory budget in bytes for host arrays (0 = the
+ * free device memory; larger arrays are sorted out of core). */
+int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend,
+                            unsigned threads, size_t device_budget);
 /* "cpu (2 threads)" or "cuda". */
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len);
 

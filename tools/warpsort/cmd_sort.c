@@ -8,7 +8,7 @@
 
 enum {
     OPT_DTYPE, OPT_OUTPUT, OPT_DESC, OPT_STABLE, OPT_VALUES, OPT_VALUE_BYTES, OPT_VALUES_OUT,
-    OPT_BACKEND, OPT_THREADS
+    OPT_BACKEND, OPT_THREADS, OPT_DEVICE_BUDGET
 };
 
 static const cli_opt_t sort_opts[] = {
@@ -16,7 +16,7 @@ static const cli_opt_t sort_opts[] = {
     {OPT_DESC, "desc", 0, 0},           {OPT_STABLE, "stable", 0, 0},
     {OPT_VALUES, "values", 0, 1},       {OPT_VALUE_BYTES, "value-bytes", 0, 1},
     {OPT_VALUES_OUT, "values-out", 0, 1}, {OPT_BACKEND, "backend", 0, 1},
-    {OPT_THREADS, "threads", 0, 1},
+    {OPT_THREADS, "threads", 0, 1},     {OPT_DEVICE_BUDGET, "device-budget", 0, 1},
 };
 
 /* Largest --threads accepted: far above any machine, low enough to catch typos. */
@@ -30,6 +30,7 @@ typedef struct sort_job {
     unsigned flags;
     warpsort_backend_t backend;
     unsigned threads;
+    size_t device_budget; /* bytes; 0 = free device memory */
 } sort_job_t;
 
 static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
@@ -65,6 +66,7 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
             ok = cli_parse_u64("--threads", v, CLI_MAX_THREADS, &threads);
             job->threads = (unsigned)threads;
             break;
+        case OPT_DEVICE_BUDGET: ok = cli_parse_size("--device-budget", v, &job->device_budget); break;
         default: break;
         }
         if (!ok) return 0;
@@ -147,7 +149,7 @@ int cmd_sort(int argc, char **argv) {
             goto done;
         }
     }
-    if (!cli_open_context(&ctx, job.backend, job.threads)) goto done;
+    if (!cli_open_context_budget(&ctx, job.backend, job.threads, job.device_budget)) goto done;
 
     warpsort_status_t st =
         values ? warpsort_sort_pairs(ctx, keys, values, n, job.dtype, job.value_bytes, job.flags)

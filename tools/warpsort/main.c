@@ -85,6 +85,9 @@ static const char sort_help[] =
     "      --backend B         auto (default), cpu or cuda\n"
     "      --threads N         CPU backend worker threads (default: one per core;\n"
     "                          the library uses at most 256)\n"
+    "      --device-budget SIZE  CUDA backend: device memory the sort may use, in bytes\n"
+    "                          (16M = 16 MiB; default: the free memory); larger files are\n"
+    "                          sorted out of core, through host memory\n"
     "\n"
     "Order: -0.0 before +0.0; NaNs (any sign) after +inf ascending, first descending.\n";
 

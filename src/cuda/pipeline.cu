@@ -1,0 +1,935 @@
+/*
+ * pipeline.cu - host arrays: a pinned ring, copy streams, pieces sorted as
+ * they arrive, and arrays larger than the device (out of core).
+ *
+ * In core (the workspace fits the device budget). Three streams: h2d and d2h
+ * (created here, non-blocking) and the context's stream for compute. The
+ * array is cut into P pieces (1, 2, 4 or 8; more for larger arrays, fewer
+ * when the workspace would not fit):
+ *
+ *   host threads  | stage c0 | stage c1 | stage c2 | ...          (pageable only)
+ *   h2d           |   | c0 DMA | c1 DMA | c2 DMA | ... piece 7 |
+ *   compute       |        | sort p0 | sort p1 merge(0,1) | ... | sort p7 merges | 
+ *   d2h / host    |                                             | copy out ........ |
+ *
+ * Pageable memory is copied into ring slot s by cpu_threads host threads
+ * while the copy engine moves slot s-1 (4 slots, an event per slot says when
+ * the DMA that used it is done). Pinned (or registered) memory is copied
+ * directly, one cudaMemcpyAsync per piece and array. Piece i is sorted by
+ * the device sort (ws_sort_any, a black box) as soon as its copy has
+ * landed, while piece i+1 copies in; pairs of runs are merged by a merge-path
+ * kernel as soon as both halves are sorted (a binary tree: log2 P levels
+ * ping-ponging between buffers A and B). So when the last byte has arrived,
+ * what is left on the compute stream is the last piece's sort and the merges
+ * that depend on it: with P = 8 about 1/8 of the sort plus three merges of
+ * 1/4, 1/2 and all of the array. Bus limit: n x bytes / H2D + n x bytes /
+ * D2H; this tail is the gap to it.
+ *
+ * Failure safety: the host waits for the compute stream's last event before
+ * enqueuing any copy into the caller's arrays, so every error (allocation,
+ * launch, asynchronous fault) surfaces while they are untouched. Copy-out
+ * therefore overlaps nothing on the device side for pinned memory; for
+ * pageable memory the DMA into ring slot k+1 overlaps the host threads
+ * copying slot k out. Hook: splitting the final merge into output ranges
+ * with an event each, and letting pinned copy-out wait on those, would hide
+ * the final merge too, at the price of this guarantee.
+ *
+ * Out of core (workspace larger than the budget): phase 1 sorts runs of R
+ * items (R the largest whose in-core workspace fits) through the in-core
+ * path above into host scratch S1. Phase 2 cuts the output into ranges of R
+ * items at exact ranks: the total order is (key, run, position), so a split
+ * at rank k is found by a binary search over the key bits (64 steps) with
+ * binary searches in every run, and equal keys are dealt out in run order
+ * (stable; a run of equal keys longer than R is simply split). Each range
+ * gathers its pieces of every run (the in-core path again: copies in,
+ * sorted and merged on the device) and lands in host scratch S2; S2 is
+ * copied to the caller's arrays by host threads at the end, so a failure in
+ * either phase leaves them as they were. Host memory: 2 x n x item bytes.
+ * Hook: phase 2 re-sorts each range from scratch; a K-way merge of its
+ * pieces (they are sorted runs) would do less work.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+
+#include "warpsort/key_traits.cuh"
+#include "pipeline.h"
+extern "C" {
+#include "cpu/cpu_parallel.h"
+
+using warpsort::decode;
+using warpsort::encode;
+using warpsort::is_value;
+using warpsort::key_codec;
+using warpsort::no_value;
+}
+
+#define WS_RING_SLOTS 4u
+#define WS_RING_DEFAULT_BYTES ((size_t)128 << 20) /* 4 x 32 MiB */
+#define WS_MAX_PIECES 8u
+/* Pageable jobs up to min(this, one slot) go through the driver's own
+ * staging, as before the pipeline: no ring, no threads, one copy each way. */
+#define WS_DIRECT_MAX_BYTES ((size_t)4 << 20)
+/* Each host thread copies at least this much per slot. */
+#define WS_COPY_GRAIN ((size_t)1 << 20)
+/* Out of core: smallest run worth the trip (a budget below its workspace is
+ * refused as too small). */
+#define WS_OOC_MIN_RUN ((size_t)4096)
+/* Merge kernel shape: 256 threads x 8 items, static shared memory up to
+ * 2048 x (8 + 8) bytes = 32 KiB. */
+#define WS_MERGE_THREADS 256
+#define WS_MERGE_ITEMS 8
+#define WS_MERGE_TILE (WS_MERGE_THREADS * WS_MERGE_ITEMS)
+
+static size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+struct ws_pipe {
+    cudaStream_t h2d, d2h;
+    cudaEvent_t slot_ev[WS_RING_SLOTS];  /* last DMA that used the slot */
+    cudaEvent_t piece_ev[WS_MAX_PIECES]; /* piece i has landed on the device */
+    cudaEvent_t start_ev;                /* earlier work on the context's stream */
+    cudaEvent_t done_ev;                 /* every sort and merge of a job */
+    unsigned char *ring;                 /* WS_RING_SLOTS x slot_bytes, pinned */
+    size_t slot_bytes;
+    unsigned next_slot;
+    int use_register; /* WARPSORT_HOST_REGISTER=1: cudaHostRegister pageable arrays */
+};
+
+static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
+    return (ws_cuda_state *)ctx->cuda;
+}
+
+#define WS_TRY(call)                                                    \
+    do {                                                                \
+        cudaError_t ws_e_ = (call);                                     \
+        if (ws_e_ != cudaSuccess) return ws_cuda_fail(ctx, ws_e_, #call); \
+    } while (0)
+#define WS_CHECK(expr)                                   \
+    do {                                                 \
+        warpsort_status_t ws_s_ = (expr);                \
+        if (ws_s_ != WARPSORT_OK) return ws_s_;          \
+    } while (0)
+
+static warpsort_status_t ws_checkpoint(warpsort_context_t *ctx, const char *where) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (st->test_fail_countdown && --st->test_fail_countdown == 0)
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "forced failure (test hook) at %s", where);
+    return WARPSORT_OK;
+}
+
+extern "C" void ws_pipeline_test_fail_at(warpsort_context_t *ctx, unsigned k) {
+    if (ctx && ctx->backend == WARPSORT_BACKEND_CUDA && ctx->cuda)
+        ws_state(ctx)->test_fail_countdown = k;
+}
+
+int ws_host_is_pinned(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/*=== host threads ===*/
+
+struct ws_copy_task {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+    unsigned threads;
+};
+static void ws_copy_part(void *arg, unsigned t) {
+    const ws_copy_task *c = (const ws_copy_task *)arg;
+    const size_t b = ws_chunk_begin(c->bytes, c->threads, t);
+    const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
+    if (e > b) memcpy(c->dst + b, c->src + b, e - b);
+}
+/* memcpy by up to cpu_threads threads, at least WS_COPY_GRAIN bytes each. */
+static void ws_host_copy(const warpsort_context_t *ctx, void *dst, const void *src, size_t bytes) {
+    size_t t = bytes / WS_COPY_GRAIN;
+    const size_t most = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    if (t > most) t = most;
+    if (t < 1) t = 1;
+    ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, (unsigned)t};
+    ws_parallel_run((unsigned)t, ws_copy_part, &c);
+}
+
+/*=== pipeline state ===*/
+
+static size_t ws_slot_bytes(const warpsort_context_t *ctx) {
+    const size_t ring = ctx->host_ring_bytes ? ctx->host_ring_bytes : WS_RING_DEFAULT_BYTES;
+    size_t slot = (ring / WS_RING_SLOTS) & ~(size_t)4095;
+    return slot < 4096 ? 4096 : slot;
+}
+
+static void ws_pipe_free(ws_pipe *p) {
+    if (p->h2d) (void)cudaStreamSynchronize(p->h2d);
+    if (p->d2h) (void)cudaStreamSynchronize(p->d2h);
+    if (p->ring) (void)cudaFreeHost(p->ring);
+    for (unsigned i = 0; i < WS_RING_SLOTS; i++)
+        if (p->slot_ev[i]) (void)cudaEventDestroy(p->slot_ev[i]);
+    for (unsigned i = 0; i < WS_MAX_PIECES; i++)
+        if (p->piece_ev[i]) (void)cudaEventDestroy(p->piece_ev[i]);
+    if (p->start_ev) (void)cudaEventDestroy(p->start_ev);
+    if (p->done_ev) (void)cudaEventDestroy(p->done_ev);
+    if (p->h2d) (void)cudaStreamDestroy(p->h2d);
+    if (p->d2h) (void)cudaStreamDestroy(p->d2h);
+    (void)cudaGetLastError();
+    free(p);
+}
+
+void ws_pipe_destroy(warpsort_context_t *ctx) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (st && st->pipe) {
+        ws_pipe_free(st->pipe);
+        st->pipe = NULL;
+    }
+}
+
+/* Streams and events, created once per context (the ring comes later, only
+ * when a job stages pageable memory). */
+static warpsort_status_t ws_pipe_get(warpsort_context_t *ctx, ws_pipe **out) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (st->pipe) {
+        *out = st->pipe;
+        return WARPSORT_OK;
+    }
+    WS_CHECK(ws_checkpoint(ctx, "pipeline streams"));
+    ws_pipe *p = (ws_pipe *)calloc(1, sizeof *p);
+    if (!p) return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate the pipeline state");
+    cudaError_t err = cudaStreamCreateWithFlags(&p->h2d, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&p->d2h, cudaStreamNonBlocking);
+    for (unsigned i = 0; err == cudaSuccess && i < WS_RING_SLOTS; i++)
+        err = cudaEventCreateWithFlags(&p->slot_ev[i], cudaEventDisableTiming);
+    for (unsigned i = 0; err == cudaSuccess && i < WS_MAX_PIECES; i++)
+        err = cudaEventCreateWithFlags(&p->piece_ev[i], cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&p->start_ev, cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&p->done_ev, cudaEventDisableTiming);
+    if (err != cudaSuccess) {
+        ws_pipe_free(p);
+        return ws_cuda_fail(ctx, err, "creating the pipeline's streams and events");
+    }
+    const char *reg = getenv("WARPSORT_HOST_REGISTER");
+    p->use_register = reg && reg[0] == '1';
+    p->slot_bytes = ws_slot_bytes(ctx);
+    st->pipe = p;
+    *out = p;
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_pipe_ring(warpsort_context_t *ctx, ws_pipe *p) {
+    if (p->ring) return WARPSORT_OK;
+    WS_CHECK(ws_checkpoint(ctx, "pinned ring"));
+    void *ring = NULL;
+    cudaError_t err = cudaHostAlloc(&ring, WS_RING_SLOTS * p->slot_bytes, cudaHostAllocDefault);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate a pinned ring of %u x %zu bytes: %s",
+                        WS_RING_SLOTS, p->slot_bytes, cudaGetErrorString(err));
+    }
+    p->ring = (unsigned char *)ring;
+    p->next_slot = 0;
+    return WARPSORT_OK;
+}
+
+/* Waits for everything a failed job may have left in flight (it may read
+ * the caller's memory), and clears non-sticky errors. */
+static void ws_drain(warpsort_context_t *ctx, ws_pipe *p) {
+    (void)cudaStreamSynchronize(ws_state(ctx)->stream);
+    if (p) {
+        (void)cudaStreamSynchronize(p->h2d);
+        (void)cudaStreamSynchronize(p->d2h);
+    }
+    (void)cudaGetLastError();
+}
+
+/*=== kernels ===*/
+
+template <typename I>
+__global__ void ws_iota_from_kernel(I *out, size_t n, size_t base) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = (I)(base + i);
+}
+
+/* How many items of a (length na) come first among the first d outputs of
+ * merging a and b; ties go to a (stable). */
+template <typename KB>
+__device__ size_t ws_merge_path(const KB *a, size_t na, const KB *b, size_t nb, size_t d,
+                                key_codec c) {
+    size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (encode(a[mid], c) <= encode(b[d - 1 - mid], c))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* bounds[i] = the merge-path split of output i * WS_MERGE_TILE. */
+template <typename KB>
+__global__ void ws_merge_partition_kernel(const KB *a, size_t na, const KB *b, size_t nb,
+                                          size_t nbounds, size_t *bounds, key_codec c) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nbounds) return;
+    size_t d = i * (size_t)WS_MERGE_TILE;
+    if (d > na + nb) d = na + nb;
+    bounds[i] = ws_merge_path(a, na, b, nb, d, c);
+}
+
+/* One output tile per block: its slices of a and b go to shared memory as
+ * ordered bits (coalesced), every thread merges WS_MERGE_ITEMS outputs from
+ * its own split, the tile goes back through shared memory (coalesced),
+ * decoded. Ties go to a everywhere, so the merge is stable. */
+template <typename KB, typename V>
+__global__ void __launch_bounds__(WS_MERGE_THREADS)
+    ws_merge_kernel(const KB *a, const V *av, size_t na, const KB *b, const V *bv, size_t nb,
+                    const size_t *bounds, KB *out, V *outv, key_codec c) {
+    constexpr bool HAS_V = is_value<V>::value;
+    __shared__ KB sk[WS_MERGE_TILE];
+    __shared__ V sv[HAS_V ? WS_MERGE_TILE : 1];
+    const size_t o0 = (size_t)blockIdx.x * WS_MERGE_TILE;
+    const size_t total = na + nb;
+    const size_t o1 = total - o0 < (size_t)WS_MERGE_TILE ? total : o0 + WS_MERGE_TILE;
+    const size_t a0 = bounds[blockIdx.x], a1 = bounds[blockIdx.x + 1];
+    const size_t b0 = o0 - a0;
+    const int la = (int)(a1 - a0);
+    const int count = (int)(o1 - o0);
+    const int lb = count - la;
+    const int t = (int)threadIdx.x;
+    for (int e = t; e < count; e += WS_MERGE_THREADS) {
+        if (e < la) {
+            sk[e] = encode(a[a0 + e], c);
+            if constexpr (HAS_V) sv[e] = av[a0 + e];
+        } else {
+            sk[e] = encode(b[b0 + (e - la)], c);
+            if constexpr (HAS_V) sv[e] = bv[b0 + (e - la)];
+        }
+    }
+    __syncthreads();
+    /* This thread's split inside the tile: b's slice starts at sk[la]. */
+    const int d = t * WS_MERGE_ITEMS < count ? t * WS_MERGE_ITEMS : count;
+    int lo = d > lb ? d - lb : 0, hi = d < la ? d : la;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (sk[mid] <= sk[la + d - 1 - mid])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int ia = lo, ib = la + (d - lo);
+    KB rk[WS_MERGE_ITEMS];
+    V rv[WS_MERGE_ITEMS];
+#pragma unroll
+    for (int i = 0; i < WS_MERGE_ITEMS; i++) {
+        if (d + i < count) {
+            const bool take_a = ia < la && (ib >= count || sk[ia] <= sk[ib]);
+            const int src = take_a ? ia : ib;
+            rk[i] = sk[src];
+            if constexpr (HAS_V) rv[i] = sv[src];
+            ia += take_a;
+            ib += !take_a;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < WS_MERGE_ITEMS; i++) {
+        if (d + i < count) {
+            sk[d + i] = rk[i];
+            if constexpr (HAS_V) sv[d + i] = rv[i];
+        }
+    }
+    __syncthreads();
+    for (int e = t; e < count; e += WS_MERGE_THREADS) {
+        out[o0 + e] = decode(sk[e], c);
+        if constexpr (HAS_V) outv[o0 + e] = sv[e];
+    }
+}
+
+template <typename KB, typename V>
+static cudaError_t ws_merge_launch(const void *ak, const void *av, size_t na, const void *bk,
+                                   const void *bv, size_t nb, void *ok, void *ov, size_t *bounds,
+                                   key_codec c, cudaStream_t s) {
+    const size_t blocks = (na + nb + WS_MERGE_TILE - 1) / WS_MERGE_TILE;
+    if (!blocks) return cudaSuccess;
+    const size_t nbounds = blocks + 1;
+    ws_merge_partition_kernel<KB><<<(unsigned)((nbounds + 255) / 256), 256, 0, s>>>(
+        (const KB *)ak, na, (const KB *)bk, nb, nbounds, bounds, c);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    ws_merge_kernel<KB, V><<<(unsigned)blocks, WS_MERGE_THREADS, 0, s>>>(
+        (const KB *)ak, (const V *)av, na, (const KB *)bk, (const V *)bv, nb, bounds, (KB *)ok,
+        (V *)ov, c);
+    return cudaGetLastError();
+}
+
+template <typename KB>
+static cudaError_t ws_merge_values(size_t vb, const void *ak, const void *av, size_t na,
+                                   const void *bk, const void *bv, size_t nb, void *ok, void *ov,
+                                   size_t *bounds, key_codec c, cudaStream_t s) {
+    switch (vb) {
+    case 0: return ws_merge_launch<KB, no_value>(ak, av, na, bk, bv, nb, ok, ov, bounds, c, s);
+    case 4: return ws_merge_launch<KB, uint32_t>(ak, av, na, bk, bv, nb, ok, ov, bounds, c, s);
+    default: return ws_merge_launch<KB, uint64_t>(ak, av, na, bk, bv, nb, ok, ov, bounds, c, s);
+    }
+}
+
+/*=== one job on the device ===*/
+
+/* A job's input: one or more host segments, read in order (out of core,
+ * a range's pieces of every run). */
+struct ws_seg {
+    const unsigned char *keys;
+    const unsigned char *vals; /* NULL with iota or keys only */
+    size_t count;
+};
+struct ws_job {
+    const ws_seg *segs;
+    size_t nsegs;
+    int keys_in_pinned, vals_in_pinned;
+    int iota;         /* values are iota_base + i (argsort), not read */
+    size_t iota_base;
+    unsigned char *keys_out, *vals_out; /* host; NULL = not wanted */
+    int keys_out_pinned, vals_out_pinned;
+    size_t n, kb, vb; /* vb 0: keys only */
+    warpsort_dtype_t dtype;
+    bool stable;
+    int desc;
+};
+
+/* Device workspace of a job cut into `pieces`, as byte offsets; the one
+ * place that lays it out. pieces = 1 needs what the whole-array staging
+ * always needed (warpsort_workspace_size documents it). */
+struct ws_job_layout {
+    size_t a_keys, a_vals, b_keys, b_vals, bounds, total;
+};
+static ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb,
+                                       size_t vb, unsigned pieces) {
+    ws_job_layout l;
+    /* The sort's own workspace at 0, for the largest piece (and the
+     * smallest, should a smaller size ever need more). */
+    const size_t big = (n + pieces - 1) / pieces, small = n / pieces;
+    const size_t sort_big = ws_sort_workspace_bytes(ctx, big, kb, vb);
+    const size_t sort_small = ws_sort_workspace_bytes(ctx, small, kb, vb);
+    size_t off = ws_align256(sort_big > sort_small ? sort_big : sort_small);
+    l.a_keys = off;
+    off += ws_align256(n * kb);
+    l.a_vals = off;
+    off += ws_align256(n * vb);
+    l.b_keys = l.b_vals = l.bounds = off;
+    if (pieces > 1) {
+        l.b_keys = off;
+        off += ws_align256(n * kb);
+        l.b_vals = off;
+        off += ws_align256(n * vb);
+        l.bounds = off;
+        off += ws_align256((n / WS_MERGE_TILE + 2) * sizeof(size_t));
+    }
+    l.total = off;
+    return l;
+}
+
+/* Most pieces (a power of two up to 8, each at least an eighth of a slot)
+ * whose workspace fits budget; 0 if not even one piece fits. */
+static unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot, size_t budget) {
+    const size_t bytes = n * (kb + vb), piece_min = slot / 8;
+    unsigned p = 1;
+    while (p < WS_MAX_PIECES && bytes / (2 * (size_t)p) >= piece_min && n >= 2 * (size_t)p) p *= 2;
+    for (; p > 0; p /= 2)
+        if (ws_job_layout_for(ctx, n, kb, vb, p).total <= budget) return p;
+    return 0;
+}
+
+/* Host -> device on the h2d stream: directly (pinned source, or a job small
+ * enough for the driver's staging), else through the ring slot by slot. */
+static warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
+                                const unsigned char *src, size_t bytes, int direct) {
+    if (!bytes) return WARPSORT_OK;
+    if (direct) {
+        WS_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, p->h2d));
+        return WARPSORT_OK;
+    }
+    for (size_t off = 0; off < bytes; off += p->slot_bytes) {
+        const size_t len = bytes - off < p->slot_bytes ? bytes - off : p->slot_bytes;
+        const unsigned s = p->next_slot;
+        p->next_slot = (s + 1) % WS_RING_SLOTS;
+        unsigned char *slot = p->ring + (size_t)s * p->slot_bytes;
+        WS_TRY(cudaEventSynchronize(p->slot_ev[s])); /* its last DMA is done */
+        ws_host_copy(ctx, slot, src + off, len);
+        WS_TRY(cudaMemcpyAsync(dst + off, slot, len, cudaMemcpyHostToDevice, p->h2d));
+        WS_TRY(cudaEventRecord(p->slot_ev[s], p->h2d));
+    }
+    return WARPSORT_OK;
+}
+
+/* Device -> host on the d2h stream; through the ring, the DMA into the next
+ * WS_RING_SLOTS - 1 slots runs while host threads copy one out. Returns once
+ * the bytes are in dst. */
+static warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
+                                const unsigned char *src, size_t bytes, int direct) {
+    if (!bytes) return WARPSORT_OK;
+    if (direct) {
+        WS_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, p->d2h));
+        WS_TRY(cudaStreamSynchronize(p->d2h));
+        return WARPSORT_OK;
+    }
+    const size_t slot = p->slot_bytes;
+    const size_t chunks = (bytes + slot - 1) / slot;
+    size_t issued = 0;
+    for (size_t k = 0; k < chunks; k++) {
+        /* Slot of chunk j: (start + j) % SLOTS; chunk k - SLOTS, its last
+         * user, has been copied out by now. */
+        for (; issued < chunks && issued < k + WS_RING_SLOTS; issued++) {
+            const unsigned s = (unsigned)((p->next_slot + issued) % WS_RING_SLOTS);
+            const size_t off = issued * slot;
+            const size_t len = bytes - off < slot ? bytes - off : slot;
+            WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
+            WS_TRY(cudaMemcpyAsync(p->ring + (size_t)s * slot, src + off, len,
+                                   cudaMemcpyDeviceToHost, p->d2h));
+            WS_TRY(cudaEventRecord(p->slot_ev[s], p->d2h));
+        }
+        const unsigned s = (unsigned)((p->next_slot + k) % WS_RING_SLOTS);
+        const size_t off = k * slot;
+        const size_t len = bytes - off < slot ? bytes - off : slot;
+        WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
+        ws_host_copy(ctx, dst + off, p->ring + (size_t)s * slot, len);
+    }
+    p->next_slot = (unsigned)((p->next_slot + chunks) % WS_RING_SLOTS);
+    return WARPSORT_OK;
+}
+
+/* Items [lo, hi) of the job's input to the device arrays dk, dv. */
+static warpsort_status_t ws_copy_in(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                    size_t lo, size_t hi, unsigned char *dk, unsigned char *dv,
+                                    int direct) {
+    size_t base = 0;
+    for (size_t s = 0; s < j->nsegs && base < hi; s++) {
+        const ws_seg *g = &j->segs[s];
+        const size_t b = lo > base ? lo : base;
+        const size_t e = hi < base + g->count ? hi : base + g->count;
+        if (b < e) {
+            WS_CHECK(ws_h2d(ctx, p, dk + b * j->kb, g->keys + (b - base) * j->kb,
+                            (e - b) * j->kb, direct || j->keys_in_pinned));
+            if (j->vb && !j->iota)
+                WS_CHECK(ws_h2d(ctx, p, dv + b * j->vb, g->vals + (b - base) * j->vb,
+                                (e - b) * j->vb, direct || j->vals_in_pinned));
+        }
+        base += g->count;
+    }
+    return WARPSORT_OK;
+}
+
+/* Merges sorted [lo, mid) and [mid, hi) of (sk, sv) into the same range of
+ * (dk, dv). */
+static warpsort_status_t ws_merge_range(warpsort_context_t *ctx, const ws_job *j,
+                                        const unsigned char *sk, const unsigned char *sv,
+                                        unsigned char *dk, unsigned char *dv, size_t lo,
+                                        size_t mid, size_t hi, size_t *bounds,
+                                        cudaStream_t stream) {
+    const key_codec c = {ws_dtype_kind((int)j->dtype), j->desc};
+    const size_t kb = j->kb, vb = j->vb;
+    const void *av = vb ? sv + lo * vb : NULL, *bv = vb ? sv + mid * vb : NULL;
+    void *ov = vb ? dv + lo * vb : NULL;
+    cudaError_t err =
+        kb == 4 ? ws_merge_values<uint32_t>(vb, sk + lo * kb, av, mid - lo, sk + mid * kb, bv,
+                                            hi - mid, dk + lo * kb, ov, bounds, c, stream)
+                : ws_merge_values<uint64_t>(vb, sk + lo * kb, av, mid - lo, sk + mid * kb, bv,
+                                            hi - mid, dk + lo * kb, ov, bounds, c, stream);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "ws_merge_kernel");
+    return WARPSORT_OK;
+}
+
+/* The in-core job (see the file comment): copies in piece by piece, sorts
+ * each as it lands, merges the tree, waits for the device, then copies the
+ * result out. Nothing reaches keys_out / vals_out before the wait. */
+static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                   unsigned pieces) {
+    ws_cuda_state *st = ws_state(ctx);
+    const cudaStream_t cs = st->stream;
+    const size_t n = j->n, kb = j->kb, vb = j->vb;
+    const int direct = n * (kb + vb) <= (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes
+                                                                              : WS_DIRECT_MAX_BYTES);
+    const ws_job_layout l = ws_job_layout_for(ctx, n, kb, vb, pieces);
+    WS_CHECK(ws_checkpoint(ctx, "device workspace"));
+    unsigned char *ws = NULL;
+    WS_CHECK(ws_acquire(ctx, l.total, &ws));
+    const int staged = !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
+                                   (j->keys_out && !j->keys_out_pinned) ||
+                                   (j->vals_out && !j->vals_out_pinned));
+    if (staged) WS_CHECK(ws_pipe_ring(ctx, p));
+
+    /* Earlier work on the context's stream may still use the workspace. */
+    WS_TRY(cudaEventRecord(p->start_ev, cs));
+    WS_TRY(cudaStreamWaitEvent(p->h2d, p->start_ev, 0));
+
+    unsigned char *const ak = ws + l.a_keys, *const av = vb ? ws + l.a_vals : NULL;
+    unsigned char *const bk = ws + l.b_keys, *const bv = vb ? ws + l.b_vals : NULL;
+    size_t *const bounds = (size_t *)(ws + l.bounds);
+    unsigned levels = 0;
+    while ((1u << levels) < pieces) levels++;
+
+    for (unsigned i = 0; i < pieces; i++) {
+        const size_t b = ws_chunk_begin(n, pieces, i), e = ws_chunk_begin(n, pieces, i + 1);
+        WS_CHECK(ws_checkpoint(ctx, "copying a piece in"));
+        WS_CHECK(ws_copy_in(ctx, p, j, b, e, ak, av, direct));
+        WS_TRY(cudaEventRecord(p->piece_ev[i], p->h2d));
+        if (j->iota) {
+            const unsigned grid = (unsigned)(st->sm_count * 4);
+            if (vb == 4)
+                ws_iota_from_kernel<uint32_t><<<grid, 256, 0, cs>>>((uint32_t *)(av + b * vb),
+                                                                    e - b, j->iota_base + b);
+            else
+                ws_iota_from_kernel<uint64_t><<<grid, 256, 0, cs>>>((uint64_t *)(av + b * vb),
+                                                                    e - b, j->iota_base + b);
+            WS_TRY(cudaGetLastError());
+        }
+        WS_TRY(cudaStreamWaitEvent(cs, p->piece_ev[i], 0));
+        if (e - b > 1)
+            WS_CHECK(ws_sort_any(ctx, ak + b * kb, vb ? av + b * vb : NULL, e - b, j->dtype, vb,
+                                 j->stable, j->desc, ws, cs));
+        /* Level L merges runs of 2^(L-1) pieces; it reads A when L-1 is
+         * even (pieces sort in A) and writes B when L is odd. */
+        for (unsigned L = 1; L <= levels && (i + 1) % (1u << L) == 0; L++) {
+            const unsigned r = (i + 1) / (1u << L) - 1;
+            const size_t lo = ws_chunk_begin(n, pieces, r << L);
+            const size_t mid = ws_chunk_begin(n, pieces, (r << L) + (1u << (L - 1)));
+            const size_t hi = ws_chunk_begin(n, pieces, (r + 1) << L);
+            const int src_b = (L - 1) % 2, dst_b = L % 2;
+            WS_CHECK(ws_merge_range(ctx, j, src_b ? bk : ak, src_b ? bv : av, dst_b ? bk : ak,
+                                    dst_b ? bv : av, lo, mid, hi, bounds, cs));
+        }
+    }
+    const unsigned char *fk = levels % 2 ? bk : ak, *fv = levels % 2 ? bv : av;
+    WS_TRY(cudaEventRecord(p->done_ev, cs));
+    /* The point of no return: every error so far left the caller's arrays
+     * alone; wait for the device to finish before the first byte goes back. */
+    WS_TRY(cudaEventSynchronize(p->done_ev));
+    WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
+    if (j->keys_out)
+        WS_CHECK(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned));
+    if (j->vals_out)
+        WS_CHECK(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned));
+    WS_TRY(cudaStreamSynchronize(p->d2h));
+    return WARPSORT_OK;
+}
+
+/*=== out of core ===*/
+
+static uint64_t ws_host_key(const unsigned char *keys, size_t i, size_t kb, int kind, int desc) {
+    if (kb == 4) {
+        uint32_t x;
+        memcpy(&x, keys + i * 4, 4);
+        return ws_to_ordered32(x, kind, desc);
+    }
+    uint64_t x;
+    memcpy(&x, keys + i * 8, 8);
+    return ws_to_ordered64(x, kind, desc);
+}
+
+/* The sorted runs in host scratch: run q is items [q * run, ...) of keys. */
+struct ws_runs {
+    const unsigned char *keys;
+    size_t n, run, count, kb;
+    int kind, desc;
+};
+static size_t ws_run_len(const ws_runs *r, size_t q) {
+    const size_t b = q * r->run;
+    return r->n - b < r->run ? r->n - b : r->run;
+}
+/* First position of run q whose ordered key is > v (upper) or >= v. */
+static size_t ws_run_bound(const ws_runs *r, size_t q, uint64_t v, int upper) {
+    const size_t base = q * r->run;
+    size_t lo = 0, hi = ws_run_len(r, q);
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        const uint64_t k = ws_host_key(r->keys, base + mid, r->kb, r->kind, r->desc);
+        if (upper ? k <= v : k < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+/* split[q] = how many items of run q are among the first k outputs, in the
+ * order (key, run, position). */
+static void ws_split_at(const ws_runs *r, size_t k, size_t *split) {
+    if (k >= r->n) {
+        for (size_t q = 0; q < r->count; q++) split[q] = ws_run_len(r, q);
+        return;
+    }
+    /* The smallest ordered key v with more than k items <= v. */
+    uint64_t lo = 0, hi = r->kb == 4 ? 0xFFFFFFFFull : ~0ull;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        size_t upto = 0;
+        for (size_t q = 0; q < r->count; q++) upto += ws_run_bound(r, q, mid, 1);
+        if (upto > k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    size_t left = k;
+    for (size_t q = 0; q < r->count; q++) {
+        split[q] = ws_run_bound(r, q, lo, 0);
+        left -= split[q]; /* items < v: at most k of them */
+    }
+    /* Items equal to v, dealt out in run order (stable). */
+    for (size_t q = 0; q < r->count && left; q++) {
+        const size_t equal = ws_run_bound(r, q, lo, 1) - split[q];
+        const size_t take = equal < left ? equal : left;
+        split[q] += take;
+        left -= take;
+    }
+}
+
+/* Largest run whose one-piece workspace fits budget (0 if none does). */
+static size_t ws_run_items(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t budget) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo + 1) / 2;
+        if (ws_job_layout_for(ctx, mid, kb, vb, 1).total <= budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    /* The workspace grows with n only roughly (the merge cuts do not):
+     * step down until it really fits. */
+    while (lo > 0 && ws_job_layout_for(ctx, lo, kb, vb, 1).total > budget) lo -= lo / 64 + 1;
+    return lo;
+}
+
+struct ws_scratch {
+    unsigned char *s1k, *s1v, *s2k, *s2v;
+    size_t *cur, *next;
+    ws_seg *segs;
+};
+static void ws_scratch_free(ws_scratch *s) {
+    free(s->s1k);
+    free(s->s1v);
+    free(s->s2k);
+    free(s->s2v);
+    free(s->cur);
+    free(s->next);
+    free(s->segs);
+}
+
+static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
+                                             const ws_job *top, size_t budget, ws_scratch *s) {
+    const size_t n = top->n, kb = top->kb, vb = top->vb;
+    const size_t run = ws_run_items(ctx, n, kb, vb, budget);
+    if (run < WS_OOC_MIN_RUN)
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                        "device budget of %zu bytes is too small: sorting out of core needs at "
+                        "least %zu bytes for this key and value size",
+                        budget, ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total);
+    const size_t count = (n + run - 1) / run;
+    WS_CHECK(ws_checkpoint(ctx, "host scratch"));
+    s->s1k = (unsigned char *)malloc(n * kb);
+    s->s1v = vb ? (unsigned char *)malloc(n * vb) : NULL;
+    s->s2k = top->keys_out ? (unsigned char *)malloc(n * kb) : NULL;
+    s->s2v = top->vals_out ? (unsigned char *)malloc(n * vb) : NULL;
+    s->cur = (size_t *)calloc(count, sizeof(size_t));
+    s->next = (size_t *)calloc(count, sizeof(size_t));
+    s->segs = (ws_seg *)calloc(count, sizeof(ws_seg));
+    if (!s->s1k || (vb && !s->s1v) || (top->keys_out && !s->s2k) || (top->vals_out && !s->s2v) ||
+        !s->cur || !s->next || !s->segs)
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                        "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
+                        n * (kb + vb) * 2, n);
+
+    /* Phase 1: runs, each sorted in core into S1. */
+    for (size_t q = 0; q < count; q++) {
+        const size_t b = q * run, m = n - b < run ? n - b : run;
+        ws_seg seg = {top->segs[0].keys + b * kb, top->iota || !vb ? NULL : top->segs[0].vals + b * vb,
+                      m};
+        ws_job sub = *top;
+        sub.segs = &seg;
+        sub.nsegs = 1;
+        sub.n = m;
+        sub.iota_base = top->iota_base + b;
+        sub.keys_out = s->s1k + b * kb;
+        sub.vals_out = vb ? s->s1v + b * vb : NULL;
+        sub.keys_out_pinned = sub.vals_out_pinned = 0;
+        const unsigned pieces = ws_pieces_for(ctx, m, kb, vb, p->slot_bytes, budget);
+        if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core run does not fit");
+        WS_CHECK(ws_checkpoint(ctx, "sorting a run"));
+        WS_CHECK(ws_incore(ctx, p, &sub, pieces));
+    }
+
+    /* Phase 2: ranges of `run` outputs at exact ranks, each gathered from
+     * every run, sorted in core into S2. */
+    const ws_runs runs = {s->s1k, n, run, count, kb, ws_dtype_kind((int)top->dtype), top->desc};
+    for (size_t k0 = 0; k0 < n;) {
+        const size_t k1 = n - k0 < run ? n : k0 + run;
+        ws_split_at(&runs, k1, s->next);
+        size_t nsegs = 0;
+        for (size_t q = 0; q < count; q++) {
+            const size_t c = s->next[q] - s->cur[q];
+            if (!c) continue;
+            const size_t at = q * run + s->cur[q];
+            s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
+        }
+        ws_job sub = *top;
+        sub.segs = s->segs;
+        sub.nsegs = nsegs;
+        sub.n = k1 - k0;
+        sub.keys_in_pinned = sub.vals_in_pinned = 0;
+        sub.iota = 0; /* the indices were made in phase 1 */
+        sub.keys_out = s->s2k ? s->s2k + k0 * kb : NULL;
+        sub.vals_out = s->s2v ? s->s2v + k0 * vb : NULL;
+        sub.keys_out_pinned = sub.vals_out_pinned = 0;
+        const unsigned pieces = ws_pieces_for(ctx, sub.n, kb, vb, p->slot_bytes, budget);
+        if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core range does not fit");
+        WS_CHECK(ws_checkpoint(ctx, "sorting a range"));
+        WS_CHECK(ws_incore(ctx, p, &sub, pieces));
+        size_t *t = s->cur;
+        s->cur = s->next;
+        s->next = t;
+        k0 = k1;
+    }
+
+    /* Final and complete: only now the caller's arrays change. */
+    WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
+    if (top->keys_out) ws_host_copy(ctx, top->keys_out, s->s2k, n * kb);
+    if (top->vals_out) ws_host_copy(ctx, top->vals_out, s->s2v, n * vb);
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                        size_t budget) {
+    ws_scratch s;
+    memset(&s, 0, sizeof s);
+    warpsort_status_t r = ws_out_of_core_with(ctx, p, top, budget, &s);
+    ws_scratch_free(&s);
+    return r;
+}
+
+/*=== entry points ===*/
+
+/* WARPSORT_HOST_REGISTER=1: pins the job's large pageable arrays for the
+ * call (cudaHostRegister) instead of staging them; an array that cannot be
+ * registered is staged. Registered ranges are listed in reg[] to undo. */
+struct ws_registered {
+    void *ptr[4];
+    unsigned count;
+};
+static void ws_register_one(void *ptr, size_t bytes, ws_registered *reg, ws_job *j) {
+    if (!ptr || !bytes || ws_host_is_pinned(ptr)) return;
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    reg->ptr[reg->count++] = ptr;
+    if ((const void *)j->segs[0].keys == ptr) j->keys_in_pinned = 1;
+    if ((const void *)j->segs[0].vals == ptr) j->vals_in_pinned = 1;
+    if ((void *)j->keys_out == ptr) j->keys_out_pinned = 1;
+    if ((void *)j->vals_out == ptr) j->vals_out_pinned = 1;
+}
+
+static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
+    ws_cuda_state *st = ws_state(ctx);
+    const int armed = st->test_fail_countdown != 0;
+    ws_pipe *p = NULL;
+    warpsort_status_t r = ws_pipe_get(ctx, &p);
+    if (r != WARPSORT_OK) return r;
+
+    /* Device budget: the caller's workspace, the configured budget, or the
+     * free memory plus what the cached workspace already holds (it is
+     * freed before a larger one is allocated), less a sixteenth. */
+    size_t budget;
+    const int fixed = st->workspace_external || ctx->device_budget_bytes;
+    if (st->workspace_external) {
+        budget = st->workspace_bytes;
+    } else if (ctx->device_budget_bytes) {
+        budget = ctx->device_budget_bytes;
+    } else if (j->n * (j->kb + j->vb) <= WS_DIRECT_MAX_BYTES &&
+               ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total <= st->workspace_bytes) {
+        budget = st->workspace_bytes; /* small and already fits: skip cudaMemGetInfo */
+    } else {
+        size_t free_bytes = 0, total = 0;
+        WS_TRY(cudaMemGetInfo(&free_bytes, &total));
+        budget = free_bytes + st->workspace_bytes;
+        budget -= budget / 16;
+    }
+
+    ws_registered reg;
+    reg.count = 0;
+    const size_t bytes_k = j->n * j->kb, bytes_v = j->n * j->vb;
+    if (p->use_register && bytes_k + bytes_v > WS_DIRECT_MAX_BYTES) {
+        ws_register_one((void *)j->segs[0].keys, bytes_k, &reg, j);
+        if (j->vb && !j->iota) ws_register_one((void *)j->segs[0].vals, bytes_v, &reg, j);
+        ws_register_one(j->keys_out, bytes_k, &reg, j);
+        ws_register_one(j->vals_out, bytes_v, &reg, j);
+    }
+
+    const unsigned pieces = ws_pieces_for(ctx, j->n, j->kb, j->vb, p->slot_bytes, budget);
+    if (pieces) {
+        r = ws_incore(ctx, p, j, pieces);
+        if (r != WARPSORT_OK) ws_drain(ctx, p);
+        /* No budget was set and the free memory was not there after all
+         * (fragmentation, another process): out of core in half of it. */
+        if (r == WARPSORT_OUT_OF_MEMORY && !fixed && !armed) {
+            r = ws_out_of_core(ctx, p, j, budget / 2);
+            if (r == WARPSORT_OK) ctx->last_error[0] = '\0';
+        }
+    } else if (st->workspace_external) {
+        r = ws_error(ctx, WARPSORT_WORKSPACE_TOO_SMALL,
+                     "workspace of %zu bytes given, sorting %zu host items needs %zu",
+                     st->workspace_bytes, j->n, ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total);
+    } else {
+        r = ws_out_of_core(ctx, p, j, budget);
+    }
+    if (r != WARPSORT_OK) ws_drain(ctx, p);
+    for (unsigned i = 0; i < reg.count; i++) (void)cudaHostUnregister(reg.ptr[i]);
+    (void)cudaGetLastError();
+    return r;
+}
+
+warpsort_status_t ws_pipe_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
+    const ws_seg seg = {(const unsigned char *)keys, (const unsigned char *)values, n};
+    ws_job j;
+    memset(&j, 0, sizeof j);
+    j.segs = &seg;
+    j.nsegs = 1;
+    j.keys_in_pinned = j.keys_out_pinned = ws_host_is_pinned(keys);
+    j.vals_in_pinned = j.vals_out_pinned = values ? ws_host_is_pinned(values) : 0;
+    j.keys_out = (unsigned char *)keys;
+    j.vals_out = (unsigned char *)values;
+    j.n = n;
+    j.kb = warpsort_dtype_size(dtype);
+    j.vb = values ? value_bytes : 0;
+    j.dtype = dtype;
+    j.stable = (flags & WARPSORT_STABLE) != 0;
+    j.desc = (flags & WARPSORT_DESCENDING) != 0;
+    return ws_pipe_run(ctx, &j);
+}
+
+warpsort_status_t ws_pipe_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                  unsigned flags) {
+    const ws_seg seg = {(const unsigned char *)keys, NULL, n};
+    ws_job j;
+    memset(&j, 0, sizeof j);
+    j.segs = &seg;
+    j.nsegs = 1;
+    j.keys_in_pinned = ws_host_is_pinned(keys);
+    j.iota = 1;
+    j.iota_base = 0;
+    j.keys_out = NULL; /* argsort leaves the keys alone */
+    j.vals_out = (unsigned char *)indices;
+    j.vals_out_pinned = ws_host_is_pinned(indices);
+    j.n = n;
+    j.kb = warpsort_dtype_size(dtype);
+    j.vb = index_bytes;
+    j.dtype = dtype;
+    j.stable = true; /* the indices break ties: equal keys keep input order */
+    j.desc = (flags & WARPSORT_DESCENDING) != 0;
+    return ws_pipe_run(ctx, &j);
+}
