@@ -3,8 +3,8 @@
  * faster or slower: 2^27 random u32 keys, DeviceRadixSort::SortKeys timed
  * with CUDA events under several settings, median of 9 each. Standalone
  * (scripts/gpu.sh stage builds it; `run radix-probe` runs it): it answers
- * the question behind warpsort_bench's --rival-timing choice, see
- * bench/README.md.
+ * whether the harness's L2 flush, host idle time or CUB entry point makes
+ * CUB look slower than it is (bench/README.md, "Timing the rivals").
  */
 #include <cub/device/device_radix_sort.cuh>
 
@@ -54,14 +54,13 @@ int main(int argc, char **argv) {
     CK(cub::DeviceRadixSort::SortKeys(nullptr, tb_io, work, out, (int)n, 0, 32, s));
     void *temp; CK(cudaMalloc(&temp, std::max(tb_db, tb_io)));
     cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    struct Setting { const char *name; bool doublebuf, flush, idle, int64; };
+    struct Setting { const char *name; bool doublebuf, flush, idle; };
     const Setting set[] = {
-        {"DoubleBuffer, restore, no flush", true, false, false, false},
-        {"DoubleBuffer, restore, L2 flush", true, true, false, false},
-        {"DoubleBuffer, restore, 20 ms host idle", true, false, true, false},
-        {"in/out API, restore, no flush", false, false, false, false},
-        {"in/out API, restore, L2 flush", false, true, false, false},
-        {"in/out API, size_t num_items", false, false, false, true},
+        {"DoubleBuffer, restore, no flush", true, false, false},
+        {"DoubleBuffer, restore, L2 flush", true, true, false},
+        {"DoubleBuffer, restore, 20 ms host idle", true, false, true},
+        {"in/out API, restore, no flush", false, false, false},
+        {"in/out API, restore, L2 flush", false, true, false},
     };
     for (const Setting &st : set) {
         std::vector<float> ms;
@@ -75,8 +74,6 @@ int main(int argc, char **argv) {
             if (st.doublebuf) {
                 cub::DoubleBuffer<unsigned> d(work, alt);
                 CK(cub::DeviceRadixSort::SortKeys(temp, tb, d, (int)n, 0, 32, s));
-            } else if (st.int64) {
-                CK(cub::DeviceRadixSort::SortKeys(temp, tb, work, out, (size_t)n, 0, 32, s));
             } else {
                 CK(cub::DeviceRadixSort::SortKeys(temp, tb, work, out, (int)n, 0, 32, s));
             }

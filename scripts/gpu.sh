@@ -112,6 +112,8 @@ run() {
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
+        radix-probe) # does a timing setting of the harness slow CUB's radix sort down?
+            step radix-probe .gpu/radix_timing_probe 27 ;;
         pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
             step gpu-pipeline .gpu/test_gpu_pipeline ;;
         pipeline-sanitize)

@@ -106,7 +106,7 @@ __device__ __forceinline__ void ws_warp_rank(const unsigned (&bkt)[ITEMS], unsig
     }
 }
 
-/* Counts one warp's keys per bucket into hist (this warp's counters). A
+/* Counts one warp's keys per bucket into hist (the block's counters). A
  * warp whose keys all share one bucket (sorted runs, heavy keys) adds them
  * at once instead of colliding 32 times on one counter. */
 template <int ITEMS>
@@ -119,6 +119,26 @@ __device__ __forceinline__ void ws_warp_count(const unsigned (&bkt)[ITEMS], unsi
             if (lane == 0 && b0 != WS_NO_BUCKET) atomicAdd(&hist[b0], 32u);
         } else if (bkt[i] != WS_NO_BUCKET) {
             atomicAdd(&hist[bkt[i]], 1u);
+        }
+    }
+}
+
+/* Ranks a warp's keys by bucket in any order (unstable sorts): one atomic
+ * per key on the block's counters, or one per warp when its keys share a
+ * bucket. rank[i] counts the block's earlier-ranked keys of that bucket. */
+template <int ITEMS>
+__device__ __forceinline__ void ws_block_rank_any(const unsigned (&bkt)[ITEMS],
+                                                  unsigned (&rank)[ITEMS], unsigned *hist) {
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned b0 = __shfl_sync(0xFFFFFFFFu, bkt[i], 0);
+        if (__all_sync(0xFFFFFFFFu, bkt[i] == b0)) {
+            unsigned base = 0;
+            if (lane == 0 && b0 != WS_NO_BUCKET) base = atomicAdd(&hist[b0], 32u);
+            rank[i] = __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
+        } else {
+            rank[i] = bkt[i] != WS_NO_BUCKET ? atomicAdd(&hist[bkt[i]], 1u) : 0u;
         }
     }
 }
@@ -208,16 +228,19 @@ struct ws_count_smem {
     static constexpr int WARPS = WS_DIST_THREADS / 32;
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
     KB tree[WS_TREE_SLOTS];
-    unsigned hist[WARPS][WS_MAX_BUCKETS]; /* per-warp counters */
+    unsigned hist[WS_MAX_BUCKETS]; /* the block's counters */
 };
-/* ... and of a scatter block. */
-template <typename KB, typename V, int ITEMS>
+/* ... and of a scatter block. A stable level ranks per warp (counters and
+ * lane masks per warp, in input order); an unstable one ranks with atomics
+ * on one set of block counters, in a quarter of the shared memory. */
+template <typename KB, typename V, int ITEMS, bool STABLE>
 struct ws_dist_smem {
     static constexpr int WARPS = WS_DIST_THREADS / 32;
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
+    static constexpr int HISTS = STABLE ? WARPS : 1;
     KB tree[WS_TREE_SLOTS];
-    unsigned hist[WARPS][WS_MAX_BUCKETS];          /* per-warp counters, then per-warp offsets */
-    unsigned peers[WARPS][WS_MAX_BUCKETS];         /* ws_warp_rank's lane masks (zero between keys) */
+    unsigned hist[HISTS][WS_MAX_BUCKETS];          /* counters, then offsets inside the run */
+    unsigned peers[HISTS][STABLE ? WS_MAX_BUCKETS : 1]; /* ws_warp_rank's lane masks */
     unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
     unsigned long long delta[WS_MAX_BUCKETS];      /* output index of slot e of bucket j: delta[j] + e */
     unsigned long long run_base[WS_MAX_BUCKETS];   /* next output index of bucket j */
@@ -290,9 +313,9 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0], SM::WARPS * WS_MAX_BUCKETS);
+    ws_dist_prologue<KB>(s.tree, trees, w.seg, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
-    unsigned *hist = s.hist[threadIdx.x >> 5];
+    unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
@@ -303,20 +326,16 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
-    for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS) {
-        unsigned total = 0;
-#pragma unroll
-        for (int wp = 0; wp < SM::WARPS; wp++) total += s.hist[wp][j];
-        cnt[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] = total;
-    }
+    for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS)
+        cnt[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] = s.hist[j];
 }
 
-template <typename KB, typename V, int ITEMS>
+template <typename KB, typename V, int ITEMS, bool STABLE>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *trees, unsigned chunk, const unsigned long long *scan) {
-    using SM = ws_dist_smem<KB, V, ITEMS>;
+    using SM = ws_dist_smem<KB, V, ITEMS, STABLE>;
     constexpr int PER = WS_MAX_BUCKETS / WS_DIST_THREADS; /* buckets per thread */
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
@@ -324,7 +343,8 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     /* hist and peers are adjacent: one zeroing covers both. */
-    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0], 2 * SM::WARPS * WS_MAX_BUCKETS);
+    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0],
+                         (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
 #pragma unroll
@@ -341,7 +361,10 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         unsigned bkt[ITEMS], rank[ITEMS];
         ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, sg.m, sg.eq != 0, k,
                                    v, bkt);
-        ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
+        if constexpr (STABLE)
+            ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
+        else
+            ws_block_rank_any<ITEMS>(bkt, rank, s.hist[0]);
         __syncthreads();
         /* Per bucket: warps' offsets inside the tile's run, the run's slot
          * in the regrouped tile, and where it goes in the output. */
@@ -351,7 +374,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
             const int j = t * PER + q;
             unsigned run = 0;
 #pragma unroll
-            for (int wp = 0; wp < SM::WARPS; wp++) {
+            for (int wp = 0; wp < SM::HISTS; wp++) {
                 const unsigned h = s.hist[wp][j];
                 s.hist[wp][j] = run;
                 run += h;
@@ -374,7 +397,8 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             if (bkt[i] != WS_NO_BUCKET) {
-                const unsigned slot = s.tile_start[bkt[i]] + s.hist[warp][bkt[i]] + rank[i];
+                const unsigned slot =
+                    s.tile_start[bkt[i]] + s.hist[STABLE ? warp : 0][bkt[i]] + rank[i];
                 s.keys[slot] = k[i];
                 s.bkt[slot] = (unsigned short)bkt[i];
                 if constexpr (is_value<V>::value) s.vals[slot] = v[i];
@@ -392,7 +416,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
             }
         }
         __syncthreads();
-        for (int j = t; j < SM::WARPS * WS_MAX_BUCKETS; j += WS_DIST_THREADS) (&s.hist[0][0])[j] = 0;
+        for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += WS_DIST_THREADS) (&s.hist[0][0])[j] = 0;
         __syncthreads();
     }
 }
@@ -476,47 +500,80 @@ struct ws_level_out {
     unsigned class_cap[WS_SORT_CLASSES];
 };
 
+/* Appends a sort job (a bucket, or consecutive buckets: their keys are in
+ * key order, so sorting their union sorts each) to its size class. */
+__device__ __forceinline__ void ws_emit_sort(const ws_level_out &out, unsigned long long begin,
+                                             unsigned long long size, unsigned in_tmp) {
+    int c = 0;
+    while (size > out.class_cap[c]) c++;
+    const unsigned at = atomicAdd(&out.fin->sort_count[c], 1u);
+    out.sort[c][at] = ws_bucket{begin, (unsigned)size, in_tmp};
+}
+
+/* One warp per segment walks its buckets in key order. Buckets the on-chip
+ * sort takes are packed greedily into jobs of up to class_cap[2] keys (one
+ * tile), so tiles run nearly full; the rest become copy jobs (equality
+ * buckets), next-level segments or, after the last level, fallback jobs. */
 __global__ void __launch_bounds__(256)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
-    const unsigned long long total = (unsigned long long)ctl->segs * WS_MAX_BUCKETS;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-         i < total; i += (unsigned long long)gridDim.x * blockDim.x) {
-        const unsigned seg = (unsigned)(i / WS_MAX_BUCKETS), j = (unsigned)(i % WS_MAX_BUCKETS);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warps = gridDim.x * (blockDim.x / 32);
+    const unsigned long long pack = out.class_cap[2];
+    for (unsigned seg = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); seg < ctl->segs;
+         seg += warps) {
         const ws_dist_seg sg = segs[seg];
-        const unsigned long long at = scan[sg.cnt_base + (unsigned long long)j * sg.nblocks];
-        const unsigned long long size =
-            scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at;
-        if (size == 0) continue;
-        const unsigned long long begin = sg.begin + (at - scan[sg.cnt_base]);
-        const bool equal = sg.eq && (j & 1u);
-        if (equal || size == 1) {
-            const unsigned pieces = (unsigned)((size + WS_COPY_PIECE - 1) / WS_COPY_PIECE);
-            const unsigned c0 = atomicAdd(&out.fin->copy_count, pieces);
-            for (unsigned p = 0; p < pieces; p++) {
-                const unsigned long long off = (unsigned long long)p * WS_COPY_PIECE;
-                const unsigned long long len = size - off < WS_COPY_PIECE ? size - off : WS_COPY_PIECE;
-                out.copy[c0 + p] = ws_bucket{begin + off, (unsigned)len, in_tmp};
+        const unsigned long long first = scan[sg.cnt_base];
+        unsigned long long job_begin = 0, job_size = 0; /* the same in every lane */
+        for (unsigned j0 = 0; j0 < WS_MAX_BUCKETS; j0 += 32) {
+            const unsigned j = j0 + lane;
+            const unsigned long long at = scan[sg.cnt_base + (unsigned long long)j * sg.nblocks];
+            const unsigned long long size =
+                scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at;
+            const unsigned long long begin = sg.begin + (at - first);
+            const bool equal = sg.eq && (j & 1u);
+            /* 0 empty, 1 packed into a job, 2 on its own */
+            const unsigned kind = size == 0 ? 0u : (!equal && size <= pack) ? 1u : 2u;
+            for (unsigned k = 0; k < 32; k++) {
+                const unsigned kk = __shfl_sync(0xFFFFFFFFu, kind, k);
+                if (kk == 0) continue;
+                const unsigned long long sz = __shfl_sync(0xFFFFFFFFu, size, k);
+                const unsigned long long bg = __shfl_sync(0xFFFFFFFFu, begin, k);
+                if (kk == 1 && job_size + sz <= pack) {
+                    if (job_size == 0) job_begin = bg;
+                    job_size += sz;
+                    continue;
+                }
+                if (job_size && lane == 0) ws_emit_sort(out, job_begin, job_size, in_tmp);
+                job_begin = bg;
+                job_size = kk == 1 ? sz : 0;
             }
-            continue;
+            if (kind != 2) continue;
+            if (equal) {
+                const unsigned pieces = (unsigned)((size + WS_COPY_PIECE - 1) / WS_COPY_PIECE);
+                const unsigned c0 = atomicAdd(&out.fin->copy_count, pieces);
+                for (unsigned p = 0; p < pieces; p++) {
+                    const unsigned long long off = (unsigned long long)p * WS_COPY_PIECE;
+                    const unsigned long long len =
+                        size - off < WS_COPY_PIECE ? size - off : WS_COPY_PIECE;
+                    out.copy[c0 + p] = ws_bucket{begin + off, (unsigned)len, in_tmp};
+                }
+            } else if (size <= out.class_cap[WS_SORT_CLASSES - 1]) {
+                ws_emit_sort(out, begin, size, in_tmp);
+            } else if (out.segs) {
+                const unsigned nb = (unsigned)((size + out.chunk - 1) / out.chunk);
+                const unsigned s2 = atomicAdd(&out.ctl->segs, 1u);
+                const unsigned fb = atomicAdd(&out.ctl->blocks, nb);
+                const unsigned long long cb =
+                    atomicAdd(&out.ctl->cnt_entries, (unsigned long long)nb * WS_MAX_BUCKETS);
+                out.segs[s2] = ws_dist_seg{begin, size, cb, fb, nb, 0u, 0u};
+                for (unsigned b = 0; b < nb; b++) out.blockseg[fb + b] = s2;
+            } else {
+                const unsigned at_b = atomicAdd(&out.fin->big_count, 1u);
+                out.big[at_b] = ws_big_bucket{begin, size, in_tmp, 0u};
+            }
         }
-        int c = 0;
-        while (c < WS_SORT_CLASSES && size > out.class_cap[c]) c++;
-        if (c < WS_SORT_CLASSES) {
-            const unsigned at_c = atomicAdd(&out.fin->sort_count[c], 1u);
-            out.sort[c][at_c] = ws_bucket{begin, (unsigned)size, in_tmp};
-        } else if (out.segs) {
-            const unsigned nb = (unsigned)((size + out.chunk - 1) / out.chunk);
-            const unsigned s2 = atomicAdd(&out.ctl->segs, 1u);
-            const unsigned fb = atomicAdd(&out.ctl->blocks, nb);
-            const unsigned long long cb =
-                atomicAdd(&out.ctl->cnt_entries, (unsigned long long)nb * WS_MAX_BUCKETS);
-            out.segs[s2] = ws_dist_seg{begin, size, cb, fb, nb, 0u, 0u};
-            for (unsigned b = 0; b < nb; b++) out.blockseg[fb + b] = s2;
-        } else {
-            const unsigned at_b = atomicAdd(&out.fin->big_count, 1u);
-            out.big[at_b] = ws_big_bucket{begin, size, in_tmp, 0u};
-        }
+        if (job_size && lane == 0) ws_emit_sort(out, job_begin, job_size, in_tmp);
     }
 }
 

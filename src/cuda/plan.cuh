@@ -36,8 +36,8 @@
 /* Bucket sort size classes: cap/8, cap/4, cap/2 (one tile) and cap (two
  * tiles merged on chip), cap = 2 x the tile of the shape row. */
 #define WS_SORT_CLASSES 4
-/* Equality buckets and single items are only decoded and copied, in pieces
- * of this many items so a giant equality bucket spreads over the GPU. */
+/* Equality buckets are only decoded and copied, in pieces of this many
+ * items so a giant equality bucket spreads over the GPU. */
 #define WS_COPY_PIECE 16384
 /* Items sampled per segment: one keys-only tile of 256 x 16. */
 #define WS_SAMPLE_THREADS 256
@@ -66,7 +66,8 @@ struct ws_level_ctl {
     unsigned long long cnt_entries;
 };
 
-/* A finished bucket (or a piece of one to copy). */
+/* A bucket-sort job (one or more consecutive finished buckets) or a piece
+ * of an equality bucket to copy. */
 struct ws_bucket {
     unsigned long long begin;
     unsigned size;

@@ -216,7 +216,7 @@ static ws_plan_t ws_plan_for(const ws_sample_limits &lim, size_t n, size_t kb, s
         buckets_total += ws_min(n, (size_t)p.max_segs[l] * (2 * p.splitters[l] + 1));
     }
     for (int c = 0; c < WS_SORT_CLASSES; c++)
-        p.sort_list_cap[c] = ws_min(buckets_total, n / (c ? p.class_cap[c - 1] + 1 : 2) + 1);
+        p.sort_list_cap[c] = ws_min(buckets_total, n / (c ? p.class_cap[c - 1] + 1 : 1) + 1);
     p.copy_list_cap = buckets_total + n / WS_COPY_PIECE + 1;
     p.big_list_cap = n / (p.cap + 1) + 1;
 
@@ -426,9 +426,12 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
     ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
 
     auto count = ws_dist_count<KB, DI>;
-    auto scatter = ws_dist_scatter<KB, V, DI>;
+    /* Argsort and stable sorts need a stable distribution; the rest rank
+     * with atomics (plan.cuh: the scatter's shared memory shrinks 4x). */
+    auto scatter = stable ? ws_dist_scatter<KB, V, DI, true> : ws_dist_scatter<KB, V, DI, false>;
     const size_t count_smem = sizeof(ws_count_smem<KB, DI>);
-    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI>);
+    const size_t scatter_smem = stable ? sizeof(ws_dist_smem<KB, V, DI, true>)
+                                       : sizeof(ws_dist_smem<KB, V, DI, false>);
     WS_CUDA_TRY(ctx, cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)count_smem));
     WS_CUDA_TRY(ctx, cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -476,8 +479,8 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
         out.copy = (ws_bucket *)(ws + L.copy_list);
         out.big = (ws_big_bucket *)(ws + L.big_list);
         out.fin = fin;
-        const size_t pairs = (size_t)p.max_segs[l] * WS_MAX_BUCKETS;
-        const unsigned fgrid = (unsigned)ws_min((pairs + 255) / 256, (size_t)sms * 8);
+        /* A warp per segment. */
+        const unsigned fgrid = (unsigned)ws_min(((size_t)p.max_segs[l] + 7) / 8, (size_t)sms * 8);
         ws_dist_finalize<<<fgrid, 256, 0, stream>>>(segs, &ctl[l], cnt, even ? 1u : 0u, out);
         WS_CUDA_TRY(ctx, cudaGetLastError());
     }

@@ -68,7 +68,7 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
              DYNAMIC ? " dynamic" : "");
     if (!dt_selected(o, name)) return;
     const int blocks = 6, tile = THREADS * K, n = blocks * tile;
-    const wt_dist_t dists[] = {WT_RANDOM, WT_FEW_DISTINCT, WT_SPECIAL, WT_SORTED};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_FEW, KEYGEN_NAN_MIX, KEYGEN_SORTED};
     const int num_dists = o.quick ? 2 : 4;
     std::vector<T> in_k(n), out_k(n);
     std::vector<V> in_v(n), out_v(n);
@@ -82,7 +82,7 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
     for (int d = 0; d < num_dists && !failed; d++) {
         for (int partial = 0; partial < 2 && !failed; partial++) {
             const uint64_t seed = 7000u + 100u * (uint64_t)K + (uint64_t)THREADS + (uint64_t)d;
-            wt_fill_keys(in_k.data(), (size_t)n, (warpsort_dtype_t)dtype, dists[d], seed);
+            keygen_fill(in_k.data(), (size_t)n, (int)dtype, dists[d], seed);
             if constexpr (PAIRS) {
                 for (int j = 0; j < n; j++) in_v[j] = (V)(j % tile);
             }
@@ -105,7 +105,7 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
                 if (failed) {
                     char where[128];
                     snprintf(where, sizeof where, " [%s, %s, block %d, valid %d]",
-                             wt_dist_name(dists[d]), partial ? "partial" : "full", b, valid[b]);
+                             keygen_dist_name(dists[d]), partial ? "partial" : "full", b, valid[b]);
                     strncat(msg, where, sizeof msg - strlen(msg) - 1);
                 }
             }
@@ -158,7 +158,7 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
     /* (a_len, b_len): empty sides, one side, unequal, full capacity, short */
     const int lens[][2] = {{0, 0}, {0, cap}, {cap, 0}, {1, cap - 1}, {cap / 2, cap / 2},
                            {cap / 3, cap - cap / 3}, {17, 5}, {cap - 7, 3}};
-    const wt_dist_t dists[] = {WT_FEW_DISTINCT, WT_RANDOM, WT_SPECIAL};
+    const keygen_dist_t dists[] = {KEYGEN_FEW, KEYGEN_RANDOM, KEYGEN_NAN_MIX};
     const int num_dists = o.quick ? 2 : 3;
     char msg[512] = "";
     int failed = 0;
@@ -169,9 +169,9 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
             /* host-side values (unused for keys alone) */
             using VH = typename std::conditional<PAIRS, V, uint32_t>::type;
             std::vector<VH> avals(al + 1), bvals(bl + 1), out_v(cap), init_v(cap);
-            wt_fill_keys(a.data(), (size_t)al, (warpsort_dtype_t)dtype, dists[d], 31 + c);
-            wt_fill_keys(b.data(), (size_t)bl, (warpsort_dtype_t)dtype, dists[d], 57 + c);
-            wt_fill_keys(init_k.data(), (size_t)cap, (warpsort_dtype_t)dtype, WT_RANDOM, 99);
+            keygen_fill(a.data(), (size_t)al, (int)dtype, dists[d], 31 + c);
+            keygen_fill(b.data(), (size_t)bl, (int)dtype, dists[d], 57 + c);
+            keygen_fill(init_k.data(), (size_t)cap, (int)dtype, KEYGEN_RANDOM, 99);
             sort_by_order<T, ORDER>(a.data(), al);
             sort_by_order<T, ORDER>(b.data(), bl);
             for (int i = 0; i < al; i++) avals[i] = (VH)i;
@@ -214,7 +214,7 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
                 if (!key_ok || !val_ok) {
                     failed = 1;
                     snprintf(msg, sizeof msg, "output %d wrong (%s; a_len %d, b_len %d, %s)", i,
-                             key_ok ? "value" : "key", al, bl, wt_dist_name(dists[d]));
+                             key_ok ? "value" : "key", al, bl, keygen_dist_name(dists[d]));
                 }
             }
             if (!failed && wt_check_sorted(out_k.data(), (size_t)total, (warpsort_dtype_t)dtype,

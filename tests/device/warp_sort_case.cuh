@@ -57,7 +57,7 @@ void run_warp(const dt_options &o, dt_tally &t) {
     if (!dt_selected(o, name)) return;
     const int threads = 128, blocks = 2, lanes = threads * blocks;
     const int seg = WIDTH * K, groups = lanes / WIDTH, n = lanes * K;
-    const wt_dist_t dists[] = {WT_RANDOM, WT_FEW_DISTINCT, WT_SPECIAL, WT_EQUAL};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_FEW, KEYGEN_NAN_MIX, KEYGEN_EQUAL};
     const int num_dists = o.quick ? 2 : 4;
     std::vector<T> in_k(n), out_k(n);
     std::vector<V> in_v(n), out_v(n);
@@ -67,7 +67,7 @@ void run_warp(const dt_options &o, dt_tally &t) {
     for (int d = 0; d < num_dists && !failed; d++) {
         for (int partial = 0; partial < 2 && !failed; partial++) {
             const uint64_t seed = 1000u * (uint64_t)K + 10u * (uint64_t)WIDTH + (uint64_t)d;
-            wt_fill_keys(in_k.data(), (size_t)n, (warpsort_dtype_t)dtype, dists[d], seed);
+            keygen_fill(in_k.data(), (size_t)n, (int)dtype, dists[d], seed);
             if constexpr (PAIRS) {
                 for (int j = 0; j < n; j++) in_v[j] = (V)(j % seg);
             }
@@ -90,7 +90,7 @@ void run_warp(const dt_options &o, dt_tally &t) {
                 if (failed) {
                     char where[128];
                     snprintf(where, sizeof where, " [%s, %s, group %d, valid %d]",
-                             wt_dist_name(dists[d]), partial ? "partial" : "full", g, valid[g]);
+                             keygen_dist_name(dists[d]), partial ? "partial" : "full", g, valid[g]);
                     strncat(msg, where, sizeof msg - strlen(msg) - 1);
                 }
             }

@@ -114,7 +114,7 @@ static size_t run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const 
 }
 
 static void run_one(warpsort_context_t *ctx, const wt_memory_t *mem, wt_op_t op,
-                    warpsort_dtype_t dt, size_t second, unsigned flags, size_t n, wt_dist_t dist) {
+                    warpsort_dtype_t dt, size_t second, unsigned flags, size_t n, keygen_dist_t dist) {
     wt_case_t c = {op, dt, second, flags, n, dist, 0xC0DEull ^ n};
     char msg[512];
     if (wt_run_case(ctx, mem, &c, g_cpu, msg, sizeof msg) != 0) {
@@ -132,17 +132,17 @@ static void test_small_ring_matrix(void **state) {
     (void)state;
     REQUIRE_GPU();
     warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
-    const unsigned dists = 1u << WT_RANDOM | 1u << WT_FEW_DISTINCT | 1u << WT_SPECIAL;
+    const unsigned dists = 1u << KEYGEN_RANDOM | 1u << KEYGEN_FEW | 1u << KEYGEN_NAN_MIX;
     size_t failures = 0;
     if (g_quick) {
         failures += run_matrix(ctx, &wt_host_memory, k_quick_sizes, COUNT(k_quick_sizes),
-                               1u << WT_RANDOM | 1u << WT_SPECIAL, 0);
+                               1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX, 0);
         failures += run_matrix(ctx, &pinned_memory, k_quick_sizes, COUNT(k_quick_sizes),
-                               1u << WT_RANDOM, 0);
+                               1u << KEYGEN_RANDOM, 0);
     } else {
         failures += run_matrix(ctx, &wt_host_memory, k_sizes, COUNT(k_sizes), dists, 1);
         failures += run_matrix(ctx, &pinned_memory, k_sizes, COUNT(k_sizes),
-                               1u << WT_RANDOM | 1u << WT_SORTED, 1);
+                               1u << KEYGEN_RANDOM | 1u << KEYGEN_SORTED, 1);
     }
     warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
@@ -155,12 +155,12 @@ static void test_default_ring_large(void **state) {
     REQUIRE_GPU();
     warpsort_context_t *ctx = gpu_context(0, 0);
     const size_t n = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 25) + 7;
-    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, WT_RANDOM);
-    run_one(ctx, &pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n, WT_RANDOM);
+    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
+    run_one(ctx, &pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 2,
-            WT_FEW_DISTINCT);
-    run_one(ctx, &pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n, WT_SPECIAL);
-    run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, 0, n / 2, WT_NARROW);
+            KEYGEN_FEW);
+    run_one(ctx, &pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
+    run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, 0, n / 2, KEYGEN_NARROW);
     warpsort_destroy(ctx);
 }
 
@@ -177,7 +177,7 @@ static void test_mixed_memory(void **state) {
             uint32_t *orig = malloc(n * 4), *ref_k = malloc(n * 4);
             uint64_t *ref_v = malloc(n * 8), *host_v = malloc(n * 8);
             assert_true(orig && ref_k && ref_v && host_v);
-            wt_fill_keys(orig, n, WARPSORT_I32, WT_FEW_DISTINCT, 77 + (uint64_t)mode);
+            keygen_fill(orig, n, WARPSORT_I32, KEYGEN_FEW, 77 + (uint64_t)mode);
             void *keys = NULL, *vals = host_v, *dev = NULL;
             if (mode == 0) { /* pinned keys, pageable values */
                 keys = pinned_alloc(n * 4, NULL);
@@ -235,9 +235,9 @@ static void test_host_register(void **state) {
     assert_int_equal(setenv("WARPSORT_HOST_REGISTER", "1", 1), 0);
     warpsort_context_t *ctx = gpu_context(SMALL_RING, 0); /* reads it on first use */
     const size_t n = ((size_t)1 << 21) + 5;
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, n, WT_SPECIAL);
+    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
     run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_U32, 4, WARPSORT_DESCENDING, n,
-            WT_FEW_DISTINCT);
+            KEYGEN_FEW);
     warpsort_destroy(ctx);
     assert_int_equal(unsetenv("WARPSORT_HOST_REGISTER"), 0);
 }
@@ -252,23 +252,23 @@ static void test_out_of_core(void **state) {
     REQUIRE_GPU();
     warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)512 << 10);
     const size_t sizes[] = {200003, 1000003};
-    const unsigned dists = 1u << WT_RANDOM | 1u << WT_EQUAL | 1u << WT_FEW_DISTINCT |
-                           1u << WT_SPECIAL | 1u << WT_SORTED | 1u << WT_REVERSED;
+    const unsigned dists = 1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL | 1u << KEYGEN_FEW |
+                           1u << KEYGEN_NAN_MIX | 1u << KEYGEN_SORTED | 1u << KEYGEN_REVERSED;
     size_t failures = 0;
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         if (g_quick && d != WARPSORT_F32) continue;
         for (size_t o = 0; o < COUNT(k_ops); o++) {
             wt_matrix_t m = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, k_ops[o].flags,
                              sizes,       g_quick ? 1 : COUNT(sizes),
-                             g_quick ? (1u << WT_RANDOM | 1u << WT_EQUAL) : dists,
+                             g_quick ? (1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL) : dists,
                              0x00Cull + (uint64_t)d * 7 + o};
             failures += wt_run_matrix(ctx, &wt_host_memory, &m, g_cpu, stderr);
         }
     }
     run_one(ctx, &pinned_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 300007,
-            WT_FEW_DISTINCT);
+            KEYGEN_FEW);
     run_one(ctx, &pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 300007,
-            WT_SPECIAL);
+            KEYGEN_NAN_MIX);
     warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
 }
@@ -281,9 +281,9 @@ static void test_out_of_core_default_ring(void **state) {
     if (g_quick) skip();
     warpsort_context_t *ctx = gpu_context(0, (size_t)64 << 20);
     const size_t n = ((size_t)1 << 25) + 11;
-    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, WT_RANDOM);
+    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n / 2,
-            WT_FEW_DISTINCT);
+            KEYGEN_FEW);
     warpsort_destroy(ctx);
 }
 
@@ -298,7 +298,7 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem, wt_
     unsigned char *keys = mem->alloc(n * kb, NULL), *second_arr = mem->alloc(n * 8, NULL);
     unsigned char *orig_k = malloc(n * kb), *orig_s = malloc(n * 8);
     assert_true(keys && second_arr && orig_k && orig_s);
-    wt_fill_keys(orig_k, n, dt, WT_FEW_DISTINCT, 99);
+    keygen_fill(orig_k, n, dt, KEYGEN_FEW, 99);
     for (size_t i = 0; i < n * 8; i++) orig_s[i] = (unsigned char)(i * 131 + 7);
     if (op == WT_OP_PAIRS) wt_fill_iota(orig_s, n, second);
     unsigned k;
@@ -380,7 +380,7 @@ static void test_budget_too_small(void **state) {
     const size_t n = 100000;
     uint32_t *keys = malloc(n * 4), *vals = malloc(n * 4), *ok = malloc(n * 4), *ov = malloc(n * 4);
     assert_true(keys && vals && ok && ov);
-    wt_fill_keys(keys, n, WARPSORT_U32, WT_RANDOM, 5);
+    keygen_fill(keys, n, WARPSORT_U32, KEYGEN_RANDOM, 5);
     wt_fill_iota(vals, n, 4);
     memcpy(ok, keys, n * 4);
     memcpy(ov, vals, n * 4);
