@@ -127,7 +127,10 @@ typedef struct warpsort_context warpsort_context_t;
 
 /* Creates a context. config may be NULL (same as WARPSORT_CONFIG_INIT).
  * Returns BACKEND_UNAVAILABLE for backend CUDA when the library was built
- * without CUDA or no usable device exists (*ctx is then NULL). */
+ * without CUDA or the device is missing or cannot run the library's kernels
+ * (built for other architectures; *ctx is then NULL). AUTO then takes the
+ * CPU backend and says why in warpsort_last_error(*ctx), the one way to
+ * learn the reason; it is "" when AUTO got CUDA. */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
