@@ -140,8 +140,9 @@ WARPSORT_API void warpsort_destroy(warpsort_context_t *ctx);
 /* The backend the context actually uses (never AUTO). */
 WARPSORT_API warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx);
 
-/* Detailed message of the last failed call on this context ("" if none).
- * Valid until the next call on the context. ctx NULL gives a fixed text. */
+/* Detailed message of the last failed call on this context ("" if none);
+ * right after warpsort_create, why AUTO took the CPU backend. Valid until
+ * the next call on the context. ctx NULL gives a fixed text. */
 WARPSORT_API const char *warpsort_last_error(const warpsort_context_t *ctx);
 
 /* Blocks until all work the context enqueued has finished. Returns the

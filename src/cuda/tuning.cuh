@@ -30,13 +30,13 @@ enum ws_family {
     WS_FAMILY_COUNT
 };
 
-/* What a family's row needs of a device, and what it may use. */
+/* What a family's row needs of a device, and what it may use. Only the
+ * sm_90 rows are measured; the others are derived, not measured (below). */
 struct ws_family_info {
     const char *name;
     size_t smem_block;  /* opt-in shared memory per block the row needs, bytes */
     size_t smem_sm;     /* ... and per SM */
     int tile_max_sub;   /* 2: a tile-sort block may sort two tiles and merge them (~66 KB) */
-    int measured;       /* 1: rows measured on such a chip; 0: derived, not measured */
 };
 
 struct ws_shape {
@@ -49,16 +49,15 @@ struct ws_shape {
     int merge_min_blocks; /* ... and of a merge pass */
 };
 
-/* Per family: the row's needs and whether it was measured. Each static
- * row's largest kernel fits its family's smem_block (static_asserts in
- * sort.cu's ws_plan). */
+/* Per family: what its row needs. Each row's largest block fits its
+ * family's smem_block (static_asserts in sort.cu's ws_plan). */
 __host__ __device__ constexpr ws_family_info ws_family_of(int family) {
     /* SM75 needs only 48 KB per block (every chip since sm_50 has that):
      * its largest block uses ~35 KB, so the last row fits any device. */
-    return family == WS_FAMILY_SM90   ? ws_family_info{"sm_90", 227 << 10, 228 << 10, 2, 1}
-           : family == WS_FAMILY_SM80 ? ws_family_info{"sm_80", 163 << 10, 164 << 10, 2, 0}
-           : family == WS_FAMILY_SM86 ? ws_family_info{"sm_86", 99 << 10, 100 << 10, 1, 0}
-                                      : ws_family_info{"sm_75", 48 << 10, 48 << 10, 1, 0};
+    return family == WS_FAMILY_SM90   ? ws_family_info{"sm_90", 227 << 10, 228 << 10, 2}
+           : family == WS_FAMILY_SM80 ? ws_family_info{"sm_80", 163 << 10, 164 << 10, 2}
+           : family == WS_FAMILY_SM86 ? ws_family_info{"sm_86", 99 << 10, 100 << 10, 1}
+                                      : ws_family_info{"sm_75", 48 << 10, 48 << 10, 1};
 }
 
 /* sm_90 rows, measured on an H100 (2^27 random u32 keys, bench/NOTES.md):
