@@ -153,8 +153,11 @@ typedef struct warpsort_context warpsort_context_t;
  * Returns INVALID_ARGUMENT for an unknown config->struct_size (a config not
  * started from WARPSORT_CONFIG_INIT), an unknown backend, a negative device or
  * a nonzero host_ring_bytes below 16 KiB, and BACKEND_UNAVAILABLE for backend
- * CUDA when the library was built without CUDA or no usable device exists
- * (*ctx is NULL on any failure). */
+ * CUDA when the library was built without CUDA or the device is missing or
+ * cannot run the library's kernels (built for other architectures); *ctx is
+ * NULL on any failure. AUTO then takes the CPU backend and says why in
+ * warpsort_last_error(*ctx), the one way to learn the reason; it is "" when
+ * AUTO got CUDA. */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
@@ -164,8 +167,9 @@ WARPSORT_API void warpsort_destroy(warpsort_context_t *ctx);
 /* The backend the context actually uses (never AUTO). */
 WARPSORT_API warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx);
 
-/* Detailed message of the last failed call on this context ("" if none).
- * Valid until the next call on the context. ctx NULL gives a fixed text. */
+/* Detailed message of the last failed call on this context ("" if none);
+ * right after warpsort_create, why AUTO took the CPU backend. Valid until
+ * the next call on the context. ctx NULL gives a fixed text. */
 WARPSORT_API const char *warpsort_last_error(const warpsort_context_t *ctx);
 
 /* Blocks until all work the context enqueued has finished. Returns the

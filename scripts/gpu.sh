@@ -3,13 +3,15 @@
 #
 #   scripts/gpu.sh stage            (here, with nvcc; no GPU needed)
 #       builds build-gpu/ for sm_90 and copies the binaries the GPU machine
-#       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it).
+#       runs, plus libcmocka.so.0, into .gpu/ (ignored by git; carry it);
+#       also build-gpu-jit80/ with compute_80 PTX alone, its GPU test as
+#       .gpu/test_gpu_props-jit80 (stripped), for 'run jit80'.
 #   scripts/gpu.sh stage-variant NAME HEADER   (here, after stage)
 #       one tuning variant: HEADER's WS_SHAPE_* rows force-included into sort.cu
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
-#       WHAT: info | tests | quick | sanitize | device-tests | examples | sanitize-device |
-#             bench-device | bench-quick | bench-sweep | bench-full | bench-tune |
-#             bench-variants | profile | profile-sass | main | pipeline |
+#       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
+#             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
+#             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | cli-gpu | bench-host | radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
 #       each step's exit status is printed last.
@@ -33,6 +35,14 @@ stage() {
        build-gpu/tests/device/test_device build-gpu/bench/warpsort_device_bench \
        build-gpu/examples/example_* build-gpu/bench/radix_timing_probe .gpu/
     cp bench/plot.py .gpu/
+    # The GPU suite through the JIT: no machine code, PTX for compute_80 only,
+    # so the driver compiles it for the H100 as it would for a chip newer than
+    # the build ('run jit80' adds the shared-memory limits of 8.x chips).
+    cmake -S . -B build-gpu-jit80 -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DWARPSORT_BUILD_BENCH=OFF \
+        -DWARPSORT_TUNING_HEADER= >/dev/null
+    ninja -C build-gpu-jit80 test_gpu_props
+    strip -o .gpu/test_gpu_props-jit80 build-gpu-jit80/tests/gpu/test_gpu_props
     cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
     [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
     cp -L "$cmocka" .gpu/libcmocka.so.0
@@ -86,6 +96,11 @@ run() {
         info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
         tests) step gpu-tests .gpu/test_gpu_props ;;
         quick) step gpu-tests-quick .gpu/test_gpu_props --quick ;;
+        jit80) # compute_80 PTX JIT-compiled, with the shared-memory limits (test hook,
+               # src/cuda/sort.cu) of an 8.6/8.9 chip (99 KB per block) and an A100 (163 KB):
+               # the sm_86 and sm_80 rows of src/cuda/tuning.cuh run the quick suite
+            step jit80-sm86 env WARPSORT_SMEM_LIMIT=101376 .gpu/test_gpu_props-jit80 --quick
+            step jit80-sm80 env WARPSORT_SMEM_LIMIT=166912 .gpu/test_gpu_props-jit80 --quick ;;
         sanitize) # SANITIZE_TOOLS / SANITIZE_FILTERS narrow it (racecheck is slow);
                   # the device API tests too unless SANITIZE_DEVICE=0
             for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do

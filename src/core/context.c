@@ -59,14 +59,18 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
 
     warpsort_backend_t want = config->backend;
 #ifdef WARPSORT_HAVE_CUDA
-    if (want == WARPSORT_BACKEND_AUTO) want = ws_cuda_available() ? WARPSORT_BACKEND_CUDA
-                                                                   : WARPSORT_BACKEND_CPU;
-    if (want == WARPSORT_BACKEND_CUDA) {
+    if (want != WARPSORT_BACKEND_CPU) {
         ctx->backend = WARPSORT_BACKEND_CUDA;
         warpsort_status_t st = ws_cuda_init(ctx);
-        if (st != WARPSORT_OK && config->backend == WARPSORT_BACKEND_AUTO) {
-            want = WARPSORT_BACKEND_CPU; /* AUTO: a device that cannot start means CPU */
-        } else if (st != WARPSORT_OK) {
+        if (st == WARPSORT_OK) {
+            want = WARPSORT_BACKEND_CUDA;
+        } else if (st == WARPSORT_BACKEND_UNAVAILABLE && want == WARPSORT_BACKEND_AUTO) {
+            /* AUTO: no usable device means the CPU; keep ws_cuda_init's reason. */
+            char reason[WS_ERROR_MAX];
+            memcpy(reason, ctx->last_error, sizeof reason);
+            ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: %s", reason);
+            want = WARPSORT_BACKEND_CPU;
+        } else {
             free(ctx);
             return st;
         }
@@ -76,6 +80,8 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
         free(ctx);
         return WARPSORT_BACKEND_UNAVAILABLE;
     }
+    if (want == WARPSORT_BACKEND_AUTO)
+        ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: built without the CUDA backend");
     want = WARPSORT_BACKEND_CPU;
 #endif
     ctx->backend = want;

@@ -52,11 +52,15 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
 
 /*--- CUDA backend (src/cuda), present when WARPSORT_HAVE_CUDA ---*/
 #ifdef WARPSORT_HAVE_CUDA
-/* Initialises ctx->cuda for ctx->device; BACKEND_UNAVAILABLE if no device. */
+/* Initialises ctx->cuda for ctx->device: reads the device's limits, picks
+ * its row of the tuning table, checks that the kernels can run there.
+ * BACKEND_UNAVAILABLE, the reason in ctx->last_error, if the device is
+ * missing or cannot run them. Test hooks, read here: WARPSORT_SMEM_LIMIT,
+ * WARPSORT_FORCE_NO_KERNEL_IMAGE (src/cuda/sort.cu). */
 warpsort_status_t ws_cuda_init(warpsort_context_t *ctx);
 void ws_cuda_destroy(warpsort_context_t *ctx);
-/* 1 if a CUDA device is usable (for AUTO). */
-int ws_cuda_available(void);
+/* Name of the tuning-table row the context's device got ("sm_90", ...). */
+const char *ws_cuda_family_name(const warpsort_context_t *ctx);
 warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                      warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
 warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, void *indices,

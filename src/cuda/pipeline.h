@@ -13,10 +13,22 @@
 
 struct ws_pipe; /* pipeline.cu: ring, streams, events; created on first use */
 
+/* What the device offers, read once at context creation (ws_cuda_init).
+ * WARPSORT_SMEM_LIMIT (tests only) caps the shared memory, so the rows of
+ * smaller chips can run on a larger one. */
+struct ws_device_limits {
+    int cc_major, cc_minor; /* compute capability */
+    size_t smem_block;      /* opt-in shared memory per block, bytes */
+    size_t smem_sm;         /* shared memory per SM, bytes */
+    int smem_forced;        /* 1: WARPSORT_SMEM_LIMIT capped the two above */
+};
+
 struct ws_cuda_state {
     cudaStream_t stream;
     int sm_count;
-    ws_sample_limits limits; /* sample-sort plan limits (plan.cuh) */
+    ws_device_limits limits;
+    int family;                     /* row of tuning.cuh for this device: ws_select_family */
+    ws_sample_limits sample_limits; /* sample-sort plan limits (plan.cuh) */
     void *workspace;   /* device buffer: cached (owned) or the caller's */
     size_t workspace_bytes;
     int workspace_external;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #include "tile_sort.cuh"
@@ -52,6 +53,21 @@ using warpsort::warp_items;
 
 static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
     return (ws_cuda_state *)ctx->cuda;
+}
+
+/* The one place that maps a device to its row of tuning.cuh: the first
+ * family (most shared memory first) whose needs the device's limits meet,
+ * or WS_FAMILY_COUNT when none does. ws_cuda_init calls it once and keeps
+ * the answer in ws_cuda_state.family. A kernel takes its launch shape from
+ * ws_policy(key_bytes, value_bytes, family), as a template argument
+ * (ws_plan<KB, V, F>, one switch over the family: ws_sort_device_family),
+ * and its shared memory must fit ws_family_of(F).smem_block (assert it). */
+static int ws_select_family(const ws_device_limits *lim) {
+    for (int f = 0; f < WS_FAMILY_COUNT; f++) {
+        const ws_family_info fi = ws_family_of(f);
+        if (lim->smem_block >= fi.smem_block && lim->smem_sm >= fi.smem_sm) return f;
+    }
+    return WS_FAMILY_COUNT;
 }
 
 warpsort_status_t ws_cuda_fail(warpsort_context_t *ctx, cudaError_t err, const char *what) {
@@ -99,23 +115,31 @@ __global__ void ws_iota_kernel(I *out, size_t n) {
 
 /*=== host side ===*/
 
-template <typename KB, typename V>
+/* Shapes of one key/value type on one architecture family (tuning.cuh). */
+template <typename KB, typename V, int F = WS_FAMILY_SM90>
 struct ws_plan {
     static constexpr int KEY_BYTES = sizeof(KB);
     static constexpr int VALUE_BYTES = is_value<V>::value ? (int)sizeof(V) : 0;
-    static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES);
+    static constexpr ws_shape SHAPE = ws_policy(KEY_BYTES, VALUE_BYTES, F);
     static constexpr int TILE = SHAPE.tile_threads * SHAPE.tile_items;
     static constexpr int MERGE_TILE = SHAPE.merge_threads * SHAPE.merge_items;
-    static constexpr int CHUNK = ws_cut_chunk(KEY_BYTES, VALUE_BYTES);
+    static constexpr int CHUNK = ws_cut_chunk(KEY_BYTES, VALUE_BYTES, F);
     static_assert(TILE % CHUNK == 0, "the cut chunk must divide every run");
 
-    static size_t tile_smem(int sub) { return ws_tile_smem_bytes<KB, V>(sub * TILE, sub); }
-    /* Two buffers (the pieces, then X and Y) of keys and of values. */
-    static size_t merge_smem() {
-        constexpr int ITEMS = SHAPE.merge_items;
-        return 2 * sizeof(KB) * ws_merge_slots<KB>(MERGE_TILE, ITEMS) +
-               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, ITEMS) : 0);
+    static constexpr size_t tile_smem(int sub) {
+        return ws_tile_smem_bytes<KB, V>(sub * TILE, sub);
     }
+    /* Two buffers (the pieces, then X and Y) of keys and of values. */
+    static constexpr size_t merge_smem() {
+        return 2 * sizeof(KB) * ws_merge_slots<KB>(MERGE_TILE, SHAPE.merge_items) +
+               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, SHAPE.merge_items)
+                            : 0);
+    }
+    /* Every block of the row fits what its family promises (ws_select_family). */
+    static_assert(tile_smem(ws_family_of(F).tile_max_sub) <= ws_family_of(F).smem_block,
+                  "tile-sort block larger than the family's shared memory");
+    static_assert(merge_smem() <= ws_family_of(F).smem_block,
+                  "merge block larger than the family's shared memory");
 };
 
 static unsigned ws_log2(size_t x) {
@@ -148,11 +172,12 @@ static size_t ws_pass_slots(ws_pass_shape p) {
 struct ws_sort_layout {
     size_t vals_off, cuts_off, total;
 };
-static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t value_bytes) {
+static ws_sort_layout ws_sort_layout_for(size_t n, size_t key_bytes, size_t value_bytes,
+                                         int family) {
     ws_sort_layout l = {0, 0, 0};
-    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes);
+    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, family);
     if (n <= tile) return l;
-    const size_t chunk = (size_t)ws_cut_chunk((int)key_bytes, (int)value_bytes);
+    const size_t chunk = (size_t)ws_cut_chunk((int)key_bytes, (int)value_bytes, family);
     size_t slots = 0;
     for (size_t run = tile; run < n; run *= 4) {
         const size_t s = ws_pass_slots(ws_pass_for(n, run, chunk));
@@ -171,15 +196,18 @@ static size_t ws_pow2_at_least(size_t x) {
 static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
 
 /* The one plan of a call (plan.cuh). */
-static ws_plan_t ws_plan_for(const ws_sample_limits &lim, size_t n, size_t kb, size_t vb) {
+static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_t vb) {
+    const ws_sample_limits &lim = st->sample_limits;
     ws_plan_t p = {};
     p.n = n;
     p.key_bytes = kb;
     p.value_bytes = vb;
-    const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb);
-    if (n <= tile || n < lim.min_n) {
+    const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, st->family);
+    /* The sample sort's shapes are Hopper's (measured there); other
+     * families keep the merge passes, whose rows tuning.cuh has for them. */
+    if (n <= tile || n < lim.min_n || st->family != WS_FAMILY_SM90) {
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
-        p.lay.total = ws_sort_layout_for(n, kb, vb).total;
+        p.lay.total = ws_sort_layout_for(n, kb, vb, st->family).total;
         return p;
     }
     p.path = WS_PATH_SAMPLE;
@@ -252,15 +280,14 @@ static ws_plan_t ws_plan_for(const ws_sample_limits &lim, size_t n, size_t kb, s
 
 size_t ws_sort_workspace_bytes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
                                size_t value_bytes) {
-    return ws_plan_for(((const ws_cuda_state *)ctx->cuda)->limits, n, key_bytes, value_bytes)
-        .lay.total;
+    return ws_plan_for(ws_state(ctx), n, key_bytes, value_bytes).lay.total;
 }
 
-template <typename KB, typename V, bool STABLE, int SUB>
+template <typename KB, typename V, int F, bool STABLE, int SUB>
 static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                       size_t offset, unsigned tiles, int keep_ordered,
                                       key_codec codec, cudaStream_t stream) {
-    using PL = ws_plan<KB, V>;
+    using PL = ws_plan<KB, V, F>;
     auto kernel = block_sort_kernel<KB, V, STABLE, PL::SHAPE.tile_threads, PL::SHAPE.tile_items,
                                     PL::SHAPE.tile_run, PL::SHAPE.tile_min_blocks, SUB>;
     const size_t smem = PL::tile_smem(SUB);
@@ -272,29 +299,34 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
     return cudaGetLastError();
 }
 /* Sorts `tiles` tiles of sub sub-tiles each (ws_sort_tile_for). */
-template <typename KB, typename V, bool STABLE>
+template <typename KB, typename V, int F, bool STABLE>
 static cudaError_t ws_launch_tiles(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                    size_t offset, unsigned tiles, int sub, int keep_ordered,
                                    key_codec codec, cudaStream_t stream) {
-    return sub == 2 ? ws_launch_tiles_of<KB, V, STABLE, 2>(in, vin, out, vout, n, offset, tiles,
-                                                           keep_ordered, codec, stream)
-                    : ws_launch_tiles_of<KB, V, STABLE, 1>(in, vin, out, vout, n, offset, tiles,
+    /* A family with tile_max_sub = 1 never asks for two (ws_sort_tile_for):
+     * its two-tile kernel, too large for it, is not even instantiated. */
+    if constexpr (ws_family_of(F).tile_max_sub >= 2) {
+        if (sub == 2)
+            return ws_launch_tiles_of<KB, V, F, STABLE, 2>(in, vin, out, vout, n, offset, tiles,
                                                            keep_ordered, codec, stream);
+    }
+    return ws_launch_tiles_of<KB, V, F, STABLE, 1>(in, vin, out, vout, n, offset, tiles,
+                                                   keep_ordered, codec, stream);
 }
 
 /* Sorts n device-resident items in place; ws holds ws_sort_workspace_bytes. */
-template <typename KB, typename V>
+template <typename KB, typename V, int F>
 static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *vals, size_t n,
                                         key_codec codec, bool stable, unsigned char *ws,
                                         cudaStream_t stream) {
-    using PL = ws_plan<KB, V>;
+    using PL = ws_plan<KB, V, F>;
     constexpr bool HAS_VALUES = is_value<V>::value;
-    const size_t tile = ws_sort_tile_for(n, PL::KEY_BYTES, PL::VALUE_BYTES);
+    const size_t tile = ws_sort_tile_for(n, PL::KEY_BYTES, PL::VALUE_BYTES, F);
     const int sub = (int)(tile / PL::TILE);
     const size_t full = n / tile, rem = n % tile;
     const int passes = ws_merge_passes(n, tile);
 
-    const ws_sort_layout l = ws_sort_layout_for(n, sizeof(KB), (size_t)PL::VALUE_BYTES);
+    const ws_sort_layout l = ws_sort_layout_for(n, sizeof(KB), (size_t)PL::VALUE_BYTES, F);
     KB *keys_tmp = (KB *)ws;
     V *vals_tmp = HAS_VALUES ? (V *)(ws + l.vals_off) : nullptr;
     size_t *cuts = passes ? (size_t *)(ws + l.cuts_off) : nullptr;
@@ -306,21 +338,22 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
     const int keep_ordered = passes > 0;
     cudaError_t err = cudaSuccess;
     if (full) {
-        err = stable ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, 0, (unsigned)full,
-                                                    sub, keep_ordered, codec, stream)
-                     : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, 0,
-                                                     (unsigned)full, sub, keep_ordered, codec,
-                                                     stream);
+        err = stable ? ws_launch_tiles<KB, V, F, true>(keys, vals, k_run, v_run, n, 0,
+                                                       (unsigned)full, sub, keep_ordered, codec,
+                                                       stream)
+                     : ws_launch_tiles<KB, V, F, false>(keys, vals, k_run, v_run, n, 0,
+                                                        (unsigned)full, sub, keep_ordered, codec,
+                                                        stream);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel");
     }
     if (rem) {
         /* Sentinels tie with real all-ones keys: positions keep them last so
          * no real value is dropped. Keys alone need no tie-break. */
         err = (stable || HAS_VALUES)
-                  ? ws_launch_tiles<KB, V, true>(keys, vals, k_run, v_run, n, full * tile, 1,
-                                                 sub, keep_ordered, codec, stream)
-                  : ws_launch_tiles<KB, V, false>(keys, vals, k_run, v_run, n, full * tile, 1,
-                                                  sub, keep_ordered, codec, stream);
+                  ? ws_launch_tiles<KB, V, F, true>(keys, vals, k_run, v_run, n, full * tile, 1,
+                                                    sub, keep_ordered, codec, stream)
+                  : ws_launch_tiles<KB, V, F, false>(keys, vals, k_run, v_run, n, full * tile, 1,
+                                                     sub, keep_ordered, codec, stream);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel (last tile)");
     }
     if (!passes) return WARPSORT_OK;
@@ -554,16 +587,34 @@ static int ws_device_accessible(const void *p) {
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+/* ws_sort_device with the shapes of the context's family (ws_select_family):
+ * one instantiation per family; families with equal rows share kernels. */
+template <typename KB, typename V>
+static warpsort_status_t ws_sort_device_family(warpsort_context_t *ctx, KB *keys, V *vals,
+                                               size_t n, key_codec codec, bool stable,
+                                               unsigned char *ws, cudaStream_t stream) {
+    switch (ws_state(ctx)->family) {
+    case WS_FAMILY_SM90:
+        return ws_sort_device<KB, V, WS_FAMILY_SM90>(ctx, keys, vals, n, codec, stable, ws, stream);
+    case WS_FAMILY_SM80:
+        return ws_sort_device<KB, V, WS_FAMILY_SM80>(ctx, keys, vals, n, codec, stable, ws, stream);
+    case WS_FAMILY_SM86:
+        return ws_sort_device<KB, V, WS_FAMILY_SM86>(ctx, keys, vals, n, codec, stable, ws, stream);
+    default:
+        return ws_sort_device<KB, V, WS_FAMILY_SM75>(ctx, keys, vals, n, codec, stable, ws, stream);
+    }
+}
+
 template <typename KB, typename V>
 static warpsort_status_t ws_sort_planned(warpsort_context_t *ctx, void *keys, void *vals, size_t n,
                                          key_codec codec, bool stable, unsigned char *ws,
                                          cudaStream_t stream) {
     const ws_plan_t p =
-        ws_plan_for(ws_state(ctx)->limits, n, sizeof(KB), is_value<V>::value ? sizeof(V) : 0);
+        ws_plan_for(ws_state(ctx), n, sizeof(KB), is_value<V>::value ? sizeof(V) : 0);
     if (p.path == WS_PATH_SAMPLE)
         return ws_sample_sort_device<KB, V>(ctx, p, (KB *)keys, (V *)vals, codec, stable, ws,
                                             stream);
-    return ws_sort_device<KB, V>(ctx, (KB *)keys, (V *)vals, n, codec, stable, ws, stream);
+    return ws_sort_device_family<KB, V>(ctx, (KB *)keys, (V *)vals, n, codec, stable, ws, stream);
 }
 
 template <typename KB>
@@ -599,7 +650,7 @@ struct ws_call_layout {
 static ws_call_layout ws_layout(const ws_cuda_state *st, size_t n, size_t kb, size_t vb,
                                 int stage_keys, int stage_vals) {
     ws_call_layout l;
-    l.sort_bytes = ws_align256(ws_plan_for(st->limits, n, kb, vb).lay.total);
+    l.sort_bytes = ws_align256(ws_plan_for(st, n, kb, vb).lay.total);
     l.keys_off = l.sort_bytes;
     l.vals_off = l.keys_off + (stage_keys ? ws_align256(n * kb) : 0);
     l.total = l.vals_off + (stage_vals ? ws_align256(n * vb) : 0);
@@ -628,13 +679,63 @@ static ws_sample_limits ws_sample_limits_from_env(void) {
 
 extern "C" {
 
-int ws_cuda_available(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
+#ifndef WARPSORT_CUDA_ARCHS
+#define WARPSORT_CUDA_ARCHS "unknown"
+#endif
+
+/* Reads the limits of ctx->device, capped by WARPSORT_SMEM_LIMIT (tests
+ * only: BYTES of shared memory per block, BYTES + 1 KB per SM, as a chip
+ * of 8.x or 9.x with that opt-in limit reports). */
+static warpsort_status_t ws_read_limits(warpsort_context_t *ctx, ws_device_limits *lim,
+                                        int *sms) {
+    int v[5] = {0, 0, 0, 0, 0};
+    const cudaDeviceAttr attrs[5] = {cudaDevAttrMultiProcessorCount,
+                                     cudaDevAttrComputeCapabilityMajor,
+                                     cudaDevAttrComputeCapabilityMinor,
+                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                     cudaDevAttrMaxSharedMemoryPerMultiprocessor};
+    for (int i = 0; i < 5; i++) {
+        cudaError_t err = cudaDeviceGetAttribute(&v[i], attrs[i], ctx->device);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
+                            "CUDA device %d: cudaDeviceGetAttribute: %s", ctx->device,
+                            cudaGetErrorString(err));
+        }
     }
-    return count > 0;
+    *sms = v[0];
+    lim->cc_major = v[1];
+    lim->cc_minor = v[2];
+    lim->smem_block = (size_t)v[3];
+    lim->smem_sm = (size_t)v[4];
+    lim->smem_forced = 0;
+    const char *cap = getenv("WARPSORT_SMEM_LIMIT");
+    if (cap && *cap) {
+        char *end = NULL;
+        const unsigned long long b = strtoull(cap, &end, 10);
+        if (*end != '\0' || b == 0 || b > ((size_t)1 << 30))
+            return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                            "WARPSORT_SMEM_LIMIT=%s (a test hook): not a byte count", cap);
+        lim->smem_block = lim->smem_block < b ? lim->smem_block : (size_t)b;
+        lim->smem_sm = lim->smem_sm < b + 1024 ? lim->smem_sm : (size_t)b + 1024;
+        lim->smem_forced = 1;
+    }
+    return WARPSORT_OK;
+}
+
+/* Whether the library's kernels can run on the current device: a build
+ * with neither machine code for the chip nor PTX its driver can compile
+ * fails here (cudaErrorNoKernelImageForDevice, cudaErrorUnsupportedPtxVersion),
+ * at creation, instead of at the first sort. One kernel answers for all:
+ * they are compiled into one module for the same architectures.
+ * WARPSORT_FORCE_NO_KERNEL_IMAGE=1 (tests only) fails it on any device. */
+static cudaError_t ws_probe_kernel_image(void) {
+    const char *force = getenv("WARPSORT_FORCE_NO_KERNEL_IMAGE");
+    if (force && *force && strcmp(force, "0") != 0) return cudaErrorNoKernelImageForDevice;
+    cudaFuncAttributes fa;
+    cudaError_t err = cudaFuncGetAttributes(&fa, merge4_cuts<uint32_t>);
+    (void)cudaGetLastError();
+    return err;
 }
 
 warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
@@ -642,21 +743,49 @@ warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         (void)cudaGetLastError();
-        return WARPSORT_BACKEND_UNAVAILABLE;
+        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE, "no CUDA device: %s",
+                        err != cudaSuccess ? cudaGetErrorString(err) : "none found");
     }
-    if (ctx->device >= count) return WARPSORT_BACKEND_UNAVAILABLE;
+    if (ctx->device >= count)
+        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
+                        "CUDA device %d requested, %d present", ctx->device, count);
     int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device) != cudaSuccess) {
+    ws_device_limits lim;
+    warpsort_status_t s = ws_read_limits(ctx, &lim, &sms);
+    if (s != WARPSORT_OK) return s;
+    const int family = ws_select_family(&lim);
+    if (family == WS_FAMILY_COUNT)
+        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
+                        "CUDA device %d offers %zu bytes of shared memory per block%s; warpsort "
+                        "needs %zu",
+                        ctx->device, lim.smem_block,
+                        lim.smem_forced ? " (WARPSORT_SMEM_LIMIT)" : "",
+                        ws_family_of(WS_FAMILY_COUNT - 1).smem_block);
+    ws_device_guard g;
+    err = ws_enter_device(ctx, &g);
+    if (err == cudaSuccess) err = ws_probe_kernel_image();
+    ws_leave_device(&g);
+    if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        return WARPSORT_BACKEND_UNAVAILABLE;
+        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
+                        "CUDA device %d (compute capability %d.%d) cannot run warpsort's "
+                        "kernels: %s (%s); this build has code for CUDA architectures %s",
+                        ctx->device, lim.cc_major, lim.cc_minor, cudaGetErrorName(err),
+                        cudaGetErrorString(err), WARPSORT_CUDA_ARCHS);
     }
     ws_cuda_state *st = (ws_cuda_state *)calloc(1, sizeof *st);
     if (!st) return WARPSORT_OUT_OF_MEMORY;
     st->stream = (cudaStream_t)ctx->stream;
     st->sm_count = sms;
-    st->limits = ws_sample_limits_from_env();
+    st->limits = lim;
+    st->family = family;
+    st->sample_limits = ws_sample_limits_from_env();
     ctx->cuda = st;
     return WARPSORT_OK;
+}
+
+const char *ws_cuda_family_name(const warpsort_context_t *ctx) {
+    return ws_family_of(ws_state(ctx)->family).name;
 }
 
 void ws_cuda_destroy(warpsort_context_t *ctx) {
@@ -686,7 +815,6 @@ warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx) {
 warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
                                          warpsort_dtype_t dtype, size_t value_bytes,
                                          unsigned flags, size_t *bytes) {
-    (void)ctx;
     const size_t kb = warpsort_dtype_size(dtype);
     /* Argsort keeps the caller's keys and sorts a copy. */
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;

@@ -265,12 +265,23 @@ static void test_create(void **state) {
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_INVALID_ARGUMENT);
     assert_null(ctx);
 
-    /* NULL config = defaults = AUTO, which resolves to a real backend */
+    /* NULL config = defaults = AUTO, which resolves to a real backend; a
+     * fallback to the CPU says why (no CUDA built, no device, no kernel
+     * image for it), CUDA leaves the message empty */
     assert_int_equal(warpsort_create(&ctx, NULL), WARPSORT_OK);
     assert_non_null(ctx);
     warpsort_backend_t b = warpsort_get_backend(ctx);
     assert_true(b == WARPSORT_BACKEND_CPU || (WT_BUILT_WITH_CUDA && b == WARPSORT_BACKEND_CUDA));
-    assert_string_equal(warpsort_last_error(ctx), "");
+    if (b == WARPSORT_BACKEND_CUDA) {
+        assert_string_equal(warpsort_last_error(ctx), "");
+    } else {
+        const char *why = warpsort_last_error(ctx);
+        const char *prefix = "AUTO chose the CPU backend: ";
+        if (strncmp(why, prefix, strlen(prefix)) != 0 || strlen(why) <= strlen(prefix) + 8)
+            fail_msg("AUTO fell back to the CPU without saying why: '%s'", why);
+        if (!WT_BUILT_WITH_CUDA && !strstr(why, "built without"))
+            fail_msg("a build without CUDA should say so: '%s'", why);
+    }
     assert_int_equal(warpsort_synchronize(ctx), WARPSORT_OK);
     warpsort_destroy(ctx);
 
@@ -348,13 +359,25 @@ static void test_cuda_backend_request(void **state) {
         assert_null(ctx);
         return;
     }
-    /* built with CUDA: either a device answers, or it is unavailable */
+    /* built with CUDA: either a device answers, or it is unavailable and
+     * AUTO, taking the CPU, names the reason (here: no device) */
     if (st == WARPSORT_OK) {
         assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CUDA);
         warpsort_destroy(ctx);
     } else {
         assert_int_equal(st, WARPSORT_BACKEND_UNAVAILABLE);
         assert_null(ctx);
+        cfg.backend = WARPSORT_BACKEND_AUTO;
+        assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+        assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
+        if (!strstr(warpsort_last_error(ctx), "CUDA"))
+            fail_msg("AUTO does not say why CUDA is unusable: '%s'",
+                     warpsort_last_error(ctx));
+        /* the next call starts clean */
+        uint32_t two[2] = {2, 1};
+        assert_int_equal(warpsort_sort(ctx, two, 2, WARPSORT_U32, 0), WARPSORT_OK);
+        assert_string_equal(warpsort_last_error(ctx), "");
+        warpsort_destroy(ctx);
     }
 }
 

@@ -4,7 +4,10 @@
  * the CPU backend wherever the order is determined (keys always; values for
  * stable pairs; argsort indices). Plus sizes around every tile size, large
  * inputs (2^24, 2^28, past 2^32), caller-provided workspace, pinned and
- * mixed host/device pointers, a user stream.
+ * mixed host/device pointers, a user stream; every row of the tuning table
+ * (shared-memory limits forced, test hook WARPSORT_SMEM_LIMIT) and the
+ * fallback of a device without a usable kernel image (test hook
+ * WARPSORT_FORCE_NO_KERNEL_IMAGE).
  *
  * Standalone: copy the binary to a GPU machine and run it; --quick for a
  * short pass, --filter PATTERN (or WARPSORT_TEST_FILTER) for a subset.
@@ -15,6 +18,7 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
+#include "core/internal.h" /* ws_cuda_family_name */
 #include "testkit.h"
 #include "wt_cmocka.h"
 
@@ -478,6 +482,111 @@ static void test_user_stream(void **state) {
     CUDA_OK(cudaStreamDestroy(stream));
 }
 
+/*--- chips other than this one: test hooks of ws_cuda_init ---*/
+
+/* Sets (value non-NULL) or clears an environment variable; returns the old
+ * value (malloc'd, or NULL) for env_restore. */
+static char *env_swap(const char *name, const char *value) {
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return saved;
+}
+static void env_restore(const char *name, char *saved) {
+    if (saved) setenv(name, saved, 1);
+    else unsetenv(name);
+    free(saved);
+}
+
+/* A CUDA context whose device reports at most limit bytes of shared memory
+ * per block: the row ws_select_family picks for such a chip. */
+static warpsort_status_t create_with_smem_limit(warpsort_context_t **ctx, const char *limit) {
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    char *saved = env_swap("WARPSORT_SMEM_LIMIT", limit);
+    warpsort_status_t st = warpsort_create(ctx, &cfg);
+    env_restore("WARPSORT_SMEM_LIMIT", saved);
+    return st;
+}
+
+/* Each smaller chip's row on this device: the limits of a T4 (64 KB), an
+ * A10/L4/RTX 40xx (99 KB) and an A100 (163 KB) select the sm_75, sm_86 and
+ * sm_80 rows, and each sorts correctly through every path it has (one
+ * tile, one and several merge passes, two-tile blocks where allowed). */
+static void test_rows_of_smaller_chips(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const struct {
+        const char *limit, *row;
+    } chips[] = {{"65536", "sm_75"}, {"101376", "sm_86"}, {"166912", "sm_80"}};
+    const size_t sizes[] = {33, 4097, 8193, 100003, 1048577, 4194305};
+    for (size_t c = 0; c < COUNT(chips); c++) {
+        warpsort_context_t *ctx = NULL;
+        warpsort_status_t st = create_with_smem_limit(&ctx, chips[c].limit);
+        if (st != WARPSORT_OK)
+            fail_msg("WARPSORT_SMEM_LIMIT=%s: %s", chips[c].limit, warpsort_status_name(st));
+        if (strcmp(ws_cuda_family_name(ctx), chips[c].row) != 0)
+            fail_msg("WARPSORT_SMEM_LIMIT=%s chose row %s, want %s", chips[c].limit,
+                     ws_cuda_family_name(ctx), chips[c].row);
+        warpsort_context_t *saved = g_gpu;
+        g_gpu = ctx;
+        for (size_t s = 0; s < COUNT(sizes); s++) {
+            if (g_quick && sizes[s] > 1048577) continue;
+            run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, sizes[s],
+                    KEYGEN_NAN_MIX, g_cpu);
+            run_one(&device_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, sizes[s],
+                    KEYGEN_FEW, g_cpu);
+            run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], WT_NARROW,
+                    g_cpu);
+        }
+        run_one(&wt_host_memory, WT_OP_PAIRS, WARPSORT_U32, 8, WARPSORT_STABLE, 1048577,
+                KEYGEN_RANDOM, g_cpu);
+        g_gpu = saved;
+        warpsort_destroy(ctx);
+    }
+    /* Below every row (and a malformed value): no CUDA context. */
+    warpsort_context_t *ctx = (warpsort_context_t *)&ctx;
+    assert_int_equal(create_with_smem_limit(&ctx, "40000"), WARPSORT_BACKEND_UNAVAILABLE);
+    assert_null(ctx);
+    assert_int_equal(create_with_smem_limit(&ctx, "64K"), WARPSORT_INVALID_ARGUMENT);
+    assert_null(ctx);
+}
+
+/* A device the build has no kernels for: AUTO takes the CPU and says why,
+ * CUDA asked for explicitly is unavailable. */
+static void test_no_kernel_image(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    warpsort_context_t *auto_ctx = NULL, *cuda_ctx = (warpsort_context_t *)&cuda_ctx;
+    char *saved = env_swap("WARPSORT_FORCE_NO_KERNEL_IMAGE", "1");
+    const warpsort_status_t auto_st = warpsort_create(&auto_ctx, &cfg);
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    const warpsort_status_t cuda_st = warpsort_create(&cuda_ctx, &cfg);
+    env_restore("WARPSORT_FORCE_NO_KERNEL_IMAGE", saved);
+
+    assert_int_equal(cuda_st, WARPSORT_BACKEND_UNAVAILABLE);
+    assert_null(cuda_ctx);
+    assert_int_equal(auto_st, WARPSORT_OK);
+    assert_int_equal(warpsort_get_backend(auto_ctx), WARPSORT_BACKEND_CPU);
+    const char *why = warpsort_last_error(auto_ctx);
+    print_message("AUTO without a kernel image: %s\n", why);
+    if (!strstr(why, "CPU") || !strstr(why, "cudaErrorNoKernelImageForDevice"))
+        fail_msg("AUTO's fallback does not say why: '%s'", why);
+    uint32_t keys[5] = {5, 1, 4, 2, 3};
+    assert_int_equal(warpsort_sort(auto_ctx, keys, 5, WARPSORT_U32, 0), WARPSORT_OK);
+    for (int i = 0; i < 5; i++) assert_int_equal(keys[i], (uint32_t)i + 1);
+    warpsort_destroy(auto_ctx);
+
+    /* The hook gone, the device is usable again. */
+    assert_int_equal(warpsort_create(&cuda_ctx, &cfg), WARPSORT_OK);
+    assert_string_equal(warpsort_last_error(cuda_ctx), "");
+    warpsort_destroy(cuda_ctx);
+}
+
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
@@ -497,7 +606,10 @@ int main(int argc, char **argv) {
     } else {
         struct cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-            fprintf(stderr, "device 0: %s, %zu MiB\n", prop.name, prop.totalGlobalMem >> 20);
+            fprintf(stderr, "device 0: %s (%d.%d), %zu MiB, tuning row %s%s\n", prop.name,
+                    prop.major, prop.minor, prop.totalGlobalMem >> 20,
+                    ws_cuda_family_name(g_gpu),
+                    getenv("WARPSORT_SMEM_LIMIT") ? " (WARPSORT_SMEM_LIMIT)" : "");
     }
     cfg.backend = WARPSORT_BACKEND_CPU;
     if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) {
@@ -514,6 +626,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
         cmocka_unit_test(test_sample_sort_plans),
+        cmocka_unit_test(test_rows_of_smaller_chips),
+        cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),
         cmocka_unit_test(test_2_28_u32),
         cmocka_unit_test(test_beyond_2_32),

@@ -244,8 +244,15 @@ int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend
     config.device_budget_bytes = device_budget;
     warpsort_status_t st = warpsort_create(ctx, &config);
     if (st != WARPSORT_OK) {
-        cli_error("cannot use backend %s: %s: %s", warpsort_backend_name(backend),
-                  warpsort_status_name(st), warpsort_status_string(st));
+        /* The reason is only told to AUTO (on the CPU context it returns). */
+        char why[512] = "";
+        warpsort_context_t *probe = NULL;
+        config.backend = WARPSORT_BACKEND_AUTO;
+        if (st == WARPSORT_BACKEND_UNAVAILABLE && warpsort_create(&probe, &config) == WARPSORT_OK)
+            snprintf(why, sizeof why, " (%s)", warpsort_last_error(probe));
+        warpsort_destroy(probe);
+        cli_error("cannot use backend %s: %s: %s%s", warpsort_backend_name(backend),
+                  warpsort_status_name(st), warpsort_status_string(st), why);
         return 0;
     }
     return 1;
