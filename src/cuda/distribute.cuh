@@ -156,6 +156,7 @@ template <typename KB>
 __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
                    const ws_level_ctl *ctl, KB *trees, unsigned want) {
+#if WS_SAMPLE_ARCH
     constexpr int THREADS = WS_SAMPLE_THREADS, ITEMS = WS_SAMPLE_ITEMS, S = WS_SAMPLE;
     __shared__ KB skeys[smem_slots<KB>(S)];
     __shared__ KB split[WS_TREE_SLOTS];
@@ -218,6 +219,7 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
         segs[seg].m = m;
         segs[seg].eq = m < want;
     }
+#endif
 }
 
 /*--- 2. and 4. count and scatter ---*/
@@ -307,6 +309,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_count(const KB *src, int raw, key_codec codec, const ws_dist_seg *segs,
                   const unsigned *blockseg, const ws_level_ctl *ctl, const KB *trees,
                   unsigned chunk, unsigned long long *cnt) {
+#if WS_SAMPLE_ARCH
     using SM = ws_count_smem<KB, ITEMS>;
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
@@ -328,6 +331,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     __syncthreads();
     for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS)
         cnt[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] = s.hist[j];
+#endif
 }
 
 template <typename KB, typename V, int ITEMS, bool STABLE>
@@ -335,6 +339,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *trees, unsigned chunk, const unsigned long long *scan) {
+#if WS_SAMPLE_ARCH
     using SM = ws_dist_smem<KB, V, ITEMS, STABLE>;
     constexpr int PER = WS_MAX_BUCKETS / WS_DIST_THREADS; /* buckets per thread */
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
@@ -419,6 +424,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += WS_DIST_THREADS) (&s.hist[0][0])[j] = 0;
         __syncthreads();
     }
+#endif
 }
 
 /*--- 3. exclusive scan of the counts, in place; cnt[N] gets the total ---*/
@@ -427,6 +433,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 __global__ void __launch_bounds__(WS_SCAN_THREADS)
     ws_scan_reduce(const unsigned long long *cnt, const ws_level_ctl *ctl,
                    unsigned long long *partials) {
+#if WS_SAMPLE_ARCH
     __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
     const unsigned long long n = ctl->cnt_entries;
     const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
@@ -440,11 +447,13 @@ __global__ void __launch_bounds__(WS_SCAN_THREADS)
     unsigned long long total;
     (void)ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(x, warp_sums, &total);
     if (threadIdx.x == 0) partials[blockIdx.x] = total;
+#endif
 }
 
 /* One block: exclusive scan of the partials, in place. */
 __global__ void __launch_bounds__(WS_SCAN_THREADS)
     ws_scan_partials(unsigned long long *partials, const ws_level_ctl *ctl) {
+#if WS_SAMPLE_ARCH
     __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
     const unsigned long long count = ctl->cnt_entries / WS_SCAN_TILE + 1;
     unsigned long long carry = 0;
@@ -457,11 +466,13 @@ __global__ void __launch_bounds__(WS_SCAN_THREADS)
         if (e < count) partials[e] = carry + ex;
         carry += total;
     }
+#endif
 }
 
 __global__ void __launch_bounds__(WS_SCAN_THREADS)
     ws_scan_apply(unsigned long long *cnt, const ws_level_ctl *ctl,
                   const unsigned long long *partials) {
+#if WS_SAMPLE_ARCH
     __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
     const unsigned long long n = ctl->cnt_entries;
     const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
@@ -483,6 +494,7 @@ __global__ void __launch_bounds__(WS_SCAN_THREADS)
         if (mine + i <= n) cnt[mine + i] = run;
         run += x[i];
     }
+#endif
 }
 
 /*--- 5. bookkeeping: where every bucket of the level goes ---*/
@@ -511,15 +523,16 @@ __device__ __forceinline__ void ws_emit_sort(const ws_level_out &out, unsigned l
 }
 
 /* One warp per segment walks its buckets in key order. Buckets the on-chip
- * sort takes are packed greedily into jobs of up to class_cap[2] keys (one
+ * sort takes are packed greedily into jobs of up to class_cap[0] keys (one
  * tile), so tiles run nearly full; the rest become copy jobs (equality
  * buckets), next-level segments or, after the last level, fallback jobs. */
 __global__ void __launch_bounds__(256)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
+#if WS_SAMPLE_ARCH
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warps = gridDim.x * (blockDim.x / 32);
-    const unsigned long long pack = out.class_cap[2];
+    const unsigned long long pack = out.class_cap[0];
     for (unsigned seg = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); seg < ctl->segs;
          seg += warps) {
         const ws_dist_seg sg = segs[seg];
@@ -575,17 +588,20 @@ __global__ void __launch_bounds__(256)
         }
         if (job_size && lane == 0) ws_emit_sort(out, job_begin, job_size, in_tmp);
     }
+#endif
 }
 
 /* Level 0: the whole array is one segment; every counter starts at zero. */
 __global__ void ws_dist_init(ws_dist_seg *segs0, ws_level_ctl *ctl, ws_final_ctl *fin,
                              unsigned long long n, unsigned chunk) {
+#if WS_SAMPLE_ARCH
     if (threadIdx.x != 0) return;
     const unsigned nb = (unsigned)((n + chunk - 1) / chunk);
     segs0[0] = ws_dist_seg{0ull, n, 0ull, 0u, nb, 0u, 0u};
     for (int l = 0; l < WS_MAX_LEVELS; l++) ctl[l] = ws_level_ctl{0u, 0u, 0ull};
     ctl[0] = ws_level_ctl{1u, nb, (unsigned long long)nb * WS_MAX_BUCKETS};
     *fin = ws_final_ctl{};
+#endif
 }
 
 #endif /* WARPSORT_CUDA_DISTRIBUTE_CUH */

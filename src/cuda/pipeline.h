@@ -29,6 +29,7 @@ struct ws_cuda_state {
     ws_device_limits limits;
     int family;                     /* row of tuning.cuh for this device: ws_select_family */
     ws_sample_limits sample_limits; /* sample-sort plan limits (plan.cuh) */
+    int sample_ok;                  /* 1: the sample kernels have code for this device */
     void *workspace;   /* device buffer: cached (owned) or the caller's */
     size_t workspace_bytes;
     int workspace_external;

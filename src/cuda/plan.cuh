@@ -33,9 +33,10 @@
  * sample repeats a splitter, an equality bucket per splitter (2m + 1). */
 #define WS_MAX_BUCKETS (2 * WS_TREE_SLOTS)
 #define WS_MAX_LEVELS 4
-/* Bucket sort size classes: cap/8, cap/4, cap/2 (one tile) and cap (two
- * tiles merged on chip), cap = 2 x the tile of the shape row. */
-#define WS_SORT_CLASSES 4
+/* Bucket sort size classes: one tile (jobs of packed buckets, and single
+ * buckets up to a tile), and two tiles merged on chip (single buckets up to
+ * cap = 2 x the tile of the shape row). */
+#define WS_SORT_CLASSES 2
 /* Equality buckets are only decoded and copied, in pieces of this many
  * items so a giant equality bucket spreads over the GPU. */
 #define WS_COPY_PIECE 16384
@@ -127,5 +128,14 @@ struct ws_plan_t {
 #define WS_SCAN_THREADS 1024
 #define WS_SCAN_ITEMS 4
 #define WS_SCAN_TILE (WS_SCAN_THREADS * WS_SCAN_ITEMS)
+
+/* The sample sort's kernels carry code for Hopper and newer only (the plan
+ * takes the sample path only there: sort.cu checks the kernels' PTX
+ * version), so a fat build does not pay for them five times. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define WS_SAMPLE_ARCH 1
+#else
+#define WS_SAMPLE_ARCH 0
+#endif
 
 #endif /* WARPSORT_CUDA_PLAN_CUH */

@@ -205,7 +205,7 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
     const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, st->family);
     /* The sample sort's shapes are Hopper's (measured there); other
      * families keep the merge passes, whose rows tuning.cuh has for them. */
-    if (n <= tile || n < lim.min_n || st->family != WS_FAMILY_SM90) {
+    if (n <= tile || n < lim.min_n || st->family != WS_FAMILY_SM90 || !st->sample_ok) {
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
         p.lay.total = ws_sort_layout_for(n, kb, vb, st->family).total;
         return p;
@@ -214,7 +214,7 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
     const ws_shape shape = ws_policy((int)kb, (int)vb);
     const unsigned T = (unsigned)(shape.tile_threads * shape.tile_items);
     p.cap = 2 * T;
-    for (int c = 0; c < WS_SORT_CLASSES; c++) p.class_cap[c] = (T / 4) << c;
+    for (int c = 0; c < WS_SORT_CLASSES; c++) p.class_cap[c] = T << c;
     /* Buckets of about half a tile: the spread of a 16x oversampled split
      * stays inside one tile, and two tiles take the tail. */
     const size_t target = T / 2;
@@ -396,19 +396,18 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
     return cudaSuccess;
 }
 
-/* Bucket-sort class c: a quarter, half or whole tile per block (SUB 1), or
- * two tiles merged on chip (SUB 2). */
+/* Bucket-sort class c: one tile per block (SUB 1), or two tiles merged on
+ * chip (SUB 2). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(KB *keys, V *vals, const KB *ktmp, const V *vtmp,
                                           const ws_bucket *list, const unsigned *count,
                                           size_t cap, key_codec codec, int sm_count,
                                           cudaStream_t stream) {
     using PL = ws_plan<KB, V>;
-    constexpr int SUB = C == 3 ? 2 : 1;
-    constexpr int THREADS = C == 3 ? PL::SHAPE.tile_threads : PL::SHAPE.tile_threads >> (2 - C);
+    constexpr int SUB = C + 1;
+    constexpr int THREADS = PL::SHAPE.tile_threads;
     constexpr int ITEMS = PL::SHAPE.tile_items, RUN = PL::SHAPE.tile_run;
-    /* Registers as the tile sort's row: as many resident threads. */
-    constexpr int MIN_BLOCKS = PL::SHAPE.tile_min_blocks * (PL::SHAPE.tile_threads / THREADS);
+    constexpr int MIN_BLOCKS = PL::SHAPE.tile_min_blocks; /* the tile sort's registers */
     auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>;
     const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
     unsigned grid = 0;
@@ -430,9 +429,7 @@ static cudaError_t ws_launch_bucket_sorts(const ws_plan_t &p, unsigned char *ws,
             &fin->sort_count[C], p.sort_list_cap[C], codec, sm_count, stream);                \
         if (e_ != cudaSuccess) return e_;                                                     \
     } while (0)
-    WS_BUCKET_CLASS(3); /* the biggest first: the longest jobs start early */
-    WS_BUCKET_CLASS(2);
-    WS_BUCKET_CLASS(1);
+    WS_BUCKET_CLASS(1); /* the biggest first: the longest jobs start early */
     WS_BUCKET_CLASS(0);
 #undef WS_BUCKET_CLASS
     return cudaSuccess;
@@ -780,6 +777,12 @@ warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
     st->limits = lim;
     st->family = family;
     st->sample_limits = ws_sample_limits_from_env();
+    /* The sample kernels carry code for Hopper and newer only (WS_SAMPLE_ARCH):
+     * a device running them from older PTX (a JIT build) keeps the merge path. */
+    cudaFuncAttributes fa;
+    st->sample_ok = cudaFuncGetAttributes(&fa, ws_dist_count<uint32_t, 16>) == cudaSuccess &&
+                    fa.ptxVersion >= 90;
+    (void)cudaGetLastError();
     ctx->cuda = st;
     return WARPSORT_OK;
 }

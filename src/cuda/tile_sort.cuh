@@ -205,6 +205,7 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, key_codec codec) {
+#if WS_SAMPLE_ARCH
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
@@ -214,6 +215,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             (int)b.size, false, true, codec, ws_tile_smem_raw);
         __syncthreads(); /* shared memory is reused by the next bucket */
     }
+#endif
 }
 
 /* Equality buckets and single items: decode and copy into place. */
@@ -221,6 +223,7 @@ template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_bucket_copy_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, key_codec codec) {
+#if WS_SAMPLE_ARCH
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
@@ -232,6 +235,7 @@ __global__ void __launch_bounds__(256)
             }
         }
     }
+#endif
 }
 
 template <typename KB, typename V, int THREADS, int ITEMS>
@@ -252,6 +256,7 @@ template <typename KB, typename V, int THREADS, int ITEMS, int RUN>
 __global__ void __launch_bounds__(THREADS)
     ws_big_bucket_kernel(KB *keys, V *vals, KB *tmp_keys, V *tmp_vals, const ws_big_bucket *list,
                          const unsigned *count, key_codec codec) {
+#if WS_SAMPLE_ARCH
     constexpr int TILE = THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     KB *sk = (KB *)ws_tile_smem_raw;
@@ -326,6 +331,7 @@ __global__ void __launch_bounds__(THREADS)
             V *tv = xv; xv = yv; yv = tv;
         }
     }
+#endif
 }
 
 #endif /* WARPSORT_CUDA_TILE_SORT_CUH */

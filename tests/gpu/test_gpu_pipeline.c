@@ -308,10 +308,9 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem, wt_
         memcpy(second_arr, orig_s, n * 8);
         ws_pipeline_test_fail_at(ctx, k);
         warpsort_status_t st =
-            op == WT_OP_ARGSORT
-                ? warpsort_argsort(ctx, keys, second_arr, n, dt, second, flags)
-                : warpsort_sort_pairs(ctx, keys, op == WT_OP_PAIRS ? second_arr : NULL, n, dt,
-                                      second, flags);
+            op == WT_OP_ARGSORT ? warpsort_argsort(ctx, keys, second_arr, n, dt, second, flags)
+            : op == WT_OP_PAIRS ? warpsort_sort_pairs(ctx, keys, second_arr, n, dt, second, flags)
+                                : warpsort_sort(ctx, keys, n, dt, flags);
         if (st == WARPSORT_OK) break;
         failed_calls++;
         if (st != WARPSORT_OUT_OF_MEMORY || !strstr(warpsort_last_error(ctx), "test hook"))
