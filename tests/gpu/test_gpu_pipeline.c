@@ -329,10 +329,10 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem, wt_
     assert_true(ref_k && ref_s);
     memcpy(ref_k, orig_k, n * kb);
     memcpy(ref_s, orig_s, n * 8);
-    warpsort_status_t st = op == WT_OP_ARGSORT
-                               ? warpsort_argsort(g_cpu, ref_k, ref_s, n, dt, second, flags)
-                               : warpsort_sort_pairs(g_cpu, ref_k, op == WT_OP_PAIRS ? ref_s : NULL,
-                                                     n, dt, second, flags);
+    warpsort_status_t st =
+        op == WT_OP_ARGSORT ? warpsort_argsort(g_cpu, ref_k, ref_s, n, dt, second, flags)
+        : op == WT_OP_PAIRS ? warpsort_sort_pairs(g_cpu, ref_k, ref_s, n, dt, second, flags)
+                            : warpsort_sort(g_cpu, ref_k, n, dt, flags);
     assert_int_equal(st, WARPSORT_OK);
     assert_memory_equal(keys, ref_k, n * kb);
     if (op != WT_OP_SORT) assert_memory_equal(second_arr, ref_s, n * second);

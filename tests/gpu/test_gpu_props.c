@@ -539,7 +539,7 @@ static void test_rows_of_smaller_chips(void **state) {
             run_one(&device_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, sizes[s],
                     KEYGEN_FEW, g_cpu);
             run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
-            run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], WT_NARROW,
+            run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], KEYGEN_NARROW,
                     g_cpu);
         }
         run_one(&wt_host_memory, WT_OP_PAIRS, WARPSORT_U32, 8, WARPSORT_STABLE, 1048577,
