@@ -30,7 +30,7 @@ extern "C" {
  * Version
  *====================================================================*/
 #define WARPSORT_VERSION_MAJOR 0
-#define WARPSORT_VERSION_MINOR 1
+#define WARPSORT_VERSION_MINOR 2
 #define WARPSORT_VERSION_PATCH 0
 /* One comparable code: MAJOR*10000 + MINOR*100 + PATCH. */
 #define WARPSORT_VERSION_CODE \
