@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 
+#include "gpu_memory.h"
 #include "testkit.h"
 #include "wt_cmocka.h"
 
@@ -60,21 +61,6 @@ static warpsort_context_t *gpu_context(size_t ring, size_t budget) {
 
 /*--- memory kinds ---*/
 
-static void *pinned_alloc(size_t bytes, void *user) {
-    (void)user;
-    void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return p;
-}
-static void pinned_release(void *p, void *user) {
-    (void)user;
-    (void)cudaFreeHost(p);
-}
-static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_release,
-                                          wt_host_copy, wt_host_copy, NULL};
 
 /* Sizes around the slot (16 KiB: 4096 four-byte or 2048 eight-byte items),
  * the ring (64 KiB), the direct-copy limit and the piece sizes, odd ones. */
@@ -137,11 +123,11 @@ static void test_small_ring_matrix(void **state) {
     if (g_quick) {
         failures += run_matrix(ctx, &wt_host_memory, k_quick_sizes, COUNT(k_quick_sizes),
                                1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX, 0);
-        failures += run_matrix(ctx, &pinned_memory, k_quick_sizes, COUNT(k_quick_sizes),
+        failures += run_matrix(ctx, &wt_pinned_memory, k_quick_sizes, COUNT(k_quick_sizes),
                                1u << KEYGEN_RANDOM, 0);
     } else {
         failures += run_matrix(ctx, &wt_host_memory, k_sizes, COUNT(k_sizes), dists, 1);
-        failures += run_matrix(ctx, &pinned_memory, k_sizes, COUNT(k_sizes),
+        failures += run_matrix(ctx, &wt_pinned_memory, k_sizes, COUNT(k_sizes),
                                1u << KEYGEN_RANDOM | 1u << KEYGEN_SORTED, 1);
     }
     warpsort_destroy(ctx);
@@ -156,10 +142,10 @@ static void test_default_ring_large(void **state) {
     warpsort_context_t *ctx = gpu_context(0, 0);
     const size_t n = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 25) + 7;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
-    run_one(ctx, &pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n, KEYGEN_RANDOM);
+    run_one(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 2,
             KEYGEN_FEW);
-    run_one(ctx, &pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
+    run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
     run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, 0, n / 2, KEYGEN_NARROW);
     warpsort_destroy(ctx);
 }
@@ -180,12 +166,12 @@ static void test_mixed_memory(void **state) {
             keygen_fill(orig, n, WARPSORT_I32, KEYGEN_FEW, 77 + (uint64_t)mode);
             void *keys = NULL, *vals = host_v, *dev = NULL;
             if (mode == 0) { /* pinned keys, pageable values */
-                keys = pinned_alloc(n * 4, NULL);
+                keys = wt_pinned_memory.alloc(n * 4, NULL);
                 assert_non_null(keys);
                 memcpy(keys, orig, n * 4);
             } else if (mode == 1) { /* pageable keys, pinned values */
                 keys = malloc(n * 4);
-                vals = pinned_alloc(n * 8, NULL);
+                vals = wt_pinned_memory.alloc(n * 8, NULL);
                 assert_true(keys && vals);
                 memcpy(keys, orig, n * 4);
             } else { /* device keys, pageable values */
@@ -213,10 +199,10 @@ static void test_mixed_memory(void **state) {
             assert_memory_equal(got_k, ref_k, n * 4);
             assert_memory_equal(vals, ref_v, n * 8);
             free(got_k);
-            if (mode == 0) pinned_release(keys, NULL);
+            if (mode == 0) wt_pinned_memory.release(keys, NULL);
             if (mode == 1) {
                 free(keys);
-                pinned_release(vals, NULL);
+                wt_pinned_memory.release(vals, NULL);
             }
             if (dev) CUDA_OK(cudaFree(dev));
             free(orig);
@@ -265,9 +251,9 @@ static void test_out_of_core(void **state) {
             failures += wt_run_matrix(ctx, &wt_host_memory, &m, g_cpu, stderr);
         }
     }
-    run_one(ctx, &pinned_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 300007,
+    run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 300007,
             KEYGEN_FEW);
-    run_one(ctx, &pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 300007,
+    run_one(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 300007,
             KEYGEN_NAN_MIX);
     warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
@@ -349,7 +335,7 @@ static void test_failure_in_core(void **state) {
     REQUIRE_GPU();
     warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, 40009);
-    fail_everywhere(ctx, &pinned_memory, WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING,
+    fail_everywhere(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING,
                     70001);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I32, 4, 0, 50021);
     warpsort_destroy(ctx);
@@ -364,7 +350,7 @@ static void test_failure_out_of_core(void **state) {
     REQUIRE_GPU();
     warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)256 << 10);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013);
-    fail_everywhere(ctx, &pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING,
+    fail_everywhere(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING,
                     45007);
     if (!g_quick)
         fail_everywhere(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, 100003);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h" /* ws_cuda_family_name */
+#include "gpu_memory.h"
 #include "testkit.h"
 #include "wt_cmocka.h"
 
@@ -41,48 +42,6 @@ static int g_quick;
         cudaError_t e_ = (call);                                                       \
         if (e_ != cudaSuccess) fail_msg("%s: %s", #call, cudaGetErrorString(e_));      \
     } while (0)
-
-/*--- memory hooks ---*/
-
-static void *device_alloc(size_t bytes, void *user) {
-    (void)user;
-    void *p = NULL;
-    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return p;
-}
-static void device_release(void *p, void *user) {
-    (void)user;
-    (void)cudaFree(p);
-}
-static int device_upload(void *dst, const void *src, size_t bytes, void *user) {
-    (void)user;
-    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess;
-}
-static int device_download(void *dst, const void *src, size_t bytes, void *user) {
-    (void)user;
-    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess;
-}
-static const wt_memory_t device_memory = {"device", device_alloc, device_release, device_upload,
-                                          device_download, NULL};
-
-static void *pinned_alloc(size_t bytes, void *user) {
-    (void)user;
-    void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return p;
-}
-static void pinned_release(void *p, void *user) {
-    (void)user;
-    (void)cudaFreeHost(p);
-}
-static const wt_memory_t pinned_memory = {"pinned host", pinned_alloc, pinned_release,
-                                          wt_host_copy, wt_host_copy, NULL};
 
 /*--- the matrix ---*/
 
@@ -111,13 +70,13 @@ static void test_property_matrix(void **state) {
                           1u << KEYGEN_SORTED | 1u << KEYGEN_NARROW;
     size_t failures = 0;
     if (g_quick) {
-        failures += run_sizes(p, &device_memory, k_quick_sizes, COUNT(k_quick_sizes),
+        failures += run_sizes(p, &wt_device_memory, k_quick_sizes, COUNT(k_quick_sizes),
                               1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX | 1u << KEYGEN_FEW);
         failures += run_sizes(p, &wt_host_memory, k_host_sizes, 4, 1u << KEYGEN_NAN_MIX);
     } else {
-        failures += run_sizes(p, &device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
-        failures += run_sizes(p, &device_memory, k_pow2_sizes, COUNT(k_pow2_sizes), some);
-        failures += run_sizes(p, &device_memory, k_large_sizes, COUNT(k_large_sizes),
+        failures += run_sizes(p, &wt_device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
+        failures += run_sizes(p, &wt_device_memory, k_pow2_sizes, COUNT(k_pow2_sizes), some);
+        failures += run_sizes(p, &wt_device_memory, k_large_sizes, COUNT(k_large_sizes),
                               1u << KEYGEN_RANDOM);
         failures += run_sizes(p, &wt_host_memory, k_host_sizes, COUNT(k_host_sizes),
                               1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX);
@@ -155,13 +114,13 @@ static void test_2_24_every_dtype(void **state) {
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         warpsort_dtype_t dt = (warpsort_dtype_t)d;
         if (g_quick && dt != WARPSORT_U32 && dt != WARPSORT_F64) continue;
-        run_one(&device_memory, WT_OP_SORT, dt, 0, 0, n, KEYGEN_RANDOM, g_cpu);
-        run_one(&device_memory, WT_OP_PAIRS, dt, 4, WARPSORT_DESCENDING | WARPSORT_STABLE, n,
+        run_one(&wt_device_memory, WT_OP_SORT, dt, 0, 0, n, KEYGEN_RANDOM, g_cpu);
+        run_one(&wt_device_memory, WT_OP_PAIRS, dt, 4, WARPSORT_DESCENDING | WARPSORT_STABLE, n,
                 KEYGEN_FEW, g_cpu);
         if (!g_quick) {
-            run_one(&device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, KEYGEN_NAN_MIX, g_cpu);
-            run_one(&device_memory, WT_OP_PAIRS, dt, 8, 0, n, KEYGEN_RANDOM, g_cpu);
-            run_one(&device_memory, WT_OP_ARGSORT, dt, 4, 0, n, KEYGEN_NARROW, g_cpu);
+            run_one(&wt_device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, KEYGEN_NAN_MIX, g_cpu);
+            run_one(&wt_device_memory, WT_OP_PAIRS, dt, 8, 0, n, KEYGEN_RANDOM, g_cpu);
+            run_one(&wt_device_memory, WT_OP_ARGSORT, dt, 4, 0, n, KEYGEN_NARROW, g_cpu);
         }
     }
     run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, KEYGEN_RANDOM, g_cpu);
@@ -173,7 +132,7 @@ static void test_2_28_u32(void **state) {
     if (g_quick) skip();
     const size_t n = (size_t)1 << 28;
     if (!device_has(4.0 * (double)n * 4)) skip();
-    run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM, g_cpu);
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM, g_cpu);
 }
 
 /* The sample sort's switch points on small inputs: contexts whose plan
@@ -227,7 +186,7 @@ static void test_sample_sort_plans(void **state) {
                                  kinds[k].flags, g_quick ? quick_sizes : sizes,
                                  g_quick ? COUNT(quick_sizes) : COUNT(sizes), WT_ALL_DISTS,
                                  0x5A3Dull + p};
-                const size_t f = wt_run_matrix(ctx, &device_memory, &m, g_cpu, stderr);
+                const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
                 if (f)
                     fprintf(stderr, "  (plan: %s splitters, %s levels)\n", plans[p].splitters,
                             plans[p].levels);
@@ -257,7 +216,7 @@ static void test_beyond_2_32(void **state) {
         print_message("cannot allocate 16 GiB on the host: skipped\n");
         skip();
     }
-    void *dev = device_alloc(n * sizeof *host, NULL);
+    void *dev = wt_device_memory.alloc(n * sizeof *host, NULL);
     if (!dev) {
         free(host);
         fail_msg("cudaMalloc of %zu keys failed although memory was free", n);
@@ -270,7 +229,7 @@ static void test_beyond_2_32(void **state) {
     if (st != WARPSORT_OK)
         fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(g_gpu));
     CUDA_OK(cudaMemcpy(host, dev, n * sizeof *host, cudaMemcpyDeviceToHost));
-    device_release(dev, NULL);
+    wt_device_memory.release(dev, NULL);
     char msg[256];
     if (wt_check_sorted(host, n, WARPSORT_U32, 0, msg, sizeof msg)) fail_msg("%s", msg);
     wt_fingerprint_t after = wt_fingerprint(host, n, 4);
@@ -285,9 +244,9 @@ static void test_pinned_and_mixed_memory(void **state) {
     REQUIRE_GPU();
     const size_t sizes[] = {1, 33, 8193, 1048577};
     for (size_t s = 0; s < COUNT(sizes); s++) {
-        run_one(&pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, sizes[s],
+        run_one(&wt_pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, sizes[s],
                 KEYGEN_NAN_MIX, g_cpu);
-        run_one(&pinned_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, WARPSORT_DESCENDING, sizes[s],
+        run_one(&wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, WARPSORT_DESCENDING, sizes[s],
                 KEYGEN_FEW, g_cpu);
     }
     /* keys on the device, values on the host, and the other way round */
@@ -297,7 +256,7 @@ static void test_pinned_and_mixed_memory(void **state) {
         uint64_t *ref_keys = malloc(n * 8), *ref_vals = malloc(n * 8);
         assert_true(orig && keys && vals && ref_keys && ref_vals);
         keygen_fill(orig, n, WARPSORT_F64, KEYGEN_NAN_MIX, 31 + (uint64_t)keys_on_device);
-        void *dev = device_alloc(n * 8, NULL);
+        void *dev = wt_device_memory.alloc(n * 8, NULL);
         assert_non_null(dev);
         memcpy(keys, orig, n * 8);
         wt_fill_iota(vals, n, 8);
@@ -324,7 +283,7 @@ static void test_pinned_and_mixed_memory(void **state) {
                          WARPSORT_OK);
         assert_memory_equal(keys, ref_keys, n * 8);
         assert_memory_equal(vals, ref_vals, n * 8);
-        device_release(dev, NULL);
+        wt_device_memory.release(dev, NULL);
         free(orig);
         free(keys);
         free(vals);
@@ -346,7 +305,7 @@ static void test_descending_reverses_ascending(void **state) {
             for (size_t k = 0; k < COUNT(dists); k++) {
                 size_t n = sizes[s];
                 void *asc = malloc(n * kb), *desc = malloc(n * kb);
-                void *dev = device_alloc(n * kb, NULL);
+                void *dev = wt_device_memory.alloc(n * kb, NULL);
                 assert_true(asc && desc && dev);
                 keygen_fill(asc, n, dt, dists[k], 555);
                 memcpy(desc, asc, n * kb);
@@ -362,7 +321,7 @@ static void test_descending_reverses_ascending(void **state) {
                 if (wt_check_reverse(asc, desc, n, kb, msg, sizeof msg))
                     fail_msg("%s n=%zu %s: %s", warpsort_dtype_name(dt), n,
                              keygen_dist_name(dists[k]), msg);
-                device_release(dev, NULL);
+                wt_device_memory.release(dev, NULL);
                 free(asc);
                 free(desc);
             }
@@ -396,16 +355,16 @@ static void test_caller_workspace(void **state) {
     if (big_bytes <= given)
         fail_msg("workspace does not grow with n: %zu keys need %zu bytes, %zu keys %zu",
                  n, given, big, big_bytes);
-    void *ws = device_alloc(given, NULL); /* cudaMalloc: 256-byte aligned */
+    void *ws = wt_device_memory.alloc(given, NULL); /* cudaMalloc: 256-byte aligned */
     assert_non_null(ws);
     assert_int_equal(warpsort_set_workspace(ctx, ws, given), WARPSORT_OK);
 
     /* exactly enough: sorts correctly (also checked against the CPU) */
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, KEYGEN_FEW,
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, KEYGEN_FEW,
             g_cpu);
-    run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, KEYGEN_NAN_MIX, g_cpu);
+    run_one(&wt_device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, KEYGEN_NAN_MIX, g_cpu);
     g_gpu = saved;
 
     /* too small: fails, explains, touches nothing */
@@ -414,7 +373,7 @@ static void test_caller_workspace(void **state) {
     assert_true(keys && vals && back_k && back_v);
     keygen_fill(keys, big, WARPSORT_U64, KEYGEN_RANDOM, 8);
     wt_fill_iota(vals, big, 8);
-    void *dk = device_alloc(big * 8, NULL), *dv = device_alloc(big * 8, NULL);
+    void *dk = wt_device_memory.alloc(big * 8, NULL), *dv = wt_device_memory.alloc(big * 8, NULL);
     assert_true(dk && dv);
     CUDA_OK(cudaMemcpy(dk, keys, big * 8, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dv, vals, big * 8, cudaMemcpyHostToDevice));
@@ -450,9 +409,9 @@ static void test_caller_workspace(void **state) {
         fail_msg("after returning to managed workspace: %s", msg);
 
     warpsort_destroy(ctx); /* the caller's buffer outlives the context */
-    device_release(ws, NULL);
-    device_release(dk, NULL);
-    device_release(dv, NULL);
+    wt_device_memory.release(ws, NULL);
+    wt_device_memory.release(dk, NULL);
+    wt_device_memory.release(dv, NULL);
     free(keys);
     free(vals);
     free(back_k);
@@ -473,9 +432,9 @@ static void test_user_stream(void **state) {
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, KEYGEN_NAN_MIX,
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, KEYGEN_NAN_MIX,
             g_cpu);
-    run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, KEYGEN_NAN_MIX,
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, KEYGEN_NAN_MIX,
             g_cpu);
     g_gpu = saved;
     warpsort_destroy(ctx);
@@ -533,13 +492,13 @@ static void test_rows_of_smaller_chips(void **state) {
         g_gpu = ctx;
         for (size_t s = 0; s < COUNT(sizes); s++) {
             if (g_quick && sizes[s] > 1048577) continue;
-            run_one(&device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
-            run_one(&device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, sizes[s],
+            run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, sizes[s],
                     KEYGEN_NAN_MIX, g_cpu);
-            run_one(&device_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, sizes[s],
+            run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, sizes[s],
                     KEYGEN_FEW, g_cpu);
-            run_one(&device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
-            run_one(&device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], KEYGEN_NARROW,
+            run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&wt_device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], KEYGEN_NARROW,
                     g_cpu);
         }
         run_one(&wt_host_memory, WT_OP_PAIRS, WARPSORT_U32, 8, WARPSORT_STABLE, 1048577,

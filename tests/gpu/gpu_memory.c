@@ -1,0 +1,47 @@
+/*
+ * gpu_memory.c - the GPU tests' memory hooks (gpu_memory.h).
+ */
+#include "gpu_memory.h"
+
+#include <cuda_runtime_api.h>
+
+static void *device_alloc(size_t bytes, void *user) {
+    (void)user;
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+static void device_release(void *p, void *user) {
+    (void)user;
+    (void)cudaFree(p);
+}
+static int device_upload(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+}
+static int device_download(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess;
+}
+const wt_memory_t wt_device_memory = {"device", device_alloc, device_release, device_upload,
+                                          device_download, NULL};
+
+static void *pinned_alloc(size_t bytes, void *user) {
+    (void)user;
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+static void pinned_release(void *p, void *user) {
+    (void)user;
+    (void)cudaFreeHost(p);
+}
+const wt_memory_t wt_pinned_memory = {"pinned host", pinned_alloc, pinned_release,
+                                      wt_host_copy, wt_host_copy, NULL};
+
