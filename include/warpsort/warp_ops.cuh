@@ -50,6 +50,14 @@ struct bit_or_op {
 };
 
 namespace detail {
+template <typename A, typename B>
+struct same_type {
+    static constexpr bool value = false;
+};
+template <typename A>
+struct same_type<A, A> {
+    static constexpr bool value = true;
+};
 __device__ __forceinline__ int warp_lane() {
     unsigned l;
     asm("mov.u32 %0, %%laneid;" : "=r"(l));
@@ -90,13 +98,28 @@ template <int WIDTH = 32, typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T x, Op op) {
     static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
                   "groups of 1, 2, 4, 8, 16 or 32 lanes");
-    const int lane = detail::warp_lane();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    /* A whole warp's 32-bit integer sum, minimum or maximum is one redux.sync
+     * instruction (8.0 and newer): the same result as the butterfly below. */
+    constexpr bool INT32 =
+        detail::same_type<T, int>::value || detail::same_type<T, unsigned>::value;
+    if constexpr (WIDTH == 32 && INT32 && detail::same_type<Op, plus_op>::value)
+        return (T)__reduce_add_sync(0xFFFFFFFFu, x);
+    else if constexpr (WIDTH == 32 && INT32 && detail::same_type<Op, min_op>::value)
+        return (T)__reduce_min_sync(0xFFFFFFFFu, x);
+    else if constexpr (WIDTH == 32 && INT32 && detail::same_type<Op, max_op>::value)
+        return (T)__reduce_max_sync(0xFFFFFFFFu, x);
+    else
+#endif
+    {
+        const int lane = detail::warp_lane();
 #pragma unroll
-    for (int d = 1; d < WIDTH; d *= 2) {
-        const T other = detail::shfl<detail::SHFL_XOR, WIDTH>(x, d);
-        x = (lane & d) ? op(other, x) : op(x, other);
+        for (int d = 1; d < WIDTH; d *= 2) {
+            const T other = detail::shfl<detail::SHFL_XOR, WIDTH>(x, d);
+            x = (lane & d) ? op(other, x) : op(x, other);
+        }
+        return x;
     }
-    return x;
 }
 
 /* Inclusive scan: lane i of the group (i = lane % WIDTH) gets
