@@ -1,7 +1,10 @@
 /*
  * sort.cu - the CUDA backend: whole-array dispatch, workspace, host arrays.
  *
- * Plan for n items (key + optional value):
+ * One plan per call (ws_plan_for, plan.cuh) picks the path for n items (key
+ * + optional value): the sample sort above WS_SAMPLE_MIN_N on the Hopper
+ * family (ws_sample_sort_device: distribute.cuh levels, then tile_sort.cuh
+ * bucket sorts), else the merge path:
  *   1. block_sort_kernel sorts every tile of TILE items on chip (bitonic
  *      network per warp, then merges in shared memory:
  *      warpsort/block_sort.cuh) and writes sorted runs as ordered bits; a
