@@ -1,8 +1,8 @@
 /*
  * gpu_memory.h - where the GPU tests put the arrays under test: device
  * memory (cudaMalloc, copies through cudaMemcpy) and pinned host memory
- * (cudaMallocHost), as testkit memory hooks. Plain host memory is the
- * testkit's wt_host_memory.
+ * (cudaMallocHost), as testkit memory hooks (plain host memory is the
+ * testkit's wt_host_memory); and the two checks every GPU test program uses.
  */
 #ifndef WARPSORT_TEST_GPU_MEMORY_H
 #define WARPSORT_TEST_GPU_MEMORY_H
@@ -11,5 +11,20 @@
 
 extern const wt_memory_t wt_device_memory;
 extern const wt_memory_t wt_pinned_memory;
+
+/* Inside a cmocka test: skip it when have_gpu is false (no CUDA backend or
+ * device), fail it when a CUDA call fails. */
+#define WT_REQUIRE_GPU(have_gpu)                                           \
+    do {                                                                   \
+        if (!(have_gpu)) {                                                 \
+            print_message("no CUDA backend or device: skipped\n");         \
+            skip();                                                        \
+        }                                                                  \
+    } while (0)
+#define CUDA_OK(call)                                                             \
+    do {                                                                          \
+        cudaError_t e_ = (call);                                                  \
+        if (e_ != cudaSuccess) fail_msg("%s: %s", #call, cudaGetErrorString(e_)); \
+    } while (0)
 
 #endif /* WARPSORT_TEST_GPU_MEMORY_H */

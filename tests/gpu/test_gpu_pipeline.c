@@ -34,19 +34,7 @@ static int g_quick;
 
 #define SMALL_RING ((size_t)64 << 10) /* 4 slots of 16 KiB */
 
-#define REQUIRE_GPU()                                                \
-    do {                                                             \
-        if (!g_have_gpu) {                                           \
-            print_message("no CUDA backend or device: skipped\n");   \
-            skip();                                                  \
-        }                                                            \
-    } while (0)
-
-#define CUDA_OK(call)                                                             \
-    do {                                                                          \
-        cudaError_t e_ = (call);                                                  \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #call, cudaGetErrorString(e_)); \
-    } while (0)
+#define REQUIRE_GPU() WT_REQUIRE_GPU(g_have_gpu)
 
 static warpsort_context_t *gpu_context(size_t ring, size_t budget) {
     warpsort_context_t *ctx = NULL;

@@ -29,19 +29,7 @@ static warpsort_context_t *g_gpu; /* NULL: no CUDA backend or device */
 static warpsort_context_t *g_cpu; /* the oracle */
 static int g_quick;
 
-#define REQUIRE_GPU()                                                       \
-    do {                                                                    \
-        if (!g_gpu) {                                                       \
-            print_message("no CUDA backend or device: skipped\n");          \
-            skip();                                                         \
-        }                                                                   \
-    } while (0)
-
-#define CUDA_OK(call)                                                                  \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) fail_msg("%s: %s", #call, cudaGetErrorString(e_));      \
-    } while (0)
+#define REQUIRE_GPU() WT_REQUIRE_GPU(g_gpu)
 
 /*--- the matrix ---*/
 
