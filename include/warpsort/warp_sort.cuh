@@ -63,20 +63,75 @@ struct warp_items {
 };
 
 namespace detail {
+/* Lane-dependent directions. A stage whose direction depends on the lane
+ * must not be written as a ?: or a branch on that bool: the compiler then
+ * unswitches the stage into two divergent copies, duplicating its shuffles
+ * into both arms, and divergent shuffles run serialized (measured: the
+ * warp sort of 32 x 2..16 keys ran 3-8x slower). The two helpers below make
+ * the choice in PTX the compiler cannot see into.
+ *
+ * keep_min ? min(a, b) : max(a, b): a min and a predicated max that
+ * overwrites it, two instructions (ptxas shares the setp across a stage). */
+template <typename KB>
+__device__ __forceinline__ KB keep_min_or_max(bool keep_min, KB a, KB b) {
+    static_assert(sizeof(KB) == 4 || sizeof(KB) == 8, "ordered bits are 4 or 8 bytes");
+    if constexpr (sizeof(KB) == 4) {
+        uint32_t r;
+        asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %3, 0;\n\tmin.u32 %0, %1, %2;\n\t"
+            "@p max.u32 %0, %1, %2;\n\t}"
+            : "=&r"(r) : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)keep_min));
+        return (KB)r;
+    } else {
+        unsigned long long r;
+        asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %3, 0;\n\tmin.u64 %0, %1, %2;\n\t"
+            "@p max.u64 %0, %1, %2;\n\t}"
+            : "=&l"(r) : "l"((unsigned long long)a), "l"((unsigned long long)b),
+              "r"((uint32_t)keep_min));
+        return (KB)r;
+    }
+}
+
+/* c ? a : b for two predicates, one selp. */
+__device__ __forceinline__ bool select_opaque(bool c, bool a, bool b) {
+    uint32_t r;
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+        : "=r"(r) : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)c));
+    return r != 0;
+}
+
 /* Compare-exchange of registers lo < hi: after it, item lo precedes item hi
  * in direction asc (ascending when true). Keys alone take a min/max pair,
  * which folds to two instructions when asc is a compile-time constant. */
 template <typename KB, typename V, typename P, int ITEMS>
 __device__ __forceinline__ void exchange_registers(warp_items<KB, V, P, ITEMS> &it, int lo,
-                                                   int hi, bool asc) {
-    if constexpr (!is_value<V>::value && !is_value<P>::value) {
+                                                   int hi, bool asc, bool lane_dir) {
+    if constexpr (!is_value<P>::value) {
+        /* Keys by min/max; values (if any) follow when the key moved. Equal
+         * keys stay put, so no value is lost or doubled. A direction that
+         * depends on the lane (lane_dir, known once the network is
+         * unrolled) goes through keep_min_or_max, so the compiler cannot
+         * split the stage into divergent copies. */
         const KB a = it.k[lo], b = it.k[hi];
-        const KB mn = a < b ? a : b, mx = a < b ? b : a;
-        it.k[lo] = asc ? mn : mx;
-        it.k[hi] = asc ? mx : mn;
+        if (lane_dir) {
+            it.k[lo] = keep_min_or_max(asc, a, b);
+            it.k[hi] = keep_min_or_max(!asc, a, b);
+        } else {
+            const KB mn = a < b ? a : b, mx = a < b ? b : a;
+            it.k[lo] = asc ? mn : mx;
+            it.k[hi] = asc ? mx : mn;
+        }
+        if constexpr (is_value<V>::value) {
+            const bool moved = it.k[lo] != a;
+            const V va = it.v[lo], vb = it.v[hi];
+            it.v[lo] = moved ? vb : va;
+            it.v[hi] = moved ? va : vb;
+        }
     } else {
-        bool out_of_order = asc ? item_less(it.k[hi], it.p[hi], it.k[lo], it.p[lo])
-                                : item_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
+        /* Flipped, not ?: - fewer instructions with positions (measured on
+         * the block sort of pairs). */
+        const bool fwd = item_less(it.k[hi], it.p[hi], it.k[lo], it.p[lo]);
+        const bool bwd = item_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
+        const bool out_of_order = lane_dir ? select_opaque(asc, fwd, bwd) : (asc ? fwd : bwd);
         if (out_of_order) {
             KB tk = it.k[lo]; it.k[lo] = it.k[hi]; it.k[hi] = tk;
             V tv = it.v[lo]; it.v[lo] = it.v[hi]; it.v[hi] = tv;
@@ -98,7 +153,7 @@ __device__ __forceinline__ void warp_stage(warp_items<KB, V, P, ITEMS> &it, int 
             /* first is a multiple of ITEMS: below ITEMS the direction bit is
              * i's (a constant), above it the lane's. */
             const bool asc = k < ITEMS ? (i & k) == 0 : (first & k) == 0;
-            if ((i & j) == 0) exchange_registers(it, i, i + j, asc);
+            if ((i & j) == 0) exchange_registers(it, i, i + j, asc, k >= ITEMS);
         }
     } else {
         /* j >= ITEMS >= 1 and k > j, so bit k of the index lies above the
@@ -110,17 +165,22 @@ __device__ __forceinline__ void warp_stage(warp_items<KB, V, P, ITEMS> &it, int 
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             KB ok = shfl_xor(it.k[i], lane_mask);
-            if constexpr (!is_value<V>::value && !is_value<P>::value) {
+            if constexpr (!is_value<P>::value) {
+                /* The partner keeps the other end of the pair; on equal keys
+                 * both keep their own item. */
                 const KB mine = it.k[i];
-                const KB mn = ok < mine ? ok : mine, mx = ok < mine ? mine : ok;
-                it.k[i] = keep_min ? mn : mx;
+                it.k[i] = keep_min_or_max(keep_min, mine, ok);
+                if constexpr (is_value<V>::value) {
+                    const V ov = shfl_xor(it.v[i], lane_mask);
+                    it.v[i] = it.k[i] != mine ? ov : it.v[i];
+                }
             } else {
                 V ov = shfl_xor(it.v[i], lane_mask);
                 P op = shfl_xor(it.p[i], lane_mask);
                 /* Both partners evaluate the same predicate on (upper, lower),
                  * so exactly one copy of each item survives even on ties. */
-                bool take = keep_min ? item_less(ok, op, it.k[i], it.p[i])
-                                     : item_less(it.k[i], it.p[i], ok, op);
+                const bool take = select_opaque(keep_min, item_less(ok, op, it.k[i], it.p[i]),
+                                                item_less(it.k[i], it.p[i], ok, op));
                 if (take) {
                     it.k[i] = ok;
                     it.v[i] = ov;
@@ -236,9 +296,11 @@ __device__ __forceinline__ void warp_sort(T (&keys)[K], V (&vals)[K], int valid)
     using VW = typename value_word<V>::type;
     /* Positions break ties for stability, and keep real items ahead of
      * sentinels (which tie with real all-ones keys) whenever values would
-     * otherwise be lost. Keys alone need no tie-break: a sentinel and a real
-     * all-ones key are the same key. */
-    constexpr bool POSITIONS = STABLE || (is_value<V>::value && (HAS_VALID || P != K));
+     * otherwise be lost. Keys alone need neither: ordered bits are a
+     * bijection of the key's bits, so equal keys are identical and any order
+     * of them is the stable one, and a sentinel and a real all-ones key are
+     * the same key. */
+    constexpr bool POSITIONS = is_value<V>::value && (STABLE || HAS_VALID || P != K);
     using PW = typename select_type<POSITIONS, uint32_t, no_value>::type;
 
     const int glane = lane_id() & (WIDTH - 1);

@@ -329,13 +329,16 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
-    for (int j = (int)threadIdx.x; j < WS_MAX_BUCKETS; j += WS_DIST_THREADS)
+    const int nb = (int)ctl->nbuckets;
+    for (int j = (int)threadIdx.x; j < nb; j += WS_DIST_THREADS)
         cnt[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] = s.hist[j];
 #endif
 }
 
 template <typename KB, typename V, int ITEMS, bool STABLE>
-__global__ void __launch_bounds__(WS_DIST_THREADS)
+__global__ void __launch_bounds__(WS_DIST_THREADS,
+                      ws_scatter_min_blocks((int)sizeof(KB) + (is_value<V>::value ? (int)sizeof(V) : 0),
+                                            STABLE))
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *trees, unsigned chunk, const unsigned long long *scan) {
@@ -352,11 +355,14 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
                          (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
+    const int nb = (int)ctl->nbuckets; /* no key's bucket reaches nb */
 #pragma unroll
     for (int q = 0; q < PER; q++) {
         const int j = t * PER + q;
-        s.run_base[j] = sg.begin +
-                        (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] - seg_first);
+        s.run_base[j] = j < nb ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks +
+                                                  w.local] -
+                                             seg_first)
+                               : 0ull;
     }
     __syncthreads();
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -370,6 +376,12 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else
             ws_block_rank_any<ITEMS>(bkt, rank, s.hist[0]);
+        /* Bucket and rank share a register across the barrier (bucket <
+         * WS_MAX_BUCKETS, rank < TILE <= 65536): fewer registers, more
+         * blocks per SM for this barrier-bound loop. */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            bkt[i] = bkt[i] == WS_NO_BUCKET ? WS_NO_BUCKET : bkt[i] << 16 | rank[i];
         __syncthreads();
         /* Per bucket: warps' offsets inside the tile's run, the run's slot
          * in the regrouped tile, and where it goes in the output. */
@@ -402,10 +414,10 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             if (bkt[i] != WS_NO_BUCKET) {
-                const unsigned slot =
-                    s.tile_start[bkt[i]] + s.hist[STABLE ? warp : 0][bkt[i]] + rank[i];
+                const unsigned b = bkt[i] >> 16;
+                const unsigned slot = s.tile_start[b] + s.hist[STABLE ? warp : 0][b] + (bkt[i] & 0xFFFFu);
                 s.keys[slot] = k[i];
-                s.bkt[slot] = (unsigned short)bkt[i];
+                s.bkt[slot] = (unsigned short)b;
                 if constexpr (is_value<V>::value) s.vals[slot] = v[i];
             }
         }
@@ -538,11 +550,15 @@ __global__ void __launch_bounds__(256)
         const ws_dist_seg sg = segs[seg];
         const unsigned long long first = scan[sg.cnt_base];
         unsigned long long job_begin = 0, job_size = 0; /* the same in every lane */
-        for (unsigned j0 = 0; j0 < WS_MAX_BUCKETS; j0 += 32) {
+        const unsigned nb = ctl->nbuckets;
+        for (unsigned j0 = 0; j0 < nb; j0 += 32) {
             const unsigned j = j0 + lane;
-            const unsigned long long at = scan[sg.cnt_base + (unsigned long long)j * sg.nblocks];
+            /* Bucket j ends where j + 1 begins; the last one's end is the
+             * next region's start (or the total, scan[cnt_entries]). */
+            const unsigned long long at =
+                j < nb ? scan[sg.cnt_base + (unsigned long long)j * sg.nblocks] : 0ull;
             const unsigned long long size =
-                scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at;
+                j < nb ? scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at : 0ull;
             const unsigned long long begin = sg.begin + (at - first);
             const bool equal = sg.eq && (j & 1u);
             /* 0 empty, 1 packed into a job, 2 on its own */
@@ -578,7 +594,7 @@ __global__ void __launch_bounds__(256)
                 const unsigned s2 = atomicAdd(&out.ctl->segs, 1u);
                 const unsigned fb = atomicAdd(&out.ctl->blocks, nb);
                 const unsigned long long cb =
-                    atomicAdd(&out.ctl->cnt_entries, (unsigned long long)nb * WS_MAX_BUCKETS);
+                    atomicAdd(&out.ctl->cnt_entries, (unsigned long long)nb * out.ctl->nbuckets);
                 out.segs[s2] = ws_dist_seg{begin, size, cb, fb, nb, 0u, 0u};
                 for (unsigned b = 0; b < nb; b++) out.blockseg[fb + b] = s2;
             } else {
@@ -593,13 +609,13 @@ __global__ void __launch_bounds__(256)
 
 /* Level 0: the whole array is one segment; every counter starts at zero. */
 __global__ void ws_dist_init(ws_dist_seg *segs0, ws_level_ctl *ctl, ws_final_ctl *fin,
-                             unsigned long long n, unsigned chunk) {
+                             unsigned long long n, unsigned chunk, ws_level_nb nbuckets) {
 #if WS_SAMPLE_ARCH
     if (threadIdx.x != 0) return;
     const unsigned nb = (unsigned)((n + chunk - 1) / chunk);
     segs0[0] = ws_dist_seg{0ull, n, 0ull, 0u, nb, 0u, 0u};
-    for (int l = 0; l < WS_MAX_LEVELS; l++) ctl[l] = ws_level_ctl{0u, 0u, 0ull};
-    ctl[0] = ws_level_ctl{1u, nb, (unsigned long long)nb * WS_MAX_BUCKETS};
+    for (int l = 0; l < WS_MAX_LEVELS; l++) ctl[l] = ws_level_ctl{0u, 0u, 0ull, nbuckets.nb[l]};
+    ctl[0] = ws_level_ctl{1u, nb, (unsigned long long)nb * nbuckets.nb[0], nbuckets.nb[0]};
     *fin = ws_final_ctl{};
 #endif
 }

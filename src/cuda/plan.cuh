@@ -47,6 +47,16 @@
 /* Distribution blocks: 256 threads; a count or scatter block walks a chunk
  * of `chunk` items tile by tile. */
 #define WS_DIST_THREADS 256
+/* Occupancy floor (__launch_bounds__) of a scatter block, by bytes per
+ * item: its loop waits at barriers and on the dependent shared-memory
+ * loads of the tree descent, so resident warps set its speed. The floor is
+ * the most blocks whose register cap (64K / (256 x blocks)) it fits
+ * without spilling more than a few words (ptxas -v); stable levels keep
+ * per-warp counters and need more. The count kernel is left to ptxas:
+ * every floor tried made it spill. */
+__host__ __device__ constexpr int ws_scatter_min_blocks(int item_bytes, bool stable) {
+    return !stable && item_bytes <= 4 ? 4 : 3;
+}
 
 __host__ __device__ constexpr int ws_dist_items(int key_bytes, int value_bytes) {
     return key_bytes + value_bytes <= 8 ? 16 : 8;
@@ -55,7 +65,7 @@ __host__ __device__ constexpr int ws_dist_items(int key_bytes, int value_bytes) 
 /* One range of a level's input, cut by its own splitters. */
 struct ws_dist_seg {
     unsigned long long begin, size;
-    unsigned long long cnt_base; /* first of its WS_MAX_BUCKETS x nblocks counts (bucket-major) */
+    unsigned long long cnt_base; /* first of its nbuckets x nblocks counts (bucket-major) */
     unsigned first_block, nblocks;
     unsigned m;  /* distinct splitters (<= 255) */
     unsigned eq; /* 1: equality buckets */
@@ -65,7 +75,17 @@ struct ws_dist_seg {
 struct ws_level_ctl {
     unsigned segs, blocks;
     unsigned long long cnt_entries;
+    unsigned nbuckets; /* count entries per block: 2 x splitters + 1 (set at init) */
 };
+/* The level's nbuckets, for ws_dist_init. */
+struct ws_level_nb {
+    unsigned nb[WS_MAX_LEVELS];
+};
+/* Count entries per distribution block of a level that draws s splitters:
+ * m + 1 range buckets, or 2m + 1 with equality buckets (m <= s). */
+__host__ __device__ constexpr unsigned ws_level_buckets(unsigned splitters) {
+    return 2 * splitters + 1;
+}
 
 /* A bucket-sort job (one or more consecutive finished buckets) or a piece
  * of an equality bucket to copy. */

@@ -241,9 +241,10 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
                                                       (2 * p.splitters[l - 1] + 1),
                                                   n / (p.cap + 1) + 1);
         p.max_blocks[l] = (unsigned)(base_blocks + (l ? p.max_segs[l] : 0));
-        p.max_cnt = p.max_cnt > (size_t)p.max_blocks[l] * WS_MAX_BUCKETS
-                        ? p.max_cnt
-                        : (size_t)p.max_blocks[l] * WS_MAX_BUCKETS;
+        /* Count entries per block: the level's own bucket bound, not the
+         * largest tree's (a last level with few splitters needs few). */
+        const size_t entries = (size_t)p.max_blocks[l] * ws_level_buckets(p.splitters[l]);
+        p.max_cnt = p.max_cnt > entries ? p.max_cnt : entries;
         buckets_total += ws_min(n, (size_t)p.max_segs[l] * (2 * p.splitters[l] + 1));
     }
     for (int c = 0; c < WS_SORT_CLASSES; c++)
@@ -350,9 +351,9 @@ static warpsort_status_t ws_sort_device(warpsort_context_t *ctx, KB *keys, V *va
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "block_sort_kernel");
     }
     if (rem) {
-        /* Sentinels tie with real all-ones keys: positions keep them last so
-         * no real value is dropped. Keys alone need no tie-break. */
-        err = (stable || HAS_VALUES)
+        /* The last, partial tile: ws_sort_tile_block adds positions when a
+         * real all-ones key would tie with the padding. */
+        err = stable
                   ? ws_launch_tiles<KB, V, F, true>(keys, vals, k_run, v_run, n, full * tile, 1,
                                                     sub, keep_ordered, codec, stream)
                   : ws_launch_tiles<KB, V, F, false>(keys, vals, k_run, v_run, n, full * tile, 1,
@@ -470,8 +471,10 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
     WS_CUDA_TRY(ctx, cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)scatter_smem));
 
+    ws_level_nb nbuckets = {};
+    for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
     ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n,
-                                       p.chunk[0]);
+                                       p.chunk[0], nbuckets);
     WS_CUDA_TRY(ctx, cudaGetLastError());
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
@@ -518,15 +521,12 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
         WS_CUDA_TRY(ctx, cudaGetLastError());
     }
 
-    cudaError_t err;
-    if constexpr (HAS_VALUES)
-        err = ws_launch_bucket_sorts<KB, V, true>(p, ws, keys, vals, ktmp, vtmp, fin, codec, sms,
-                                                  stream);
-    else
-        err = stable ? ws_launch_bucket_sorts<KB, V, true>(p, ws, keys, vals, ktmp, vtmp, fin,
-                                                           codec, sms, stream)
-                     : ws_launch_bucket_sorts<KB, V, false>(p, ws, keys, vals, ktmp, vtmp, fin,
-                                                            codec, sms, stream);
+    /* Unstable pairs: positions only in the rare job that needs them
+     * (ws_sort_tile_block). */
+    cudaError_t err = stable ? ws_launch_bucket_sorts<KB, V, true>(p, ws, keys, vals, ktmp, vtmp,
+                                                                   fin, codec, sms, stream)
+                             : ws_launch_bucket_sorts<KB, V, false>(p, ws, keys, vals, ktmp,
+                                                                    vtmp, fin, codec, sms, stream);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "ws_bucket_sort_kernel");
     ws_bucket_copy_kernel<KB, V><<<(unsigned)ws_min(p.copy_list_cap, (size_t)sms * 8), 256, 0,
                                    stream>>>(keys, vals, ktmp, vtmp,
@@ -623,7 +623,11 @@ static warpsort_status_t ws_dispatch_values(warpsort_context_t *ctx, void *keys,
                                             bool stable, unsigned char *ws, cudaStream_t stream) {
     switch (value_bytes) {
     case 0:
-        return ws_sort_planned<KB, no_value>(ctx, keys, nullptr, n, codec, stable, ws, stream);
+        /* Keys alone: the codec is a bijection, so equal keys are identical
+         * bits and any order of them is the stable one; the unstable
+         * kernels (fewer registers, block atomics) give the same bytes. */
+        (void)stable;
+        return ws_sort_planned<KB, no_value>(ctx, keys, nullptr, n, codec, false, ws, stream);
     case 4:
         return ws_sort_planned<KB, uint32_t>(ctx, keys, vals, n, codec, stable, ws, stream);
     default:

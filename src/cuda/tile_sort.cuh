@@ -63,20 +63,45 @@ __host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub)
            (is_value<V>::value ? sizeof(V) * smem_slots<V>(block_tile) : 0);
 }
 
+/* Sorts one sub-tile staged in shared memory with the block network, P
+ * (positions or none) chosen by the caller, and leaves it there. */
+template <typename KB, typename V, typename P, int THREADS, int ITEMS, int RUN>
+__device__ __forceinline__ void ws_sort_staged(const tile_smem<KB, V> &sub, int sub_valid) {
+    const int first = (int)threadIdx.x * ITEMS;
+    warp_items<KB, V, P, ITEMS> it;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        it.k[i] = smem_get(sub.keys, first + i);
+        it.v[i] = smem_get(sub.vals, first + i);
+        if constexpr (is_value<P>::value) it.p[i] = (uint32_t)(first + i);
+    }
+    block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
+    /* Each thread writes back only the slots it read: no barrier. */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        smem_put(sub.keys, first + i, it.k[i]);
+        smem_put(sub.vals, first + i, it.v[i]);
+    }
+}
+
 /* One block sorts items [base, base + valid) of keys_in (valid <= SUB *
  * THREADS * ITEMS) into the same range of keys_out, which may alias
  * keys_in: SUB (1 or 2) sub-tiles of TILE items one after the other, then,
  * for SUB = 2, a merge of the two in shared memory. Missing items are
- * sentinels; positions (STABLE) keep them after real all-ones keys and make
- * equal keys keep their input order. encode_in: keys_in holds the dtype's
- * bits (else ordered bits); decode_out: keys_out gets the dtype's bits.
- * Every thread of the block calls it; smem holds ws_tile_smem_bytes. */
+ * sentinels (the largest key). Positions make equal keys keep their input
+ * order (STABLE), and keep sentinels after real all-ones keys: without
+ * them a value of such a key could be traded for a sentinel's. So an
+ * unstable sort of pairs carries positions only in a sub-tile that is
+ * partial and holds a real all-ones key (rare: checked per sub-tile);
+ * keys alone never need them (a sentinel and an all-ones key are the same
+ * key). encode_in: keys_in holds the dtype's bits (else ordered bits);
+ * decode_out: keys_out gets the dtype's bits. Every thread of the block
+ * calls it; smem holds ws_tile_smem_bytes. */
 template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int SUB>
 __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *vals_in,
                                                    KB *keys_out, V *vals_out, size_t base,
                                                    int valid, bool encode_in, bool decode_out,
                                                    key_codec codec, unsigned char *smem) {
-    using P = typename std::conditional<STABLE, uint32_t, no_value>::type;
     static_assert(SUB == 1 || SUB == 2, "one or two sub-tiles per block");
     constexpr int TILE = THREADS * ITEMS;
     constexpr int BLOCK_TILE = SUB * TILE;
@@ -94,6 +119,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
         sub.keys = keys + smem_index<KB>(u * TILE);
         sub.vals = vals + smem_index<V>(u * TILE);
         const int sub_valid = valid - u * TILE;
+        bool all_ones = false; /* a real key equal to the sentinel */
         /* Coalesced striped loads, all issued before the first store so the
          * DRAM latency is paid once; missing items become sentinels (largest
          * key, and, with positions, after every real item). */
@@ -111,27 +137,23 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int e = i * THREADS + t;
-            smem_put(sub.keys, e,
-                        e < sub_valid ? (encode_in ? encode(kr[i], codec) : kr[i])
-                                      : sentinel<KB>());
+            const KB key = encode_in ? encode(kr[i], codec) : kr[i];
+            all_ones |= e < sub_valid && key == sentinel<KB>();
+            smem_put(sub.keys, e, e < sub_valid ? key : sentinel<KB>());
             if constexpr (is_value<V>::value) {
                 if (e < sub_valid) smem_put(sub.vals, e, vr[i]);
             }
         }
-        __syncthreads();
-        warp_items<KB, V, P, ITEMS> it;
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            it.k[i] = smem_get(sub.keys, first + i);
-            it.v[i] = smem_get(sub.vals, first + i);
-            if constexpr (STABLE) it.p[i] = (uint32_t)(first + i);
-        }
-        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
-        /* Each thread writes back only the slots it read: no barrier. */
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            smem_put(sub.keys, first + i, it.k[i]);
-            smem_put(sub.vals, first + i, it.v[i]);
+        if constexpr (STABLE) {
+            __syncthreads();
+            ws_sort_staged<KB, V, uint32_t, THREADS, ITEMS, RUN>(sub, sub_valid);
+        } else if constexpr (!is_value<V>::value) {
+            __syncthreads();
+            ws_sort_staged<KB, V, no_value, THREADS, ITEMS, RUN>(sub, sub_valid);
+        } else if (__syncthreads_or(sub_valid < TILE && all_ones)) {
+            ws_sort_staged<KB, V, uint32_t, THREADS, ITEMS, RUN>(sub, sub_valid);
+        } else {
+            ws_sort_staged<KB, V, no_value, THREADS, ITEMS, RUN>(sub, sub_valid);
         }
     }
     __syncthreads();
