@@ -82,6 +82,7 @@ struct Options {
     std::string json_path;
     bool no_json = false;
     bool list_only = false;
+    bool stable = false;
 };
 
 const int kMaxLog = 30; /* CUB rows pass int num_items; 2^30 u64 pairs = 40 GiB of buffers */
@@ -106,6 +107,9 @@ const char *const kUsage =
     "selection:\n"
     "  --dtype LIST        u32,f32,u64,f64 or all\n"
     "  --kind LIST         keys,pairs or both;  --keys / --pairs are short for one\n"
+    "  --stable            every row sorts stably: warpsort with WARPSORT_STABLE, CUB\n"
+    "                      merge sort's StableSort*; CUB radix and Thrust are stable\n"
+    "                      anyway; the seed kernels and cub-segmented are n/a\n"
     "  --dist LIST         random,sorted,reversed,few (16 distinct values),equal,two,\n"
     "                      skewed (90 % one key),exponential,all-but-one, or all\n"
     "  --min-log N         smallest n = 2^N (1..30)\n"
@@ -223,6 +227,9 @@ Options parse_args(int argc, char **argv) {
         } else if (a == "--kind") {
             parse_names(a, need(), kind_names, o.kinds, "both");
             o.kind_set = true;
+        } else if (a == "--stable") {
+            no_value();
+            o.stable = true;
         } else if (a == "--keys" || a == "--pairs") {
             no_value();
             o.kinds[0] = a == "--keys";
@@ -767,11 +774,13 @@ Row time_cpu_rival(Context &c, Buffers &b, Verifier &ver, HostCheck &hc, int log
         for (size_t i = 0; i < vals.size(); ++i) vals[i] = (uint32_t)i;
         c.info.t_reset += lap(tp);
         timespec t0, t1;
+        const unsigned cpu_flags = WARPSORT_ASCENDING | (b.regime.stable ? WARPSORT_STABLE : 0u);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         warpsort_status_t st =
-            b.regime.pairs ? warpsort_sort_pairs(c.cpu_ctx, work.data(), vals.data(), b.n, dt,
-                                                 kValueBytes, WARPSORT_ASCENDING)
-                           : warpsort_sort(c.cpu_ctx, work.data(), b.n, dt, WARPSORT_ASCENDING);
+            b.regime.pairs
+                ? warpsort_sort_pairs(c.cpu_ctx, work.data(), vals.data(), b.n, dt, kValueBytes,
+                                      cpu_flags)
+                : warpsort_sort(c.cpu_ctx, work.data(), b.n, dt, cpu_flags);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st != WARPSORT_OK) {
             row.status = RowStatus::Error;
@@ -897,7 +906,8 @@ int bench_main(int argc, char **argv) {
     const auto t_start = std::chrono::steady_clock::now();
     Context c;
     c.opt = parse_args(argc, argv);
-    const std::vector<Job> plan = make_plan(c.opt);
+    std::vector<Job> plan = make_plan(c.opt);
+    for (Job &j : plan) j.regime.stable = c.opt.stable;
     if (plan.empty()) usage_error("the selection is empty (no regime and size left to run)");
 
     for (int i = 0; i < argc; ++i) c.info.command_line += (i ? " " : "") + shell_quote(argv[i]);

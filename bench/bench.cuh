@@ -87,6 +87,7 @@ struct Regime {
     bool pairs = false;
     Dist dist = KEYGEN_RANDOM;
     uint64_t seg_size = 0; /* 0: sort the whole array; else equal segments of this size */
+    bool stable = false;   /* --stable: rivals sort stably; those that cannot are n/a */
 };
 /* "u32 keys random", "f64 pairs few seg1024". */
 std::string regime_label(const Regime &r);
@@ -243,11 +244,13 @@ struct VerifyResult {
     uint64_t val_dup = 0;         /* values seen twice (so not a permutation) */
     uint64_t val_follow = 0;      /* i with key[i] != input_key[value[i]] */
     uint64_t val_segment = 0;     /* values that left their segment */
+    uint64_t val_unstable = 0;    /* stable rows: i with key[i] == key[i+1], value[i] > value[i+1] */
     uint64_t first_bad = UINT64_MAX; /* smallest index of any failure above, if known */
     std::string host_problem;     /* from the host cross-check, if it ran and failed */
     bool ok() const {
         return unsorted == 0 && ref_mismatch == 0 && hash_mismatch == 0 && val_range == 0 &&
-               val_dup == 0 && val_follow == 0 && val_segment == 0 && host_problem.empty();
+               val_dup == 0 && val_follow == 0 && val_segment == 0 && val_unstable == 0 &&
+               host_problem.empty();
     }
     std::string describe() const;
 };

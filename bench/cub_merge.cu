@@ -27,6 +27,13 @@ public:
 private:
     cudaError_t call(void *temp, size_t &bytes, const Buffers &b) override {
         const int n = (int)b.n;
+        if (b.regime.stable) {
+            if (pairs_)
+                return cub::DeviceMergeSort::StableSortPairs(temp, bytes, (K *)b.keys_work,
+                                                             b.vals_work, n, PlainLess(), b.stream);
+            return cub::DeviceMergeSort::StableSortKeys(temp, bytes, (K *)b.keys_work, n,
+                                                        PlainLess(), b.stream);
+        }
         if (pairs_)
             return cub::DeviceMergeSort::SortPairs(temp, bytes, (K *)b.keys_work, b.vals_work, n,
                                                    PlainLess(), b.stream);

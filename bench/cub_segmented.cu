@@ -41,8 +41,8 @@ private:
 } // namespace
 
 std::unique_ptr<DeviceRival> make_cub_segmented(const Regime &r, std::string *why) {
-    if (!r.seg_size) {
-        *why = "segmented regimes only";
+    if (!r.seg_size || r.stable) {
+        *why = r.stable ? "not timed stably (SortKeys is not stable)" : "segmented regimes only";
         return nullptr;
     }
     return make_typed<CubSegmented>(r.dtype, r.pairs);

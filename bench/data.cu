@@ -72,6 +72,7 @@ std::string regime_label(const Regime &r) {
     std::string s = strprintf("%s %s %s", dtype_info(r.dtype).name, r.pairs ? "pairs" : "keys",
                               dist_name(r.dist));
     if (r.seg_size) s += strprintf(" seg%llu", (unsigned long long)r.seg_size);
+    if (r.stable) s += " stable";
     return s;
 }
 
@@ -90,6 +91,7 @@ std::string VerifyResult::describe() const {
     add(val_dup, "duplicate values");
     add(val_follow, "values not carrying their key");
     add(val_segment, "values outside their segment");
+    add(val_unstable, "equal keys out of input order (stable rows)");
     if (first_bad != UINT64_MAX) s += strprintf(" (first at index %llu)", (unsigned long long)first_bad);
     if (!host_problem.empty()) {
         if (!s.empty()) s += "; ";
@@ -201,7 +203,7 @@ __global__ void hash_kernel(const Bits *keys, size_t n, int seg_shift,
 
 struct VerifyCounters {
     unsigned long long unsorted, ref_mismatch, hash_mismatch, val_range, val_dup, val_follow,
-        val_segment, first_bad, vals_changed;
+        val_segment, first_bad, vals_changed, val_unstable;
 };
 
 /* Bit-for-bit comparison with an output already verified: keys against
@@ -228,8 +230,8 @@ __global__ void same_kernel(const Bits *keys, const Bits *expect, const uint32_t
 template <class Bits>
 __global__ void verify_kernel(const Bits *keys, const Bits *ref, const uint32_t *vals,
                               const Bits *input, uint32_t *bitmap, size_t n, int seg_shift,
-                              bool is_float, VerifyCounters *c) {
-    unsigned long long uns = 0, mis = 0, rng = 0, dup = 0, fol = 0, sgm = 0;
+                              bool is_float, bool stable, VerifyCounters *c) {
+    unsigned long long uns = 0, mis = 0, rng = 0, dup = 0, fol = 0, sgm = 0, ust = 0;
     unsigned long long first = ULLONG_MAX;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -238,6 +240,11 @@ __global__ void verify_kernel(const Bits *keys, const Bits *ref, const uint32_t 
         if (i + 1 < n && (seg_shift < 0 || ((i + 1) >> seg_shift) == (i >> seg_shift))) {
             if (ordered_bits(k, is_float) > ordered_bits(keys[i + 1], is_float)) {
                 ++uns;
+                bad = true;
+            }
+            /* Stable: equal keys keep input order, and values are positions. */
+            if (stable && vals && k == keys[i + 1] && vals[i] > vals[i + 1]) {
+                ++ust;
                 bad = true;
             }
         }
@@ -274,6 +281,7 @@ __global__ void verify_kernel(const Bits *keys, const Bits *ref, const uint32_t 
     if (dup) atomicAdd(&c->val_dup, dup);
     if (fol) atomicAdd(&c->val_follow, fol);
     if (sgm) atomicAdd(&c->val_segment, sgm);
+    if (ust) atomicAdd(&c->val_unstable, ust);
     if (first != ULLONG_MAX) atomicMin(&c->first_bad, first);
 }
 
@@ -429,6 +437,7 @@ static VerifyResult read_counters(void *counters, cudaStream_t stream,
     r.val_dup = c.val_dup;
     r.val_follow = c.val_follow;
     r.val_segment = c.val_segment;
+    r.val_unstable = c.val_unstable;
     r.first_bad = c.first_bad;
     if (vals_changed) *vals_changed = c.vals_changed;
     return r;
@@ -457,12 +466,12 @@ VerifyResult Verifier::check(const void *keys, const uint32_t *vals, bool agains
             verify_kernel<uint32_t><<<grid, 256, 0, b.stream>>>(
                 (const uint32_t *)keys, (const uint32_t *)ref, v,
                 (const uint32_t *)b.keys_pristine, bitmap_, b.n, shift, is_float,
-                (VerifyCounters *)counters_);
+                b.regime.stable, (VerifyCounters *)counters_);
         else
             verify_kernel<uint64_t><<<grid, 256, 0, b.stream>>>(
                 (const uint64_t *)keys, (const uint64_t *)ref, v,
                 (const uint64_t *)b.keys_pristine, bitmap_, b.n, shift, is_float,
-                (VerifyCounters *)counters_);
+                b.regime.stable, (VerifyCounters *)counters_);
         WSB_CUDA(cudaGetLastError());
     }
     /* Without a reference (segmented) or without values (keys only, where
@@ -489,11 +498,11 @@ VerifyResult Verifier::check_reference() {
         if (b.key_bytes == 4)
             verify_kernel<uint32_t><<<grid, 256, 0, b.stream>>>(
                 (const uint32_t *)b.keys_ref, nullptr, nullptr, nullptr, nullptr, b.n, -1,
-                is_float, (VerifyCounters *)counters_);
+                is_float, false, (VerifyCounters *)counters_);
         else
             verify_kernel<uint64_t><<<grid, 256, 0, b.stream>>>(
                 (const uint64_t *)b.keys_ref, nullptr, nullptr, nullptr, nullptr, b.n, -1,
-                is_float, (VerifyCounters *)counters_);
+                is_float, false, (VerifyCounters *)counters_);
         WSB_CUDA(cudaGetLastError());
     }
     /* Whole-array multiset of input vs reference: one segment each, in

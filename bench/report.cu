@@ -120,6 +120,7 @@ std::string row_json(const Row &r) {
     o.str("kind", r.regime.pairs ? "pairs" : "keys");
     o.str("dist", dist_name(r.regime.dist));
     o.integer("segment_size", (long long)r.regime.seg_size);
+    o.boolean("stable", r.regime.stable);
     o.integer("key_bytes", dtype_info(r.regime.dtype).bytes);
     o.integer("value_bytes", r.regime.pairs ? kValueBytes : 0);
     o.integer("n", (long long)r.n);

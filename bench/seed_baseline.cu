@@ -253,16 +253,16 @@ double seed_hybrid_passes(size_t n) {
 }
 
 std::unique_ptr<DeviceRival> make_seed_naive(const Regime &r, std::string *why) {
-    if (r.seg_size) {
-        *why = "whole-array sort";
+    if (r.seg_size || r.stable) {
+        *why = r.stable ? "not stable (a bitonic network)" : "whole-array sort";
         return nullptr;
     }
     return make_typed<SeedNaive>(r.dtype, r.pairs);
 }
 
 std::unique_ptr<DeviceRival> make_seed_hybrid(const Regime &r, std::string *why) {
-    if (r.seg_size) {
-        *why = "whole-array sort";
+    if (r.seg_size || r.stable) {
+        *why = r.stable ? "not stable (a bitonic network)" : "whole-array sort";
         return nullptr;
     }
     return make_typed<SeedHybrid>(r.dtype, r.pairs);

@@ -60,11 +60,11 @@ public:
 
     bool run(const Buffers &b, std::string *err) override {
         const warpsort_dtype_t dt = dtype_info(regime_.dtype).ws;
+        const unsigned flags = WARPSORT_ASCENDING | (regime_.stable ? WARPSORT_STABLE : 0u);
         warpsort_status_t st =
             regime_.pairs
-                ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work, b.n, dt, kValueBytes,
-                                      WARPSORT_ASCENDING)
-                : warpsort_sort(ctx_, b.keys_work, b.n, dt, WARPSORT_ASCENDING);
+                ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work, b.n, dt, kValueBytes, flags)
+                : warpsort_sort(ctx_, b.keys_work, b.n, dt, flags);
         if (st != WARPSORT_OK) {
             *err = (regime_.pairs ? "warpsort_sort_pairs: " : "warpsort_sort: ") +
                    status_text(st, ctx_);
