@@ -8,13 +8,20 @@
 #       .gpu/test_gpu_props-jit80 (stripped), for 'run jit80'.
 #   scripts/gpu.sh stage-variant NAME HEADER   (here, after stage)
 #       one tuning variant: HEADER's WS_SHAPE_* rows force-included into sort.cu
+#   scripts/gpu.sh pack [NAME...]   (here, after stage)
+#       the named binaries of .gpu/ (default: all), stripped, plus libcmocka
+#       and plot.py, xz-packed into .gpu-pack/bins.tar.xz: stripped binaries
+#       are 11-27 MB each, so .gpu whole does not fit a device call's 64 MiB
+#       carry. Carry .gpu-pack (ignored by git; add '/.gpu-pack/' to
+#       .git/info/exclude) instead of .gpu; 'run' unpacks it.
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
 #       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
 #             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | cli-gpu | bench-host | radix-probe
-#       logs go to $OUT (or ./gpu-logs when OUT is unset); a summary table of
-#       each step's exit status is printed last.
+#       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
+#       tarred into $OUT/logs.tgz after every step (a call brings back only a
+#       few files); a summary table of each step's exit status is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -69,9 +76,31 @@ stage_variant() {
     du -sh .gpu
 }
 
+pack() {
+    set -e
+    [ -d .gpu ] || { echo "run 'scripts/gpu.sh stage' first" >&2; exit 1; }
+    local tmp names=("$@")
+    tmp=$(mktemp -d)
+    [ ${#names[@]} -gt 0 ] || names=($(cd .gpu && ls))
+    for b in "${names[@]}"; do
+        case $b in
+        *.py | *.so.*) cp ".gpu/$b" "$tmp/" ;;
+        *) strip -o "$tmp/$b" ".gpu/$b" ;;
+        esac
+    done
+    cp .gpu/libcmocka.so.0 .gpu/plot.py "$tmp/"
+    mkdir -p .gpu-pack
+    tar cf - -C "$tmp" . | xz -T0 -6 >.gpu-pack/bins.tar.xz
+    rm -rf "$tmp"
+    ls -l .gpu-pack/bins.tar.xz
+}
+
 run() {
     local out=${OUT:-gpu-logs}
     mkdir -p "$out"
+    if [ ! -d .gpu ] && [ -f .gpu-pack/bins.tar.xz ]; then
+        mkdir -p .gpu && tar xJf .gpu-pack/bins.tar.xz -C .gpu
+    fi
     export LD_LIBRARY_PATH="$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     local summary=""
     step() { # name, command...
@@ -81,6 +110,9 @@ run() {
         local rc=$?
         summary+=$(printf '%-22s rc=%-3d %4ds' "$name" "$rc" $((SECONDS - t0)))$'\n'
         tail -n 5 "$out/$name.log"
+        local part
+        part=$(mktemp) && tar czf "$part" -C "$out" --exclude=logs.tgz --exclude='*.nsys-rep' \
+            --exclude='*.ncu-rep' . && mv "$part" "$out/logs.tgz"
     }
     # The device API tests under every sanitizer tool (SANITIZE_TOOLS narrows;
     # SANITIZE_DEVICE_FILTER picks cases by name substring).
@@ -191,6 +223,7 @@ run() {
 case $mode in
 stage) stage ;;
 stage-variant) stage_variant "$@" ;;
+pack) pack "$@" ;;
 run) run "$@" ;;
-*) sed -n '2,15p' "$0"; exit 2 ;;
+*) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 2 ;;
 esac
