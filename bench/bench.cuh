@@ -12,7 +12,7 @@
  *   cub_segmented.cu  rival: cub::DeviceSegmentedSort (segmented regimes)
  *   thrust_sort.cu    rival: thrust::sort / sort_by_key, caching allocator
  *   seed_baseline.cu  rivals: the seed document's naive and hybrid bitonic sorts
- *   warpsort_rival.cu rivals: the warpsort CUDA backend (and its pass model)
+ *   warpsort_rival.cu rivals: the warpsort CUDA backend (and the library's own pass list)
  *   report.cu         the table on stdout and the JSON file
  */
 #ifndef WARPSORT_BENCH_CUH
@@ -205,10 +205,6 @@ std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, int device, std
  * otherwise *why says why (printed once, and on each skipped row). */
 bool warpsort_cuda_probe(int device, cudaStream_t stream, std::string *why);
 
-/* The modelled number of passes over memory of the warpsort CUDA backend:
- * one tile-sort pass plus one merge pass per doubling of sorted runs above
- * the tile. THE place to update when the library exposes its pass count. */
-double warpsort_model_passes(size_t n, size_t key_bytes, size_t value_bytes);
 /* The seed baselines' pass counts (every launch reads and writes the array). */
 double seed_naive_passes(size_t n);
 double seed_hybrid_passes(size_t n);

@@ -185,8 +185,8 @@ void write_json(const std::string &path, const RunInfo &info, const std::vector<
         .integer("seed_max_log", info.seed_max_log)
         .str("thrust_allocator", "caching (allocated during warm-up, reused)")
         .str("bytes_model",
-             "model_bytes = model_passes x 2 x n x (key_bytes + value_bytes); warpsort passes = "
-             "1 + ceil(log4(n / tile)), tile = ws_sort_tile_for(n) from src/cuda/tuning.cuh (warpsort_model_passes in bench/warpsort_rival.cu)");
+             "model_bytes = model_passes x 2 x n x (key_bytes + value_bytes); warpsort: the "
+             "library's own plan (ws_plan_passes, src/cuda/plan_report.h), passes listed in the note");
     JsonObject top(0);
     top.str("schema", "warpsort-bench/1")
         .str("date_utc", info.date_utc)

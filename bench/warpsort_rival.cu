@@ -11,20 +11,9 @@
  * workspace; timed repeats find it cached.
  */
 #include "bench.cuh"
-#include "cuda/tuning.cuh" /* the library's tile sizes, for the byte model */
+#include "cuda/plan_report.h" /* the library's own passes over memory */
 
 namespace wsb {
-
-/* Modelled passes over memory of warpsort's CUDA backend: one pass that
- * sorts tiles on chip, then one four-way merge pass per quadrupling of the
- * sorted runs. Every pass reads and writes each key and value once. The
- * tile (one or two tile-sort tiles, whichever needs fewer passes) comes
- * from the library's own tuning header, so the model follows it; change
- * the formula here when the scheme changes. */
-double warpsort_model_passes(size_t n, size_t key_bytes, size_t value_bytes) {
-    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes);
-    return 1.0 + (double)ws_merge_passes(n, tile); /* 1 + ceil(log4(n / tile)) */
-}
 
 namespace {
 
@@ -53,6 +42,12 @@ public:
         }
         *bytes = ws;
         workspace_note_ = strprintf("workspace %zu bytes", ws);
+        ws_pass_bytes passes[kMaxPasses];
+        const size_t count = ws_plan_passes(ctx_, b.n, b.key_bytes, vb, passes, kMaxPasses);
+        plan_note_ = "; plan:";
+        for (size_t i = 0; i < count && i < kMaxPasses; i++)
+            plan_note_ += strprintf("%s %s %.2f GB", i ? "," : "", passes[i].name,
+                                    (double)(passes[i].read + passes[i].written) * 1e-9);
         return true;
     }
 
@@ -82,10 +77,19 @@ public:
         return true;
     }
 
+    /* The library's plan (ws_plan_passes): its bytes read + written, as
+     * passes of 2 x n x item bytes, so the harness's byte columns are the
+     * library's own; the note lists the passes. */
     double model_passes(const Buffers &b) const override {
-        return warpsort_model_passes(b.n, b.key_bytes, regime_.pairs ? kValueBytes : 0);
+        const size_t vb = regime_.pairs ? kValueBytes : 0;
+        ws_pass_bytes passes[kMaxPasses];
+        const size_t count = ctx_ ? ws_plan_passes(ctx_, b.n, b.key_bytes, vb, passes, kMaxPasses) : 0;
+        unsigned long long bytes = 0;
+        for (size_t i = 0; i < count && i < kMaxPasses; i++) bytes += passes[i].read + passes[i].written;
+        const double item = (double)b.n * (double)(b.key_bytes + vb);
+        return item > 0 ? (double)bytes / (2.0 * item) : 0.0;
     }
-    std::string note() const override { return workspace_note_; }
+    std::string note() const override { return workspace_note_ + plan_note_; }
 
 private:
     bool ensure_context(const Buffers &b, std::string *err) {
@@ -107,10 +111,11 @@ private:
         return true;
     }
 
+    static constexpr size_t kMaxPasses = 16;
     Regime regime_;
     int device_;
     warpsort_context_t *ctx_ = nullptr;
-    std::string workspace_note_;
+    std::string workspace_note_, plan_note_;
 };
 
 } // namespace

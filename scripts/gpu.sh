@@ -59,8 +59,8 @@ stage() {
 # A tuning variant: build-gpu reconfigured with HEADER force-included into
 # sort.cu (WS_SHAPE_* overrides), its bench binary copied (stripped) to
 # .gpu/warpsort_bench-NAME, then build-gpu put back as it was (run the
-# variants with 'run bench-variants'). The bench's byte model still reads the
-# committed table, so a variant that changes tile sizes misreports its bytes.
+# variants with 'run bench-variants'). The bench's byte columns come from the
+# library's plan (ws_plan_passes), so a variant reports its own passes.
 stage_variant() {
     set -e
     local name=$1 header

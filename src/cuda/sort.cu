@@ -37,6 +37,7 @@
 #include "distribute.cuh"
 #include "plan.cuh"
 #include "pipeline.h"
+#include "plan_report.h"
 #include "tuning.cuh"
 #include "warpsort/block_sort.cuh"
 #include "warpsort/key_traits.cuh"
@@ -285,6 +286,41 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
 size_t ws_sort_workspace_bytes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
                                size_t value_bytes) {
     return ws_plan_for(ws_state(ctx), n, key_bytes, value_bytes).lay.total;
+}
+
+/* The plan's passes (plan_report.h): what each launch of ws_sample_sort_device
+ * or ws_sort_device reads and writes in bulk. */
+extern "C" size_t ws_plan_passes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
+                                 size_t value_bytes, ws_pass_bytes *out, size_t cap) {
+    const ws_cuda_state *st = ws_state(ctx);
+    if (!st) return 0;
+    const ws_plan_t p = ws_plan_for(st, n, key_bytes, value_bytes);
+    const unsigned long long keys = (unsigned long long)n * key_bytes;
+    const unsigned long long all = (unsigned long long)n * (key_bytes + value_bytes);
+    size_t count = 0;
+    auto add = [&](const char *what, int i, unsigned long long read, unsigned long long written) {
+        if (count < cap) {
+            if (i >= 0) snprintf(out[count].name, sizeof out[count].name, "%s %d", what, i);
+            else snprintf(out[count].name, sizeof out[count].name, "%s", what);
+            out[count].read = read;
+            out[count].written = written;
+        }
+        count++;
+    };
+    if (p.path == WS_PATH_SAMPLE) {
+        for (int l = 0; l < p.levels; l++) {
+            add("count, level", l, keys, 0);
+            add("scatter, level", l, all, all);
+        }
+        add("bucket sort", -1, all, all);
+    } else {
+        add("tile sort", -1, all, all);
+        const size_t tile =
+            ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, st->family);
+        const int passes = p.path == WS_PATH_MERGE ? ws_merge_passes(n, tile) : 0;
+        for (int i = 0; i < passes; i++) add("merge pass", i + 1, all, all);
+    }
+    return count;
 }
 
 template <typename KB, typename V, int F, bool STABLE, int SUB>
