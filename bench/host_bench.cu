@@ -8,14 +8,15 @@
  *
  *   warpsort_host_bench [--sizes 10M,100M,1000M] [--repeat 5] [--json FILE]
  *                       [--ooc-n N] [--ooc-budget BYTES] [--no-cpu]
- *   warpsort_host_bench --timeline N   (under nsys --capture-range=cudaProfilerApi:
- *                       one pinned and one pageable sort of N u32 keys, warmed up)
+ *   warpsort_host_bench --timeline N [--trace FILE] [--ooc-n N] [--ooc-budget BYTES]
+ *                       (one pinned and one pageable sort of N u32 keys, warmed up,
+ *                       then one out-of-core sort of --ooc-n keys if given; traced
+ *                       by the library into FILE, default host-timeline.csv)
  *
  * Sizes take a K/M/G suffix (powers of ten) or 2^k. Rows that do not fit the
- * host or device are skipped with a note. The timeline picture comes from
- * nsys (scripts/gpu.sh bench-host) drawn by bench/plot.py --timeline.
+ * host or device are skipped with a note. The timeline picture is the
+ * library's own trace (WARPSORT_TRACE) drawn by bench/plot.py --timeline.
  */
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -332,9 +333,11 @@ void run_out_of_core(size_t n, size_t budget, int repeat, bool with_cpu, warpsor
     free(o);
 }
 
-/* Warm-up, then one pinned and one pageable sort between cudaProfilerStart
- * and Stop: the capture range of the timeline picture. */
-int timeline(size_t n) {
+/* Warm-up, then one pinned and one pageable sort traced by the library
+ * (WARPSORT_TRACE=trace: events on every stream, host clock for the staging
+ * threads), drawn by bench/plot.py --timeline. With ooc_n also one
+ * out-of-core sort of ooc_n pageable keys under ooc_budget. */
+int timeline(size_t n, const char *trace, size_t ooc_n, size_t ooc_budget) {
     warpsort_context_t *ctx = nullptr;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CUDA;
@@ -342,19 +345,32 @@ int timeline(size_t n) {
     const Kind k = {"u32-keys", WARPSORT_U32, 4, 0};
     void *pinned = host_alloc(n * 4, true), *pageable = host_alloc(n * 4, false);
     if (!pinned || !pageable) return 1;
+    remove(trace); /* the library appends */
     for (int r = 0; r < 2; r++) {
-        if (r) HB_CUDA(cudaProfilerStart());
+        if (r && setenv("WARPSORT_TRACE", trace, 1) != 0) return 1;
         fill(pinned, n * 4, 1);
         fill(pageable, n * 4, 2);
         const double a = warpsort_host(ctx, k, pinned, nullptr, n);
         const double b = warpsort_host(ctx, k, pageable, nullptr, n);
-        if (r) {
-            HB_CUDA(cudaProfilerStop());
-            printf("timeline: n=%zu pinned %.2f ms, pageable %.2f ms\n", n, a, b);
-        }
+        if (r) printf("timeline: n=%zu call 0 pinned %.2f ms, call 1 pageable %.2f ms\n", n, a, b);
     }
     host_free(pinned, true);
     host_free(pageable, false);
+    if (ooc_n) {
+        warpsort_context_t *small = nullptr;
+        cfg.device_budget_bytes = ooc_budget;
+        if (warpsort_create(&small, &cfg) != WARPSORT_OK) return 1;
+        void *big = malloc(ooc_n * 4);
+        if (!big) return 1;
+        fill(big, ooc_n * 4, 3);
+        const double c = warpsort_host(small, k, big, nullptr, ooc_n);
+        printf("timeline: call 2 out of core, n=%zu, budget %zu bytes: %.2f ms%s\n", ooc_n,
+               ooc_budget, c, sorted_u(big, ooc_n, 4) ? "" : " NOT SORTED");
+        free(big);
+        warpsort_destroy(small);
+    }
+    unsetenv("WARPSORT_TRACE");
+    printf("trace: %s\n", trace);
     warpsort_destroy(ctx);
     return 0;
 }
@@ -367,6 +383,8 @@ int main(int argc, char **argv) {
     const char *json = nullptr;
     size_t ooc_n = 0, ooc_budget = (size_t)4 << 30;
     bool with_cpu = true;
+    size_t timeline_n = 0;
+    const char *trace = "host-timeline.csv";
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto next = [&]() -> const char * {
@@ -394,15 +412,20 @@ int main(int argc, char **argv) {
         } else if (a == "--ooc-budget") {
             ooc_budget = parse_size(next());
         } else if (a == "--timeline") {
-            return timeline(parse_size(next()));
+            timeline_n = parse_size(next());
+        } else if (a == "--trace") {
+            trace = next();
         } else if (a == "--no-cpu") {
             with_cpu = false;
         } else {
             fprintf(stderr, "usage: %s [--sizes A,B] [--repeat R] [--json FILE] [--ooc-n N] "
-                            "[--ooc-budget BYTES] [--no-cpu]\n", argv[0]);
+                            "[--ooc-budget BYTES] [--no-cpu]\n"
+                            "       %s --timeline N [--trace FILE] [--ooc-n N] [--ooc-budget BYTES]\n",
+                    argv[0], argv[0]);
             return 2;
         }
     }
+    if (timeline_n) return timeline(timeline_n, trace, ooc_n, ooc_budget);
     warpsort_context_t *gpu = nullptr, *cpu = nullptr;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CUDA;

@@ -10,12 +10,13 @@ rows that FAILED verification or errored are listed on the plot in red. A dashed
 line marks the keys/s at which one pass over memory (read + write of every key
 and value) would run at the measured copy bandwidth.
 
-usage: python3 bench/plot.py --timeline TRACE.csv [-o OUT.png]
+usage: python3 bench/plot.py --timeline TRACE.csv [--calls 0,1] [-o OUT.png]
 
-A timeline of one host-array sort: TRACE.csv is nsys's GPU trace
-(`nsys stats --report cuda_gpu_trace --format csv`, as scripts/gpu.sh bench-host
-writes it); one row per CUDA stream, copies H2D / D2H and kernels coloured
-apart, so the copies can be seen overlapping the sort.
+Timelines of host-array sorts: TRACE.csv is the library's own trace
+(WARPSORT_TRACE=FILE, as `warpsort_host_bench --timeline` and scripts/gpu.sh
+bench-host write it); one panel per call, one row per lane (phase, host staging
+threads, H2D stream, compute stream, D2H stream), so the copies can be seen
+overlapping the sort. Prints each lane's busy time per kind of span.
 """
 import argparse
 import json
@@ -71,9 +72,21 @@ def regime_title(key):
     return f"{dtype} {kind_text}, {dist} input{seg_text}"
 
 
+TIMELINE_LANES = ["phase", "host", "h2d", "compute", "d2h"]
+TIMELINE_COLOURS = {
+    "copy in": "#1f77b4", "copy out": "#2ca02c", "sort a piece": "#d62728", "merge": "#ff7f0e",
+    "indices": "#9467bd", "stage in": "#aec7e8", "stage out": "#98df8a",
+    "wait for a slot": "#dddddd", "wait for the device": "#bbbbbb",
+    "sort a run": "#c49c94", "sort a range": "#8c564b", "split the runs": "#000000",
+    "copy back": "#e377c2",
+}
+
+
 def timeline_main(argv):
-    ap = argparse.ArgumentParser(description="Draw an nsys cuda_gpu_trace CSV as a per-stream timeline.")
-    ap.add_argument("--timeline", required=True, help="CSV from nsys stats --report cuda_gpu_trace")
+    ap = argparse.ArgumentParser(
+        description="Draw a WARPSORT_TRACE CSV (call,lane,what,start_ms,end_ms) as one timeline per call.")
+    ap.add_argument("--timeline", required=True, help="CSV written by the library under WARPSORT_TRACE=FILE")
+    ap.add_argument("--calls", help="comma-separated call numbers to draw (default: all, at most 4)")
     ap.add_argument("-o", "--out", help="PNG to write (default: next to the CSV)")
     args = ap.parse_args(argv)
     import csv
@@ -82,64 +95,65 @@ def timeline_main(argv):
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
     except ImportError:
         die("matplotlib is not installed: run 'python3 -m pip install matplotlib' (or your distribution's python3-matplotlib)")
     try:
         with open(args.timeline, encoding="utf-8") as f:
-            lines = [l for l in f if l.strip()]
+            lines = [l for l in f if l.strip() and not l.startswith("#")]
     except OSError as e:
         die(f"cannot read {args.timeline}: {e.strerror}")
-    # nsys may print a line or two before the header: start at the header.
-    start = next((i for i, l in enumerate(lines) if "Start" in l and "Name" in l), None)
-    if start is None:
-        die(f"{args.timeline}: no header with 'Start' and 'Name' columns")
-    rows = list(csv.DictReader(lines[start:]))
-
-    def col(row, *names):
-        for n in names:
-            for k in row:
-                if k and k.strip().lower().startswith(n):
-                    return row[k]
-        return None
-
-    spans = []
-    for r in rows:
+    if not lines or not lines[0].startswith("call,lane,what,start_ms,end_ms"):
+        die(f"{args.timeline}: not a WARPSORT_TRACE file (header call,lane,what,start_ms,end_ms)")
+    calls = {}
+    for r in csv.DictReader(lines):
         try:
-            t0 = float(col(r, "start"))
-            dur = float(col(r, "duration"))
-        except (TypeError, ValueError):
-            continue
-        stream = col(r, "strm", "stream") or "?"
-        name = col(r, "name") or ""
-        if "HtoD" in name or "Host-to-Device" in name:
-            kind = "h2d"
-        elif "DtoH" in name or "Device-to-Host" in name:
-            kind = "d2h"
-        elif "memcpy" in name.lower() or "memset" in name.lower():
-            kind = "d2d"
-        else:
-            kind = "kernel"
-        spans.append((stream, t0, dur, kind, name))
-    if not spans:
-        die(f"{args.timeline}: no GPU activity rows")
-    t_min = min(s[1] for s in spans)
-    streams = sorted({s[0] for s in spans}, key=lambda x: (len(x), x))
-    colours = {"h2d": "#1f77b4", "d2h": "#2ca02c", "d2d": "#7f7f7f", "kernel": "#d62728"}
-    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.6 * len(streams)))
-    for s, t0, dur, kind, _ in spans:
-        y = streams.index(s)
-        ax.broken_barh([((t0 - t_min) / 1e6, max(dur / 1e6, 1e-4))], (y - 0.4, 0.8),
-                       facecolors=colours[kind])
-    ax.set_yticks(range(len(streams)))
-    ax.set_yticklabels([f"stream {s}" for s in streams])
-    ax.set_xlabel("ms")
-    from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color=c, label=k) for k, c in colours.items()], fontsize=8,
-              loc="upper right")
-    ax.set_title(f"GPU timeline: {os.path.basename(args.timeline)}", fontsize=10)
-    ax.grid(True, axis="x", alpha=0.3)
+            calls.setdefault(int(r["call"]), []).append(
+                (r["lane"], r["what"], float(r["start_ms"]), float(r["end_ms"])))
+        except (KeyError, TypeError, ValueError):
+            die(f"{args.timeline}: bad row {r}")
+    if not calls:
+        die(f"{args.timeline}: no spans")
+    chosen = sorted(calls)[:4]
+    if args.calls:
+        try:
+            chosen = [int(c) for c in args.calls.split(",")]
+        except ValueError:
+            die(f"--calls: expected numbers, got {args.calls!r}")
+        missing = [c for c in chosen if c not in calls]
+        if missing:
+            die(f"{args.timeline}: no call {missing[0]} (calls: {sorted(calls)})")
+    fig, axes = plt.subplots(len(chosen), 1, figsize=(13, 0.6 + 2.0 * len(chosen)), squeeze=False)
+    seen = set()
+    for ax, c in zip(axes[:, 0], chosen):
+        spans = calls[c]
+        lanes = [l for l in TIMELINE_LANES if any(s[0] == l for s in spans)]
+        lanes += sorted({s[0] for s in spans} - set(lanes))
+        end = max(s[3] for s in spans)
+        print(f"call {c}: {end:.2f} ms from the first enqueue to the last span")
+        totals = {}
+        for lane, what, t0, t1 in spans:
+            y = len(lanes) - 1 - lanes.index(lane)
+            colour = TIMELINE_COLOURS.get(what, "#7f7f7f")
+            seen.add(what)
+            ax.broken_barh([(t0, max(t1 - t0, end * 1e-4))], (y - 0.4, 0.8), facecolors=colour,
+                           edgecolors="none")
+            k = totals.setdefault((lane, what), [0, 0.0])
+            k[0] += 1
+            k[1] += t1 - t0
+        for (lane, what), (count, ms) in sorted(totals.items()):
+            print(f"  {lane:8s} {what:20s} x{count:<6d} {ms:10.2f} ms ({100 * ms / end:5.1f} %)")
+        ax.set_yticks(range(len(lanes)))
+        ax.set_yticklabels(list(reversed(lanes)))
+        ax.set_xlim(0, end * 1.01)
+        ax.set_title(f"call {c}: {end:.1f} ms", fontsize=9)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("ms since the call started")
+    fig.legend(handles=[Patch(color=TIMELINE_COLOURS.get(w, "#7f7f7f"), label=w) for w in sorted(seen)],
+               fontsize=7, loc="lower center", ncol=min(7, len(seen)))
+    fig.suptitle(f"host-array sort timeline: {os.path.basename(args.timeline)}", fontsize=10)
     out = args.out or os.path.splitext(args.timeline)[0] + ".png"
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(out, dpi=110)
     plt.close(fig)
     print(out)

@@ -173,23 +173,17 @@ run() {
             step cli-gpu env WARPSORT_CLI_PATH="$PWD/.gpu/warpsort" \
                 WARPSORT_TEST_TMP="$out/cli-scratch" .gpu/test_cli sort ;;
         bench-host) # host-to-host rows (pageable, pinned, out of core), then both staging
-                    # modes, and an nsys timeline of one 100M pinned + pageable sort
+                    # modes, and the timeline picture
             step bench-host .gpu/warpsort_host_bench --sizes 10M,100M,1000M --repeat 5 \
                 --ooc-n 2^32 --ooc-budget 4294967296 --json "$out/bench-host.json"
             step bench-host-register env WARPSORT_HOST_REGISTER=1 .gpu/warpsort_host_bench \
                 --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-register.json"
-            if command -v nsys >/dev/null; then
-                step nsys-host nsys profile --trace=cuda,osrt --capture-range=cudaProfilerApi \
-                    -f true -o "$out/host-timeline" .gpu/warpsort_host_bench --timeline 100M
-                step nsys-host-csv nsys stats --report cuda_gpu_trace --format csv \
-                    -o "$out/host-timeline" "$out/host-timeline.nsys-rep"
-                for csv in "$out"/host-timeline*cuda_gpu_trace*.csv; do
-                    [ -f "$csv" ] && step plot-timeline python3 .gpu/plot.py --timeline "$csv" \
-                        -o "$out/host-timeline.png"
-                done
-            else
-                echo "nsys not found: no timeline" >"$out/nsys-host.log"
-            fi ;;
+            # the library's own trace (WARPSORT_TRACE) of one 100M pinned and pageable
+            # sort and one out-of-core sort of 2^30 keys under a 1 GiB budget
+            step host-timeline .gpu/warpsort_host_bench --timeline 100M --ooc-n 2^30 \
+                --ooc-budget 1073741824 --trace "$out/host-timeline.csv"
+            step plot-timeline python3 .gpu/plot.py --timeline "$out/host-timeline.csv" \
+                -o "$out/host-timeline.png" ;;
         bench-variants) # the base build and every staged variant, same regimes
             for b in .gpu/warpsort_bench .gpu/warpsort_bench-*; do
                 [ -x "$b" ] || continue

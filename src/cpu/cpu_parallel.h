@@ -15,6 +15,22 @@ typedef void (*ws_task_fn)(void *arg, unsigned thread);
  * so callers can rely on every task running once the data is being changed. */
 void ws_parallel_run(unsigned nthreads, ws_task_fn fn, void *arg);
 
+/* A pool of workers that outlive one fork/join, for callers that fork many
+ * times a second on small work (the GPU pipeline stages 32 MiB slots: a
+ * fresh pthread_create per worker per slot cost more than the copy). Owned
+ * by whoever creates it (a context), never global. */
+typedef struct ws_pool ws_pool;
+
+/* Starts nthreads - 1 waiting workers (the caller is worker 0); NULL when
+ * nthreads < 2 or nothing could be allocated or started. */
+ws_pool *ws_pool_create(unsigned nthreads);
+/* ws_parallel_run on the pool's workers: fn(arg, t) for t = 0 .. nthreads-1,
+ * share 0 on the calling thread, shares beyond the pool's size on the
+ * calling thread too. p NULL: same as ws_parallel_run. One caller at a time. */
+void ws_pool_run(ws_pool *p, unsigned nthreads, ws_task_fn fn, void *arg);
+/* Stops and joins the workers; NULL is fine. */
+void ws_pool_destroy(ws_pool *p);
+
 /* First index of chunk t when [0, n) is cut into nthreads near-equal chunks. */
 static inline size_t ws_chunk_begin(size_t n, unsigned nthreads, unsigned t) {
     size_t q = n / nthreads, r = n % nthreads;

@@ -52,7 +52,12 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <type_traits>
 
 #include "warpsort/key_traits.cuh"
@@ -86,7 +91,29 @@ using warpsort::no_value;
 
 static size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
+/* WARPSORT_TRACE=FILE: every copy, staging memcpy, sort and merge of a
+ * host-array call is timed, device work by event pairs on its stream, host
+ * work by the host clock, both from a base event the host waits for at the
+ * start of the call; the call's spans are appended to FILE as CSV (call,
+ * lane, what, start_ms, end_ms) when it returns. bench/plot.py --timeline
+ * draws them. Off, the cost is one getenv per call. */
+#define WS_TRACE_MAX 16384u
+struct ws_span {
+    const char *lane, *what;
+    double t0, t1; /* host spans: ms from the base; device spans: set at the end */
+    unsigned ev;   /* device spans: events ev and ev + 1; ~0u for host spans */
+};
+struct ws_trace {
+    const char *path; /* NULL: off for this call */
+    cudaEvent_t base;
+    cudaEvent_t *ev; /* 2 x WS_TRACE_MAX timing events, created on first use */
+    ws_span *span;
+    unsigned count, dropped;
+    double host_base;
+};
+
 struct ws_pipe {
+    ws_trace trace;
     cudaStream_t h2d, d2h;
     cudaEvent_t slot_ev[WS_RING_SLOTS];  /* last DMA that used the slot */
     cudaEvent_t piece_ev[WS_MAX_PIECES]; /* piece i has landed on the device */
@@ -95,6 +122,7 @@ struct ws_pipe {
     unsigned char *ring;                 /* WS_RING_SLOTS x slot_bytes, pinned */
     size_t slot_bytes;
     unsigned next_slot;
+    ws_pool *pool; /* staging threads, started with the ring */
     int use_register; /* WARPSORT_HOST_REGISTER=1: cudaHostRegister pageable arrays */
 };
 
@@ -148,14 +176,16 @@ static void ws_copy_part(void *arg, unsigned t) {
     const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
     if (e > b) memcpy(c->dst + b, c->src + b, e - b);
 }
-/* memcpy by up to cpu_threads threads, at least WS_COPY_GRAIN bytes each. */
-static void ws_host_copy(const warpsort_context_t *ctx, void *dst, const void *src, size_t bytes) {
+/* memcpy by up to cpu_threads threads (the pipeline's pool when it has
+ * one), at least WS_COPY_GRAIN bytes each. */
+static void ws_host_copy(const warpsort_context_t *ctx, ws_pipe *p, void *dst, const void *src,
+                         size_t bytes) {
     size_t t = bytes / WS_COPY_GRAIN;
     const size_t most = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
     if (t > most) t = most;
     if (t < 1) t = 1;
     ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, (unsigned)t};
-    ws_parallel_run((unsigned)t, ws_copy_part, &c);
+    ws_pool_run(p->pool, (unsigned)t, ws_copy_part, &c);
 }
 
 /*=== pipeline state ===*/
@@ -166,10 +196,13 @@ static size_t ws_slot_bytes(const warpsort_context_t *ctx) {
     return slot < 4096 ? 4096 : slot;
 }
 
+static void ws_trace_free(ws_trace *t);
 static void ws_pipe_free(ws_pipe *p) {
     if (p->h2d) (void)cudaStreamSynchronize(p->h2d);
     if (p->d2h) (void)cudaStreamSynchronize(p->d2h);
+    ws_trace_free(&p->trace);
     if (p->ring) (void)cudaFreeHost(p->ring);
+    ws_pool_destroy(p->pool);
     for (unsigned i = 0; i < WS_RING_SLOTS; i++)
         if (p->slot_ev[i]) (void)cudaEventDestroy(p->slot_ev[i]);
     for (unsigned i = 0; i < WS_MAX_PIECES; i++)
@@ -233,6 +266,9 @@ static warpsort_status_t ws_pipe_ring(warpsort_context_t *ctx, ws_pipe *p) {
     }
     p->ring = (unsigned char *)ring;
     p->next_slot = 0;
+    /* Threads that wait for slots: without them every 32 MiB slot paid for
+     * cpu_threads pthread_creates. NULL (none started) falls back to that. */
+    if (!p->pool) p->pool = ws_pool_create(ctx->cpu_threads);
     return WARPSORT_OK;
 }
 
@@ -245,6 +281,141 @@ static void ws_drain(warpsort_context_t *ctx, ws_pipe *p) {
         (void)cudaStreamSynchronize(p->d2h);
     }
     (void)cudaGetLastError();
+}
+
+/*=== trace (WARPSORT_TRACE) ===*/
+
+static double ws_now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void ws_trace_free(ws_trace *t) {
+    for (unsigned i = 0; t->ev && i < 2 * WS_TRACE_MAX; i++)
+        if (t->ev[i]) (void)cudaEventDestroy(t->ev[i]);
+    if (t->base) (void)cudaEventDestroy(t->base);
+    free(t->ev);
+    free(t->span);
+    memset(t, 0, sizeof *t);
+}
+
+/* Starts the call's trace when WARPSORT_TRACE names a file. Never fails the
+ * call: a trace that cannot be set up is skipped. */
+static void ws_trace_start(warpsort_context_t *ctx, ws_pipe *p) {
+    ws_trace *t = &p->trace;
+    const char *path = getenv("WARPSORT_TRACE");
+    t->path = NULL;
+    t->count = t->dropped = 0;
+    if (!path || !path[0]) return;
+    if (!t->span) {
+        t->ev = (cudaEvent_t *)calloc(2 * WS_TRACE_MAX, sizeof *t->ev);
+        t->span = (ws_span *)calloc(WS_TRACE_MAX, sizeof *t->span);
+        if (!t->ev || !t->span || cudaEventCreate(&t->base) != cudaSuccess) {
+            (void)cudaGetLastError();
+            ws_trace_free(t);
+            return;
+        }
+    }
+    if (cudaEventRecord(t->base, ws_state(ctx)->stream) != cudaSuccess ||
+        cudaEventSynchronize(t->base) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    t->host_base = ws_now_ms();
+    t->path = path;
+}
+
+/* A device span: begin records its first event on stream s (returns the
+ * span, ~0u when off or full), end its second. */
+static unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s) {
+    ws_trace *t = &p->trace;
+    if (!t->path) return ~0u;
+    if (t->count == WS_TRACE_MAX) {
+        t->dropped++;
+        return ~0u;
+    }
+    const unsigned i = t->count;
+    for (unsigned e = 2 * i; e < 2 * i + 2; e++)
+        if (!t->ev[e] && cudaEventCreate(&t->ev[e]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            t->ev[e] = NULL;
+            t->dropped++;
+            return ~0u;
+        }
+    if (cudaEventRecord(t->ev[2 * i], s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ~0u;
+    }
+    t->count++;
+    t->span[i].ev = 2 * i;
+    t->span[i].lane = t->span[i].what = NULL; /* set by end */
+    return i;
+}
+static void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane,
+                             const char *what) {
+    ws_trace *t = &p->trace;
+    if (i == ~0u || !t->path) return;
+    if (cudaEventRecord(t->ev[2 * i + 1], s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    t->span[i].lane = lane;
+    t->span[i].what = what;
+}
+/* A host span that began at t0 (ws_trace_now) ends now. */
+static double ws_trace_now(const ws_pipe *p) { return p->trace.path ? ws_now_ms() : 0.0; }
+static void ws_trace_host(ws_pipe *p, double t0, const char *lane, const char *what) {
+    ws_trace *t = &p->trace;
+    if (!t->path) return;
+    if (t->count == WS_TRACE_MAX) {
+        t->dropped++;
+        return;
+    }
+    ws_span *sp = &t->span[t->count++];
+    sp->lane = lane;
+    sp->what = what;
+    sp->t0 = t0 - t->host_base;
+    sp->t1 = ws_now_ms() - t->host_base;
+    sp->ev = ~0u;
+}
+
+/* Appends the call's spans to the trace file; the streams are idle. */
+static void ws_trace_finish(ws_pipe *p) {
+    ws_trace *t = &p->trace;
+    if (!t->path) return;
+    /* The call's number: one past the file's last, so that every context
+     * (and process) appends to one file without clashes and without a
+     * counter of the library's own. */
+    unsigned call = 0;
+    FILE *f = fopen(t->path, "a+");
+    if (f) {
+        char line[256];
+        unsigned c;
+        rewind(f);
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "%u,", &c) == 1 && c + 1 > call) call = c + 1;
+        fseek(f, 0, SEEK_END);
+        if (ftell(f) == 0) fprintf(f, "call,lane,what,start_ms,end_ms\n");
+        for (unsigned i = 0; i < t->count; i++) {
+            ws_span *sp = &t->span[i];
+            if (!sp->lane) continue; /* a device span whose end was never recorded */
+            if (sp->ev != ~0u) {
+                float a = 0, b = 0;
+                if (cudaEventElapsedTime(&a, t->base, t->ev[sp->ev]) != cudaSuccess ||
+                    cudaEventElapsedTime(&b, t->base, t->ev[sp->ev + 1]) != cudaSuccess) {
+                    (void)cudaGetLastError();
+                    continue;
+                }
+                sp->t0 = a;
+                sp->t1 = b;
+            }
+            fprintf(f, "%u,%s,%s,%.4f,%.4f\n", call, sp->lane, sp->what, sp->t0, sp->t1);
+        }
+        if (t->dropped) fprintf(f, "# call %u: %u spans dropped\n", call, t->dropped);
+        fclose(f);
+    }
+    t->path = NULL;
 }
 
 /*=== kernels ===*/
@@ -452,7 +623,9 @@ static warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
                                 const unsigned char *src, size_t bytes, int direct) {
     if (!bytes) return WARPSORT_OK;
     if (direct) {
+        const unsigned sp = ws_trace_dev_begin(p, p->h2d);
         WS_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, p->h2d));
+        ws_trace_dev_end(p, sp, p->h2d, "h2d", "copy in");
         return WARPSORT_OK;
     }
     for (size_t off = 0; off < bytes; off += p->slot_bytes) {
@@ -460,9 +633,15 @@ static warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
         const unsigned s = p->next_slot;
         p->next_slot = (s + 1) % WS_RING_SLOTS;
         unsigned char *slot = p->ring + (size_t)s * p->slot_bytes;
+        double t0 = ws_trace_now(p);
         WS_TRY(cudaEventSynchronize(p->slot_ev[s])); /* its last DMA is done */
-        ws_host_copy(ctx, slot, src + off, len);
+        ws_trace_host(p, t0, "host", "wait for a slot");
+        t0 = ws_trace_now(p);
+        ws_host_copy(ctx, p, slot, src + off, len);
+        ws_trace_host(p, t0, "host", "stage in");
+        const unsigned sp = ws_trace_dev_begin(p, p->h2d);
         WS_TRY(cudaMemcpyAsync(dst + off, slot, len, cudaMemcpyHostToDevice, p->h2d));
+        ws_trace_dev_end(p, sp, p->h2d, "h2d", "copy in");
         WS_TRY(cudaEventRecord(p->slot_ev[s], p->h2d));
     }
     return WARPSORT_OK;
@@ -475,7 +654,9 @@ static warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
                                 const unsigned char *src, size_t bytes, int direct) {
     if (!bytes) return WARPSORT_OK;
     if (direct) {
+        const unsigned sp = ws_trace_dev_begin(p, p->d2h);
         WS_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, p->d2h));
+        ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
         WS_TRY(cudaStreamSynchronize(p->d2h));
         return WARPSORT_OK;
     }
@@ -490,15 +671,21 @@ static warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
             const size_t off = issued * slot;
             const size_t len = bytes - off < slot ? bytes - off : slot;
             WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
+            const unsigned sp = ws_trace_dev_begin(p, p->d2h);
             WS_TRY(cudaMemcpyAsync(p->ring + (size_t)s * slot, src + off, len,
                                    cudaMemcpyDeviceToHost, p->d2h));
+            ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
             WS_TRY(cudaEventRecord(p->slot_ev[s], p->d2h));
         }
         const unsigned s = (unsigned)((p->next_slot + k) % WS_RING_SLOTS);
         const size_t off = k * slot;
         const size_t len = bytes - off < slot ? bytes - off : slot;
+        double t0 = ws_trace_now(p);
         WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
-        ws_host_copy(ctx, dst + off, p->ring + (size_t)s * slot, len);
+        ws_trace_host(p, t0, "host", "wait for a slot");
+        t0 = ws_trace_now(p);
+        ws_host_copy(ctx, p, dst + off, p->ring + (size_t)s * slot, len);
+        ws_trace_host(p, t0, "host", "stage out");
     }
     p->next_slot = (unsigned)((p->next_slot + chunks) % WS_RING_SLOTS);
     return WARPSORT_OK;
@@ -580,6 +767,7 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
         WS_CHECK(ws_copy_in(ctx, p, j, b, e, ak, av, direct));
         WS_TRY(cudaEventRecord(p->piece_ev[i], p->h2d));
         if (j->iota) {
+            const unsigned sp = ws_trace_dev_begin(p, cs);
             const unsigned grid = (unsigned)(st->sm_count * 4);
             if (vb == 4)
                 ws_iota_from_kernel<uint32_t><<<grid, 256, 0, cs>>>((uint32_t *)(av + b * vb),
@@ -588,11 +776,15 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
                 ws_iota_from_kernel<uint64_t><<<grid, 256, 0, cs>>>((uint64_t *)(av + b * vb),
                                                                     e - b, j->iota_base + b);
             WS_TRY(cudaGetLastError());
+            ws_trace_dev_end(p, sp, cs, "compute", "indices");
         }
         WS_TRY(cudaStreamWaitEvent(cs, p->piece_ev[i], 0));
-        if (e - b > 1)
+        if (e - b > 1) {
+            const unsigned sp = ws_trace_dev_begin(p, cs);
             WS_CHECK(ws_sort_any(ctx, ak + b * kb, vb ? av + b * vb : NULL, e - b, j->dtype, vb,
                                  j->stable, j->desc, ws, cs));
+            ws_trace_dev_end(p, sp, cs, "compute", "sort a piece");
+        }
         /* Level L merges runs of 2^(L-1) pieces; it reads A when L-1 is
          * even (pieces sort in A) and writes B when L is odd. */
         for (unsigned L = 1; L <= levels && (i + 1) % (1u << L) == 0; L++) {
@@ -601,15 +793,19 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
             const size_t mid = ws_chunk_begin(n, pieces, (r << L) + (1u << (L - 1)));
             const size_t hi = ws_chunk_begin(n, pieces, (r + 1) << L);
             const int src_b = (L - 1) % 2, dst_b = L % 2;
+            const unsigned sp = ws_trace_dev_begin(p, cs);
             WS_CHECK(ws_merge_range(ctx, j, src_b ? bk : ak, src_b ? bv : av, dst_b ? bk : ak,
                                     dst_b ? bv : av, lo, mid, hi, bounds, cs));
+            ws_trace_dev_end(p, sp, cs, "compute", "merge");
         }
     }
     const unsigned char *fk = levels % 2 ? bk : ak, *fv = levels % 2 ? bv : av;
     WS_TRY(cudaEventRecord(p->done_ev, cs));
     /* The point of no return: every error so far left the caller's arrays
      * alone; wait for the device to finish before the first byte goes back. */
+    const double t_wait = ws_trace_now(p);
     WS_TRY(cudaEventSynchronize(p->done_ev));
+    ws_trace_host(p, t_wait, "host", "wait for the device");
     WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
     if (j->keys_out)
         WS_CHECK(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned));
@@ -704,16 +900,44 @@ static size_t ws_run_items(const warpsort_context_t *ctx, size_t n, size_t kb, s
     return lo;
 }
 
+/* Host scratch of the out-of-core sort: tens of GiB written once by the
+ * staging threads. With 4 KiB pages their first touch (a fault and a zeroed
+ * page per 4 KiB) ran at 5 GB/s and was most of the sort's time; huge pages
+ * (madvise: the kernel's default policy is often 'madvise' only) make the
+ * faults 512x rarer and the unmap cheap. Elsewhere plain malloc. */
+static unsigned char *ws_big_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= ((size_t)64 << 20)) {
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return NULL;
+        (void)madvise(m, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+        return (unsigned char *)m;
+    }
+#endif
+    return (unsigned char *)malloc(bytes ? bytes : 1);
+}
+static void ws_big_free(unsigned char *m, size_t bytes) {
+    if (!m) return;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= ((size_t)64 << 20)) {
+        (void)munmap(m, bytes);
+        return;
+    }
+#endif
+    free(m);
+}
+
 struct ws_scratch {
     unsigned char *s1k, *s1v, *s2k, *s2v;
+    size_t kbytes, vbytes; /* size of s1k and s2k, of s1v and s2v */
     size_t *cur, *next;
     ws_seg *segs;
 };
 static void ws_scratch_free(ws_scratch *s) {
-    free(s->s1k);
-    free(s->s1v);
-    free(s->s2k);
-    free(s->s2v);
+    ws_big_free(s->s1k, s->kbytes);
+    ws_big_free(s->s1v, s->vbytes);
+    ws_big_free(s->s2k, s->kbytes);
+    ws_big_free(s->s2v, s->vbytes);
     free(s->cur);
     free(s->next);
     free(s->segs);
@@ -730,10 +954,12 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
                         budget, ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total);
     const size_t count = (n + run - 1) / run;
     WS_CHECK(ws_checkpoint(ctx, "host scratch"));
-    s->s1k = (unsigned char *)malloc(n * kb);
-    s->s1v = vb ? (unsigned char *)malloc(n * vb) : NULL;
-    s->s2k = top->keys_out ? (unsigned char *)malloc(n * kb) : NULL;
-    s->s2v = top->vals_out ? (unsigned char *)malloc(n * vb) : NULL;
+    s->kbytes = n * kb;
+    s->vbytes = n * vb;
+    s->s1k = ws_big_alloc(s->kbytes);
+    s->s1v = vb ? ws_big_alloc(s->vbytes) : NULL;
+    s->s2k = top->keys_out ? ws_big_alloc(s->kbytes) : NULL;
+    s->s2v = top->vals_out ? ws_big_alloc(s->vbytes) : NULL;
     s->cur = (size_t *)calloc(count, sizeof(size_t));
     s->next = (size_t *)calloc(count, sizeof(size_t));
     s->segs = (ws_seg *)calloc(count, sizeof(ws_seg));
@@ -759,7 +985,9 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         const unsigned pieces = ws_pieces_for(ctx, m, kb, vb, p->slot_bytes, budget);
         if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core run does not fit");
         WS_CHECK(ws_checkpoint(ctx, "sorting a run"));
+        const double t0 = ws_trace_now(p);
         WS_CHECK(ws_incore(ctx, p, &sub, pieces));
+        ws_trace_host(p, t0, "phase", "sort a run");
     }
 
     /* Phase 2: ranges of `run` outputs at exact ranks, each gathered from
@@ -767,7 +995,9 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     const ws_runs runs = {s->s1k, n, run, count, kb, ws_dtype_kind((int)top->dtype), top->desc};
     for (size_t k0 = 0; k0 < n;) {
         const size_t k1 = n - k0 < run ? n : k0 + run;
+        double t0 = ws_trace_now(p);
         ws_split_at(&runs, k1, s->next);
+        ws_trace_host(p, t0, "phase", "split the runs");
         size_t nsegs = 0;
         for (size_t q = 0; q < count; q++) {
             const size_t c = s->next[q] - s->cur[q];
@@ -787,7 +1017,9 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         const unsigned pieces = ws_pieces_for(ctx, sub.n, kb, vb, p->slot_bytes, budget);
         if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core range does not fit");
         WS_CHECK(ws_checkpoint(ctx, "sorting a range"));
+        t0 = ws_trace_now(p);
         WS_CHECK(ws_incore(ctx, p, &sub, pieces));
+        ws_trace_host(p, t0, "phase", "sort a range");
         size_t *t = s->cur;
         s->cur = s->next;
         s->next = t;
@@ -796,8 +1028,10 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
 
     /* Final and complete: only now the caller's arrays change. */
     WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
-    if (top->keys_out) ws_host_copy(ctx, top->keys_out, s->s2k, n * kb);
-    if (top->vals_out) ws_host_copy(ctx, top->vals_out, s->s2v, n * vb);
+    const double t_back = ws_trace_now(p);
+    if (top->keys_out) ws_host_copy(ctx, p, top->keys_out, s->s2k, n * kb);
+    if (top->vals_out) ws_host_copy(ctx, p, top->vals_out, s->s2v, n * vb);
+    ws_trace_host(p, t_back, "phase", "copy back");
     return WARPSORT_OK;
 }
 
@@ -838,6 +1072,7 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
     ws_pipe *p = NULL;
     warpsort_status_t r = ws_pipe_get(ctx, &p);
     if (r != WARPSORT_OK) return r;
+    ws_trace_start(ctx, p);
 
     /* Device budget: the caller's workspace, the configured budget, or the
      * free memory plus what the cached workspace already holds (it is
@@ -888,6 +1123,7 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
     if (r != WARPSORT_OK) ws_drain(ctx, p);
     for (unsigned i = 0; i < reg.count; i++) (void)cudaHostUnregister(reg.ptr[i]);
     (void)cudaGetLastError();
+    ws_trace_finish(p);
     return r;
 }
 
