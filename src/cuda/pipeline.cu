@@ -927,6 +927,31 @@ static void ws_big_free(unsigned char *m, size_t bytes) {
     free(m);
 }
 
+/* Faults the scratch in before the sort writes it, one contiguous share
+ * per thread: measured on the H100 machine (a VM, THP on madvise), fresh
+ * memory faulted in by 16 threads writing their own 1 GiB took 0.56 s for
+ * 16 GiB on huge pages, while the same faults taken inside the staging
+ * copies (16 threads on neighbouring 2 MiB pieces of each slot) held the
+ * copy-out to 3-11 ms per 32 MiB slot instead of 1 ms. */
+struct ws_touch_task {
+    unsigned char *m;
+    size_t bytes;
+    unsigned threads;
+};
+static void ws_touch_part(void *arg, unsigned t) {
+    const ws_touch_task *c = (const ws_touch_task *)arg;
+    const size_t b = ws_chunk_begin(c->bytes, c->threads, t);
+    const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
+    for (size_t i = b; i < e; i += 4096) ((volatile unsigned char *)c->m)[i] = 0;
+}
+static void ws_prefault(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *m, size_t bytes) {
+    if (!m || !bytes) return;
+    unsigned t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    if (t < 1) t = 1;
+    ws_touch_task c = {m, bytes, t};
+    ws_pool_run(p->pool, t, ws_touch_part, &c);
+}
+
 struct ws_scratch {
     unsigned char *s1k, *s1v, *s2k, *s2v;
     size_t kbytes, vbytes; /* size of s1k and s2k, of s1v and s2v */
@@ -968,6 +993,15 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
                         n * (kb + vb) * 2, n);
+
+    /* The pool comes with the ring; the scratch is always staged. */
+    WS_CHECK(ws_pipe_ring(ctx, p));
+    const double t_touch = ws_trace_now(p);
+    ws_prefault(ctx, p, s->s1k, s->kbytes);
+    ws_prefault(ctx, p, s->s1v, s->vbytes);
+    ws_prefault(ctx, p, s->s2k, s->kbytes);
+    ws_prefault(ctx, p, s->s2v, s->vbytes);
+    ws_trace_host(p, t_touch, "phase", "fault the scratch in");
 
     /* Phase 1: runs, each sorted in core into S1. */
     for (size_t q = 0; q < count; q++) {
