@@ -173,6 +173,26 @@ double warpsort_host(warpsort_context_t *ctx, const Kind &k, void *hk, void *hv,
     return t;
 }
 
+/* What warpsort did with host arrays before the pipeline (issue 11's
+ * "today"): one synchronous copy in, the device sort, one copy out. The
+ * baseline the small host arrays must not fall behind. */
+double warpsort_copy_sort_copy(warpsort_context_t *ctx, const Kind &k, void *hk, void *hv, size_t n,
+                               void *dk, void *dv) {
+    double t0 = now_ms();
+    HB_CUDA(cudaMemcpy(dk, hk, n * k.kb, cudaMemcpyHostToDevice));
+    if (hv) HB_CUDA(cudaMemcpy(dv, hv, n * k.vb, cudaMemcpyHostToDevice));
+    warpsort_status_t st = hv ? warpsort_sort_pairs(ctx, dk, dv, n, k.dtype, k.vb, 0)
+                              : warpsort_sort(ctx, dk, n, k.dtype, 0);
+    if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
+    if (st != WARPSORT_OK) {
+        fprintf(stderr, "warpsort: %s: %s\n", warpsort_status_name(st), warpsort_last_error(ctx));
+        return -1;
+    }
+    HB_CUDA(cudaMemcpy(hk, dk, n * k.kb, cudaMemcpyDeviceToHost));
+    if (hv) HB_CUDA(cudaMemcpy(hv, dv, n * k.vb, cudaMemcpyDeviceToHost));
+    return now_ms() - t0;
+}
+
 bool sorted_u(const void *p, size_t n, size_t kb) {
     for (size_t i = 1; i < n; i++) {
         if (kb == 4 ? ((const uint32_t *)p)[i - 1] > ((const uint32_t *)p)[i]
@@ -237,7 +257,7 @@ void run_size(size_t n, int repeat, bool with_cpu, warpsort_context_t *gpu,
                 bus = bus_ms(hk, d, piece, repeat) * (double)bytes / (double)piece;
                 HB_CUDA(cudaFree(d));
             }
-            std::vector<double> tw, tc, tcpu;
+            std::vector<double> tw, tc, tcpu, tws;
             for (int r = 0; r <= repeat; r++) { /* r = 0 warms up (ring, workspace) */
                 memcpy(hk, ok, n * k.kb);
                 if (hv) memcpy(hv, ov, n * k.vb);
@@ -253,6 +273,10 @@ void run_size(size_t n, int repeat, bool with_cpu, warpsort_context_t *gpu,
                                   : cub_copy_sort_copy<uint64_t, uint64_t>(hk, hv, n, dk, dv, dk2, dv2,
                                                                           temp, temp_bytes);
                     if (r) tc.push_back(t);
+                    memcpy(hk, ok, n * k.kb);
+                    if (hv) memcpy(hv, ov, n * k.vb);
+                    t = warpsort_copy_sort_copy(gpu, k, hk, hv, n, dk, dv);
+                    if (r && t > 0) tws.push_back(t);
                 }
                 if (with_cpu && !pinned && r < 2 && n <= 200000000) {
                     memcpy(hk, ok, n * k.kb);
@@ -263,6 +287,9 @@ void run_size(size_t n, int repeat, bool with_cpu, warpsort_context_t *gpu,
             }
             add_row(k.name, mem, "warpsort", n, median(tw), bus);
             if (!tc.empty()) add_row(k.name, mem, "cub-copy-radix-copy", n, median(tc), bus);
+            if (!tws.empty())
+                add_row(k.name, mem, "warpsort-copy-sort-copy", n, median(tws), bus,
+                        "device sort between two synchronous copies: the pre-pipeline way");
             if (!tcpu.empty()) add_row(k.name, mem, "warpsort-cpu", n, median(tcpu), bus);
             add_row(k.name, mem, "bus-limit", n, bus, bus);
             if (!tc.empty() && !tw.empty())

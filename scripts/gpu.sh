@@ -18,7 +18,7 @@
 #       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
 #             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
-#             pipeline-sanitize | cli-gpu | bench-host | radix-probe
+#             pipeline-sanitize | cli-gpu | bench-host | bench-wide | radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
 #       few files); a summary table of each step's exit status is printed last.
@@ -34,13 +34,14 @@ stage() {
         -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_cli warpsort_bench \
         warpsort_host_bench test_device warpsort_device_bench example_warp_sort_32x4 \
-        example_block_sort_pairs example_warp_compact radix_timing_probe
+        example_block_sort_pairs example_warp_compact radix_timing_probe wide_pairs
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
        build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/cli/test_cli \
        build-gpu/bench/warpsort_bench build-gpu/bench/warpsort_host_bench \
        build-gpu/tests/device/test_device build-gpu/bench/warpsort_device_bench \
-       build-gpu/examples/example_* build-gpu/bench/radix_timing_probe .gpu/
+       build-gpu/examples/example_* build-gpu/bench/radix_timing_probe \
+       build-gpu/bench/wide_pairs .gpu/
     cp bench/plot.py .gpu/
     # The GPU suite through the JIT: no machine code, PTX for compute_80 only,
     # so the driver compiles it for the H100 as it would for a chip newer than
@@ -159,6 +160,9 @@ run() {
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         main) step main .gpu/warpsort run ;;
+        bench-wide) # 64-bit keys with 64-bit values against CUB radix and merge pairs
+            step bench-wide .gpu/wide_pairs --log 24,26 --dtype u64,f64 --repeat 7 \
+                --json "$out/bench-wide.json" ;;
         radix-probe) # does a timing setting of the harness slow CUB's radix sort down?
             step radix-probe .gpu/radix_timing_probe 27 ;;
         pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
@@ -176,6 +180,9 @@ run() {
                     # modes, and the timeline picture
             step bench-host .gpu/warpsort_host_bench --sizes 10M,100M,1000M --repeat 5 \
                 --ooc-n 2^32 --ooc-budget 4294967296 --json "$out/bench-host.json"
+            # small host arrays against the pre-pipeline copy-sort-copy
+            step bench-host-small .gpu/warpsort_host_bench --sizes 2^10,2^12,2^14,2^16,2^18,2^20 \
+                --repeat 11 --no-cpu --json "$out/bench-host-small.json"
             step bench-host-register env WARPSORT_HOST_REGISTER=1 .gpu/warpsort_host_bench \
                 --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-register.json"
             # the library's own trace (WARPSORT_TRACE) of one 100M pinned and pageable
