@@ -43,11 +43,13 @@ __host__ __device__ unsigned long long mix(unsigned long long x) {
     return x ^ (x >> 31);
 }
 /* Key i of the input: random bits (u64), or a finite random double in
- * [-1e6, 1e6) (f64: no NaN, so the host check can use <). */
+ * [-2^42, 2^42) with 10 fraction bits (f64: no NaN, so the host check can
+ * use <). Exact arithmetic only: a contracted multiply-add on the device
+ * would round differently from the host. */
 __host__ __device__ unsigned long long key_of(unsigned long long i, bool f64) {
     const unsigned long long r = mix(i);
     if (!f64) return r;
-    double d = ((double)(r >> 11) / 9007199254740992.0) * 2e6 - 1e6;
+    double d = (double)((long long)(r >> 11) - (1ll << 52)) / 1024.0;
     unsigned long long b;
     memcpy(&b, &d, 8);
     return b;
