@@ -78,7 +78,7 @@ TIMELINE_COLOURS = {
     "indices": "#9467bd", "stage in": "#aec7e8", "stage out": "#98df8a",
     "wait for a slot": "#dddddd", "wait for the device": "#bbbbbb",
     "sort a run": "#c49c94", "sort a range": "#8c564b", "split the runs": "#000000",
-    "copy back": "#e377c2", "fault scratch in": "#bcbd22",
+    "copy back": "#e377c2", "fault the scratch in": "#bcbd22",
 }
 
 

@@ -123,7 +123,6 @@ struct ws_pipe {
     size_t slot_bytes;
     unsigned next_slot;
     ws_pool *pool; /* staging threads, started with the ring */
-    struct ws_faults *faults; /* out of core: scratch to fault in ahead; NULL otherwise */
     int use_register; /* WARPSORT_HOST_REGISTER=1: cudaHostRegister pageable arrays */
 };
 
@@ -419,75 +418,6 @@ static void ws_trace_finish(ws_pipe *p) {
     t->path = NULL;
 }
 
-/*=== out-of-core scratch, faulted in ahead ===*/
-
-/* Out of core, the host scratch (2 x n x item bytes, written once) is
- * faulted in by the staging threads ahead of the copies that fill it, each
- * thread a contiguous share of a 64 MiB step, and preferably while the host
- * waits for the device. Measured on the H100 machine (a VM, THP on
- * madvise): faults taken inside the staging copies themselves (16 threads
- * on neighbouring 2 MiB pieces of each slot) held the copy-out to 3-11 ms
- * per 32 MiB slot instead of 1 ms; faulted ahead in contiguous shares the
- * same pages cost 0.75 s for 32 GiB, and the waits hide about half of it.
- * Regions are faulted in the order the sort first writes them. */
-#define WS_FAULT_STEP ((size_t)64 << 20)
-struct ws_faults {
-    unsigned char *region[4];
-    size_t len[4];
-    unsigned count;
-    unsigned cur; /* regions before cur are faulted in */
-    size_t off;   /* and region cur up to off */
-};
-struct ws_touch_task {
-    unsigned char *m;
-    size_t bytes;
-    unsigned threads;
-};
-static void ws_touch_part(void *arg, unsigned t) {
-    const ws_touch_task *c = (const ws_touch_task *)arg;
-    const size_t b = ws_chunk_begin(c->bytes, c->threads, t);
-    const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
-    for (size_t i = (b + 4095) & ~(size_t)4095; i < e; i += 4096)
-        ((volatile unsigned char *)c->m)[i] = 0;
-}
-/* Faults in the next step; returns 0 when nothing is left. */
-static int ws_fault_step(const warpsort_context_t *ctx, ws_pipe *p) {
-    ws_faults *f = p->faults;
-    if (!f || f->cur >= f->count) return 0;
-    const size_t len = f->len[f->cur] - f->off < WS_FAULT_STEP ? f->len[f->cur] - f->off : WS_FAULT_STEP;
-    unsigned t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
-    if (t < 1) t = 1;
-    ws_touch_task c = {f->region[f->cur] + f->off, len, t};
-    const double t0 = ws_trace_now(p);
-    ws_pool_run(p->pool, t, ws_touch_part, &c);
-    ws_trace_host(p, t0, "host", "fault scratch in");
-    f->off += len;
-    if (f->off == f->len[f->cur]) {
-        f->cur++;
-        f->off = 0;
-    }
-    return 1;
-}
-/* Makes sure [dst, dst + bytes) is faulted in if it lies in the scratch. */
-static void ws_fault_upto(const warpsort_context_t *ctx, ws_pipe *p, const unsigned char *dst,
-                          size_t bytes) {
-    ws_faults *f = p->faults;
-    if (!f) return;
-    for (unsigned r = 0; r < f->count; r++) {
-        if (dst < f->region[r] || dst >= f->region[r] + f->len[r]) continue;
-        const size_t end = (size_t)(dst - f->region[r]) + bytes;
-        while (f->cur < r || (f->cur == r && f->off < end))
-            if (!ws_fault_step(ctx, p)) break;
-        return;
-    }
-}
-/* Waits for ev, faulting scratch in meanwhile. */
-static cudaError_t ws_wait_faulting(const warpsort_context_t *ctx, ws_pipe *p, cudaEvent_t ev) {
-    while (cudaEventQuery(ev) == cudaErrorNotReady)
-        if (!ws_fault_step(ctx, p)) break;
-    return cudaEventSynchronize(ev);
-}
-
 /*=== kernels ===*/
 
 template <typename I>
@@ -753,7 +683,6 @@ static warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
         double t0 = ws_trace_now(p);
         WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
         ws_trace_host(p, t0, "host", "wait for a slot");
-        ws_fault_upto(ctx, p, dst + off, len);
         t0 = ws_trace_now(p);
         ws_host_copy(ctx, p, dst + off, p->ring + (size_t)s * slot, len);
         ws_trace_host(p, t0, "host", "stage out");
@@ -875,7 +804,7 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
     /* The point of no return: every error so far left the caller's arrays
      * alone; wait for the device to finish before the first byte goes back. */
     const double t_wait = ws_trace_now(p);
-    WS_TRY(ws_wait_faulting(ctx, p, p->done_ev));
+    WS_TRY(cudaEventSynchronize(p->done_ev));
     ws_trace_host(p, t_wait, "host", "wait for the device");
     WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
     if (j->keys_out)
@@ -998,8 +927,32 @@ static void ws_big_free(unsigned char *m, size_t bytes) {
     free(m);
 }
 
+/* Faults the scratch in before the sort writes it, one contiguous share
+ * per thread: measured on the H100 machine (a VM, THP on madvise), fresh
+ * memory faulted in by 16 threads writing their own 1 GiB took 0.56 s for
+ * 16 GiB on huge pages, while the same faults taken inside the staging
+ * copies (16 threads on neighbouring 2 MiB pieces of each slot) held the
+ * copy-out to 3-11 ms per 32 MiB slot instead of 1 ms. */
+struct ws_touch_task {
+    unsigned char *m;
+    size_t bytes;
+    unsigned threads;
+};
+static void ws_touch_part(void *arg, unsigned t) {
+    const ws_touch_task *c = (const ws_touch_task *)arg;
+    const size_t b = ws_chunk_begin(c->bytes, c->threads, t);
+    const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
+    for (size_t i = b; i < e; i += 4096) ((volatile unsigned char *)c->m)[i] = 0;
+}
+static void ws_prefault(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *m, size_t bytes) {
+    if (!m || !bytes) return;
+    unsigned t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    if (t < 1) t = 1;
+    ws_touch_task c = {m, bytes, t};
+    ws_pool_run(p->pool, t, ws_touch_part, &c);
+}
+
 struct ws_scratch {
-    ws_faults faults;
     unsigned char *s1k, *s1v, *s2k, *s2v;
     size_t kbytes, vbytes; /* size of s1k and s2k, of s1v and s2v */
     size_t *cur, *next;
@@ -1041,18 +994,14 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
                         n * (kb + vb) * 2, n);
 
-    /* The pool comes with the ring; the scratch is always staged. Its pages
-     * are faulted in ahead of the copies that write them, while the host
-     * would otherwise wait for the device (ws_fault_ahead). */
+    /* The pool comes with the ring; the scratch is always staged. */
     WS_CHECK(ws_pipe_ring(ctx, p));
-    unsigned char *const regions[4] = {s->s1k, s->s1v, s->s2k, s->s2v};
-    const size_t lens[4] = {s->kbytes, s->vbytes, s->kbytes, s->vbytes};
-    for (unsigned r = 0; r < 4; r++)
-        if (regions[r] && lens[r]) {
-            s->faults.region[s->faults.count] = regions[r];
-            s->faults.len[s->faults.count++] = lens[r];
-        }
-    p->faults = &s->faults;
+    const double t_touch = ws_trace_now(p);
+    ws_prefault(ctx, p, s->s1k, s->kbytes);
+    ws_prefault(ctx, p, s->s1v, s->vbytes);
+    ws_prefault(ctx, p, s->s2k, s->kbytes);
+    ws_prefault(ctx, p, s->s2v, s->vbytes);
+    ws_trace_host(p, t_touch, "phase", "fault the scratch in");
 
     /* Phase 1: runs, each sorted in core into S1. */
     for (size_t q = 0; q < count; q++) {
@@ -1125,7 +1074,6 @@ static warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, con
     ws_scratch s;
     memset(&s, 0, sizeof s);
     warpsort_status_t r = ws_out_of_core_with(ctx, p, top, budget, &s);
-    p->faults = NULL;
     ws_scratch_free(&s);
     return r;
 }
