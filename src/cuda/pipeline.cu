@@ -928,11 +928,13 @@ static void ws_big_free(unsigned char *m, size_t bytes) {
 }
 
 /* Faults the scratch in before the sort writes it, one contiguous share
- * per thread: measured on the H100 machine (a VM, THP on madvise), fresh
- * memory faulted in by 16 threads writing their own 1 GiB took 0.56 s for
- * 16 GiB on huge pages, while the same faults taken inside the staging
- * copies (16 threads on neighbouring 2 MiB pieces of each slot) held the
- * copy-out to 3-11 ms per 32 MiB slot instead of 1 ms. */
+ * per thread. Measured on the H100 machine (a VM, THP on madvise), 2^32
+ * u32 keys: faults taken inside the staging copies (16 threads on
+ * neighbouring 2 MiB pieces of each slot, so on the same page-table page
+ * and its lock) held the copy-out to 3-11 ms per 32 MiB slot instead of
+ * 1 ms; up front in 1 GiB shares the 32 GiB take 0.75 s when the VM has
+ * used that memory before (5-6 s the first time: the hypervisor backs it),
+ * and faulting 64 MiB steps while waiting for the device was slower. */
 struct ws_touch_task {
     unsigned char *m;
     size_t bytes;
