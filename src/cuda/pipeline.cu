@@ -4,8 +4,8 @@
  *
  * In core (the workspace fits the device budget). Three streams: h2d and d2h
  * (created here, non-blocking) and the context's stream for compute. The
- * array is cut into P pieces (1, 2, 4 or 8; more for larger arrays, fewer
- * when the workspace would not fit):
+ * array is cut into P pieces (a power of two up to 16, each at least half a
+ * ring slot; fewer when the workspace would not fit):
  *
  *   host threads  | stage c0 | stage c1 | stage c2 | ...          (pageable only)
  *   h2d           |   | c0 DMA | c1 DMA | c2 DMA | ... piece 7 |
@@ -21,9 +21,10 @@
  * kernel as soon as both halves are sorted (a binary tree: log2 P levels
  * ping-ponging between buffers A and B). So when the last byte has arrived,
  * what is left on the compute stream is the last piece's sort and the merges
- * that depend on it: with P = 8 about 1/8 of the sort plus three merges of
- * 1/4, 1/2 and all of the array. Bus limit: n x bytes / H2D + n x bytes /
- * D2H; this tail is the gap to it.
+ * that depend on it: with P = 16 about 1/16 of the sort plus four merges of
+ * 1/8, 1/4, 1/2 and all of the array. Bus limit: n x bytes / H2D + n x
+ * bytes / D2H; this tail is the gap to it. WARPSORT_TRACE=FILE records every
+ * span of it (bench/plot.py --timeline draws them).
  *
  * Failure safety: the host waits for the compute stream's last event before
  * enqueuing any copy into the caller's arrays, so every error (allocation,
@@ -74,7 +75,7 @@ using warpsort::no_value;
 
 #define WS_RING_SLOTS 4u
 #define WS_RING_DEFAULT_BYTES ((size_t)128 << 20) /* 4 x 32 MiB */
-#define WS_MAX_PIECES 8u
+#define WS_MAX_PIECES 16u
 /* Pageable jobs up to min(this, one slot) go through the driver's own
  * staging, as before the pipeline: no ring, no threads, one copy each way. */
 #define WS_DIRECT_MAX_BYTES ((size_t)4 << 20)
@@ -606,10 +607,15 @@ static ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, 
     return l;
 }
 
-/* Most pieces (a power of two up to 8, each at least an eighth of a slot)
- * whose workspace fits budget; 0 if not even one piece fits. */
+/* Most pieces (a power of two up to 16, each at least half a slot: 16 MiB
+ * with the default ring) whose workspace fits budget; 0 if not even one
+ * piece fits. Pieces let the sort start before the copy in ends, but each
+ * costs launches and a merge level: with pieces of an eighth of a slot,
+ * 10M pinned u32 keys (8 pieces of 5 MB) took 2.41 ms against 2.10 for one
+ * copy, one sort, one copy; 16 pieces shorten the tail (the last piece's
+ * sort) of the large arrays. The test rings (a few KiB) keep many pieces. */
 static unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot, size_t budget) {
-    const size_t bytes = n * (kb + vb), piece_min = slot / 8;
+    const size_t bytes = n * (kb + vb), piece_min = slot / 2;
     unsigned p = 1;
     while (p < WS_MAX_PIECES && bytes / (2 * (size_t)p) >= piece_min && n >= 2 * (size_t)p) p *= 2;
     for (; p > 0; p /= 2)
