@@ -4,7 +4,7 @@
  *
  * In core (the workspace fits the device budget). Three streams: h2d and d2h
  * (created here, non-blocking) and the context's stream for compute. The
- * array is cut into P pieces (a power of two up to 16, each at least half a
+ * array is cut into P pieces (a power of two up to 8, each at least half a
  * ring slot; fewer when the workspace would not fit):
  *
  *   host threads  | stage c0 | stage c1 | stage c2 | ...          (pageable only)
@@ -21,9 +21,9 @@
  * kernel as soon as both halves are sorted (a binary tree: log2 P levels
  * ping-ponging between buffers A and B). So when the last byte has arrived,
  * what is left on the compute stream is the last piece's sort and the merges
- * that depend on it: with P = 16 about 1/16 of the sort plus four merges of
- * 1/8, 1/4, 1/2 and all of the array. Bus limit: n x bytes / H2D + n x
- * bytes / D2H; this tail is the gap to it. WARPSORT_TRACE=FILE records every
+ * that depend on it: with P = 8 about 1/8 of the sort plus three merges of
+ * 1/4, 1/2 and all of the array. Bus limit: n x bytes / H2D + n x bytes /
+ * D2H; this tail is the gap to it. WARPSORT_TRACE=FILE records every
  * span of it (bench/plot.py --timeline draws them).
  *
  * Failure safety: the host waits for the compute stream's last event before
@@ -75,7 +75,7 @@ using warpsort::no_value;
 
 #define WS_RING_SLOTS 4u
 #define WS_RING_DEFAULT_BYTES ((size_t)128 << 20) /* 4 x 32 MiB */
-#define WS_MAX_PIECES 16u
+#define WS_MAX_PIECES 8u
 /* Pageable jobs up to min(this, one slot) go through the driver's own
  * staging, as before the pipeline: no ring, no threads, one copy each way. */
 #define WS_DIRECT_MAX_BYTES ((size_t)4 << 20)
@@ -607,13 +607,14 @@ static ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, 
     return l;
 }
 
-/* Most pieces (a power of two up to 16, each at least half a slot: 16 MiB
+/* Most pieces (a power of two up to 8, each at least half a slot: 16 MiB
  * with the default ring) whose workspace fits budget; 0 if not even one
  * piece fits. Pieces let the sort start before the copy in ends, but each
- * costs launches and a merge level: with pieces of an eighth of a slot,
- * 10M pinned u32 keys (8 pieces of 5 MB) took 2.41 ms against 2.10 for one
- * copy, one sort, one copy; 16 pieces shorten the tail (the last piece's
- * sort) of the large arrays. The test rings (a few KiB) keep many pieces. */
+ * costs launches and a merge: A/B on the H100, same run, 10M pinned u32
+ * keys took 2.38 ms in 8 pieces of 5 MB (an eighth of a slot, the old
+ * floor) and 1.95 ms in 2 of 20 MB; at 100M, 16 pieces of 25 MB against 8
+ * of 50 MB gained 1 % on pairs and u64 keys and lost 0.7 % on u32 keys, so
+ * the cap stays 8. The test rings (a few KiB) keep many pieces. */
 static unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot, size_t budget) {
     const size_t bytes = n * (kb + vb), piece_min = slot / 2;
     unsigned p = 1;
