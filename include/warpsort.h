@@ -209,8 +209,9 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * workspace exceeds device_budget_bytes (or the free device memory) is sorted
  * out of core: budget-sized runs are sorted on the device into host scratch,
  * then the output is produced range by range (exact rank splits of the runs,
- * so runs of equal keys of any length are fine), into a second host scratch;
- * that needs about 2 x n x (key + value size) bytes of host memory. With a
+ * so runs of equal keys of any length are fine) into the parts of that
+ * scratch already read and a few spare blocks; that needs about n x (key +
+ * value size) bytes of host memory plus (runs + 3) x 32 MiB. With a
  * caller-provided workspace (warpsort_set_workspace) the call never goes out
  * of core and fails with WORKSPACE_TOO_SMALL instead. Keys in host memory and
  * values in device memory (or the other way round) are staged whole.

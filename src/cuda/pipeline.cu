@@ -36,18 +36,23 @@
  * the final merge too, at the price of this guarantee.
  *
  * Out of core (workspace larger than the budget): phase 1 sorts runs of R
- * items (R the largest whose in-core workspace fits) through the in-core
- * path above into host scratch S1. Phase 2 cuts the output into ranges of R
- * items at exact ranks: the total order is (key, run, position), so a split
- * at rank k is found by a binary search over the key bits (64 steps) with
- * binary searches in every run, and equal keys are dealt out in run order
- * (stable; a run of equal keys longer than R is simply split). Each range
- * gathers its pieces of every run (the in-core path again: copies in,
- * sorted and merged on the device) and lands in host scratch S2; S2 is
- * copied to the caller's arrays by host threads at the end, so a failure in
- * either phase leaves them as they were. Host memory: 2 x n x item bytes.
- * Hook: phase 2 re-sorts each range from scratch; a K-way merge of its
- * pieces (they are sorted runs) would do less work.
+ * items (R the largest whose in-core workspace fits, in one piece and in
+ * eight; a whole number of blocks) through the in-core path above into host
+ * scratch S1. Phase 2 cuts the output into ranges of R items at exact
+ * ranks: the total order is (key, run, position), so a split at rank k is
+ * found by a binary search over the key bits (64 steps) with binary
+ * searches in every run, and equal keys are dealt out in run order (stable;
+ * a run of equal keys longer than R is simply split). Each range gathers
+ * its pieces of every run (the in-core path again: copies in, sorted and
+ * merged on the device) and lands in blocks of S1 that every range so far
+ * has read to the end (runs are read front to back), or in a few spare
+ * blocks; a table says where each output block went. The last step copies
+ * the blocks, in order, into the caller's arrays, so a failure in either
+ * phase leaves them as they were. Host memory: n x item bytes plus
+ * (runs + 3) blocks of a ring slot's worth of keys (was 2 n x item bytes
+ * with a second scratch array). Hook: phase 2 re-sorts each range from
+ * scratch; a K-way merge of its pieces (they are sorted runs) would do less
+ * work.
  */
 #include <cuda_runtime.h>
 
@@ -561,6 +566,21 @@ struct ws_seg {
     const unsigned char *vals; /* NULL with iota or keys only */
     size_t count;
 };
+/* Out of core, phase 2 writes each range's output into blocks of `items`
+ * items: blocks of S1 that every range so far has read to the end, then a
+ * few spare ones (ws_out_of_core_with says why a few suffice). Output block
+ * j of a job lives at block ids[j]: an S1 block below s1_blocks, else spare
+ * block ids[j] - s1_blocks. [0] holds keys, [1] values. */
+struct ws_blockmap {
+    unsigned char *s1[2], *spare[2];
+    size_t s1_blocks, items;
+    const size_t *ids;
+};
+static unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize) {
+    return id < m->s1_blocks ? m->s1[values] + id * m->items * esize
+                             : m->spare[values] + (id - m->s1_blocks) * m->items * esize;
+}
+
 struct ws_job {
     const ws_seg *segs;
     size_t nsegs;
@@ -569,6 +589,8 @@ struct ws_job {
     size_t iota_base;
     unsigned char *keys_out, *vals_out; /* host; NULL = not wanted */
     int keys_out_pinned, vals_out_pinned;
+    const ws_blockmap *out_map; /* not NULL: the output goes to these blocks (pageable),
+                                   keys_out / vals_out only say whether it is wanted */
     size_t n, kb, vb; /* vb 0: keys only */
     warpsort_dtype_t dtype;
     bool stable;
@@ -654,47 +676,74 @@ static warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned ch
     return WARPSORT_OK;
 }
 
+/* Where byte off of a job's output goes: dst + off, or through the block
+ * map; *room is how many bytes from there on stay contiguous. */
+static unsigned char *ws_out_at(unsigned char *dst, const ws_blockmap *map, int values,
+                                size_t esize, size_t off, size_t *room) {
+    if (!map) {
+        *room = ~(size_t)0;
+        return dst + off;
+    }
+    const size_t item = off / esize, w = item % map->items;
+    *room = (map->items - w) * esize;
+    return ws_block_at(map, values, map->ids[item / map->items], esize) + w * esize;
+}
+
 /* Device -> host on the d2h stream; through the ring, the DMA into the next
- * WS_RING_SLOTS - 1 slots runs while host threads copy one out. Returns once
- * the bytes are in dst. */
+ * WS_RING_SLOTS - 1 slots runs while host threads copy one out. The output
+ * is dst, or the blocks of map (values: which array of it; esize: bytes an
+ * item). Returns once the bytes are in place. */
 static warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
-                                const unsigned char *src, size_t bytes, int direct) {
+                                const unsigned char *src, size_t bytes, int direct,
+                                const ws_blockmap *map, int values, size_t esize) {
     if (!bytes) return WARPSORT_OK;
     if (direct) {
-        const unsigned sp = ws_trace_dev_begin(p, p->d2h);
-        WS_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, p->d2h));
-        ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
+        for (size_t off = 0, room = 0; off < bytes;) {
+            unsigned char *to = ws_out_at(dst, map, values, esize, off, &room);
+            const size_t len = bytes - off < room ? bytes - off : room;
+            const unsigned sp = ws_trace_dev_begin(p, p->d2h);
+            WS_TRY(cudaMemcpyAsync(to, src + off, len, cudaMemcpyDeviceToHost, p->d2h));
+            ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
+            off += len;
+        }
         WS_TRY(cudaStreamSynchronize(p->d2h));
         return WARPSORT_OK;
     }
+    /* Chunk i uses slot (next_slot + i) % SLOTS; a chunk ends at a slot's
+     * size or where the output stops being contiguous. */
     const size_t slot = p->slot_bytes;
-    const size_t chunks = (bytes + slot - 1) / slot;
-    size_t issued = 0;
-    for (size_t k = 0; k < chunks; k++) {
-        /* Slot of chunk j: (start + j) % SLOTS; chunk k - SLOTS, its last
-         * user, has been copied out by now. */
-        for (; issued < chunks && issued < k + WS_RING_SLOTS; issued++) {
+    struct {
+        unsigned char *to;
+        size_t len;
+    } inflight[WS_RING_SLOTS];
+    size_t issued = 0, done = 0, issue_off = 0, room = 0;
+    while (done < issued || issue_off < bytes) {
+        for (; issue_off < bytes && issued < done + WS_RING_SLOTS; issued++) {
             const unsigned s = (unsigned)((p->next_slot + issued) % WS_RING_SLOTS);
-            const size_t off = issued * slot;
-            const size_t len = bytes - off < slot ? bytes - off : slot;
-            WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
+            unsigned char *to = ws_out_at(dst, map, values, esize, issue_off, &room);
+            size_t len = bytes - issue_off < slot ? bytes - issue_off : slot;
+            if (len > room) len = room;
+            WS_TRY(cudaEventSynchronize(p->slot_ev[s])); /* chunk issued - SLOTS is out */
             const unsigned sp = ws_trace_dev_begin(p, p->d2h);
-            WS_TRY(cudaMemcpyAsync(p->ring + (size_t)s * slot, src + off, len,
+            WS_TRY(cudaMemcpyAsync(p->ring + (size_t)s * slot, src + issue_off, len,
                                    cudaMemcpyDeviceToHost, p->d2h));
             ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
             WS_TRY(cudaEventRecord(p->slot_ev[s], p->d2h));
+            inflight[issued % WS_RING_SLOTS].to = to;
+            inflight[issued % WS_RING_SLOTS].len = len;
+            issue_off += len;
         }
-        const unsigned s = (unsigned)((p->next_slot + k) % WS_RING_SLOTS);
-        const size_t off = k * slot;
-        const size_t len = bytes - off < slot ? bytes - off : slot;
+        const unsigned s = (unsigned)((p->next_slot + done) % WS_RING_SLOTS);
         double t0 = ws_trace_now(p);
         WS_TRY(cudaEventSynchronize(p->slot_ev[s]));
         ws_trace_host(p, t0, "host", "wait for a slot");
         t0 = ws_trace_now(p);
-        ws_host_copy(ctx, p, dst + off, p->ring + (size_t)s * slot, len);
+        ws_host_copy(ctx, p, inflight[done % WS_RING_SLOTS].to, p->ring + (size_t)s * slot,
+                     inflight[done % WS_RING_SLOTS].len);
         ws_trace_host(p, t0, "host", "stage out");
+        done++;
     }
-    p->next_slot = (unsigned)((p->next_slot + chunks) % WS_RING_SLOTS);
+    p->next_slot = (unsigned)((p->next_slot + issued) % WS_RING_SLOTS);
     return WARPSORT_OK;
 }
 
@@ -815,9 +864,11 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
     ws_trace_host(p, t_wait, "host", "wait for the device");
     WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
     if (j->keys_out)
-        WS_CHECK(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned));
+        WS_CHECK(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map,
+                        0, kb));
     if (j->vals_out)
-        WS_CHECK(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned));
+        WS_CHECK(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map,
+                        1, vb));
     WS_TRY(cudaStreamSynchronize(p->d2h));
     return WARPSORT_OK;
 }
@@ -845,10 +896,11 @@ static size_t ws_run_len(const ws_runs *r, size_t q) {
     const size_t b = q * r->run;
     return r->n - b < r->run ? r->n - b : r->run;
 }
-/* First position of run q whose ordered key is > v (upper) or >= v. */
-static size_t ws_run_bound(const ws_runs *r, size_t q, uint64_t v, int upper) {
+/* First position of run q from `from` on whose ordered key is > v (upper)
+ * or >= v. */
+static size_t ws_run_bound(const ws_runs *r, size_t q, uint64_t v, int upper, size_t from) {
     const size_t base = q * r->run;
-    size_t lo = 0, hi = ws_run_len(r, q);
+    size_t lo = from, hi = ws_run_len(r, q);
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         const uint64_t k = ws_host_key(r->keys, base + mid, r->kb, r->kind, r->desc);
@@ -860,8 +912,12 @@ static size_t ws_run_bound(const ws_runs *r, size_t q, uint64_t v, int upper) {
     return lo;
 }
 /* split[q] = how many items of run q are among the first k outputs, in the
- * order (key, run, position). */
-static void ws_split_at(const ws_runs *r, size_t k, size_t *split) {
+ * order (key, run, position), given from[q], the same for fewer outputs.
+ * Only positions from from[q] on are read: the blocks before them may hold
+ * output by now. Clamping every bound at from[q] changes nothing: keys below
+ * the earlier split's key lie inside every run's prefix, and items equal to
+ * it that the prefix holds are the first in (run, position) order. */
+static void ws_split_at(const ws_runs *r, size_t k, const size_t *from, size_t *split) {
     if (k >= r->n) {
         for (size_t q = 0; q < r->count; q++) split[q] = ws_run_len(r, q);
         return;
@@ -871,7 +927,7 @@ static void ws_split_at(const ws_runs *r, size_t k, size_t *split) {
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
         size_t upto = 0;
-        for (size_t q = 0; q < r->count; q++) upto += ws_run_bound(r, q, mid, 1);
+        for (size_t q = 0; q < r->count; q++) upto += ws_run_bound(r, q, mid, 1, from[q]);
         if (upto > k)
             hi = mid;
         else
@@ -879,12 +935,12 @@ static void ws_split_at(const ws_runs *r, size_t k, size_t *split) {
     }
     size_t left = k;
     for (size_t q = 0; q < r->count; q++) {
-        split[q] = ws_run_bound(r, q, lo, 0);
+        split[q] = ws_run_bound(r, q, lo, 0, from[q]);
         left -= split[q]; /* items < v: at most k of them */
     }
     /* Items equal to v, dealt out in run order (stable). */
     for (size_t q = 0; q < r->count && left; q++) {
-        const size_t equal = ws_run_bound(r, q, lo, 1) - split[q];
+        const size_t equal = ws_run_bound(r, q, lo, 1, split[q]) - split[q];
         const size_t take = equal < left ? equal : left;
         split[q] += take;
         left -= take;
@@ -972,25 +1028,59 @@ static void ws_prefault(const warpsort_context_t *ctx, ws_pipe *p, unsigned char
 }
 
 struct ws_scratch {
-    unsigned char *s1k, *s1v, *s2k, *s2v;
-    size_t kbytes, vbytes; /* size of s1k and s2k, of s1v and s2v */
-    size_t *cur, *next;
+    unsigned char *s1k, *s1v, *spk, *spv; /* S1 and the spare blocks */
+    size_t kbytes, vbytes, spkbytes, spvbytes;
+    size_t *cur, *next, *released; /* per run */
+    size_t *ids, *free_ids;        /* output block -> block; the unused free blocks */
     ws_seg *segs;
 };
 static void ws_scratch_free(ws_scratch *s) {
     ws_big_free(s->s1k, s->kbytes);
     ws_big_free(s->s1v, s->vbytes);
-    ws_big_free(s->s2k, s->kbytes);
-    ws_big_free(s->s2v, s->vbytes);
+    ws_big_free(s->spk, s->spkbytes);
+    ws_big_free(s->spv, s->spvbytes);
     free(s->cur);
     free(s->next);
+    free(s->released);
+    free(s->ids);
+    free(s->free_ids);
     free(s->segs);
+}
+
+/* The final copy: output block j (B items, the last one shorter) from its
+ * block into the caller's array, blocks dealt out to the threads. */
+struct ws_gather_task {
+    unsigned char *dst;
+    const ws_blockmap *map;
+    int values;
+    size_t esize, n, blocks;
+    unsigned threads;
+};
+static void ws_gather_part(void *arg, unsigned t) {
+    const ws_gather_task *g = (const ws_gather_task *)arg;
+    const size_t b = ws_chunk_begin(g->blocks, g->threads, t);
+    const size_t e = ws_chunk_begin(g->blocks, g->threads, t + 1);
+    for (size_t j = b; j < e; j++) {
+        const size_t first = j * g->map->items;
+        const size_t len = g->n - first < g->map->items ? g->n - first : g->map->items;
+        memcpy(g->dst + first * g->esize, ws_block_at(g->map, g->values, g->map->ids[j], g->esize),
+               len * g->esize);
+    }
+}
+static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
+                      const ws_blockmap *map, int values, size_t esize, size_t n) {
+    const size_t blocks = (n + map->items - 1) / map->items;
+    size_t t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    if (t > blocks) t = blocks;
+    if (t < 1) t = 1;
+    ws_gather_task g = {dst, map, values, esize, n, blocks, (unsigned)t};
+    ws_pool_run(p->pool, (unsigned)t, ws_gather_part, &g);
 }
 
 static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
                                              const ws_job *top, size_t budget, ws_scratch *s) {
     const size_t n = top->n, kb = top->kb, vb = top->vb;
-    const size_t run = ws_run_items(ctx, n, kb, vb, budget);
+    size_t run = ws_run_items(ctx, n, kb, vb, budget);
     if (run < WS_OOC_MIN_RUN) {
         const size_t one = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total;
         const size_t most = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, WS_MAX_PIECES).total;
@@ -999,30 +1089,46 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
                         "least %zu bytes for this key and value size",
                         budget, one > most ? one : most);
     }
+    /* Output blocks of B items, a slot of keys; runs (and so ranges) are
+     * whole blocks, so every range starts a block. */
+    size_t B = p->slot_bytes / kb;
+    if (B > run) B = run;
+    run -= run % B;
     const size_t count = (n + run - 1) / run;
+    const size_t s1_blocks = (n + B - 1) / B;
+    /* A range's output needs ceil(size / B) blocks; once it has been read,
+     * every run has given back all its blocks but at most one partly read,
+     * and the array's last block (short when B does not divide n) is never
+     * handed out, so count + 3 spare blocks always suffice. */
+    const size_t spares = count + 3;
     WS_CHECK(ws_checkpoint(ctx, "host scratch"));
     s->kbytes = n * kb;
     s->vbytes = n * vb;
+    s->spkbytes = top->keys_out ? spares * B * kb : 0;
+    s->spvbytes = top->vals_out ? spares * B * vb : 0;
     s->s1k = ws_big_alloc(s->kbytes);
     s->s1v = vb ? ws_big_alloc(s->vbytes) : NULL;
-    s->s2k = top->keys_out ? ws_big_alloc(s->kbytes) : NULL;
-    s->s2v = top->vals_out ? ws_big_alloc(s->vbytes) : NULL;
+    s->spk = s->spkbytes ? ws_big_alloc(s->spkbytes) : NULL;
+    s->spv = s->spvbytes ? ws_big_alloc(s->spvbytes) : NULL;
     s->cur = (size_t *)calloc(count, sizeof(size_t));
     s->next = (size_t *)calloc(count, sizeof(size_t));
+    s->released = (size_t *)calloc(count, sizeof(size_t));
+    s->ids = (size_t *)calloc(s1_blocks, sizeof(size_t));
+    s->free_ids = (size_t *)calloc(s1_blocks + spares, sizeof(size_t));
     s->segs = (ws_seg *)calloc(count, sizeof(ws_seg));
-    if (!s->s1k || (vb && !s->s1v) || (top->keys_out && !s->s2k) || (top->vals_out && !s->s2v) ||
-        !s->cur || !s->next || !s->segs)
+    if (!s->s1k || (vb && !s->s1v) || (s->spkbytes && !s->spk) || (s->spvbytes && !s->spv) ||
+        !s->cur || !s->next || !s->released || !s->ids || !s->free_ids || !s->segs)
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
-                        n * (kb + vb) * 2, n);
+                        s->kbytes + s->vbytes + s->spkbytes + s->spvbytes, n);
 
     /* The pool comes with the ring; the scratch is always staged. */
     WS_CHECK(ws_pipe_ring(ctx, p));
     const double t_touch = ws_trace_now(p);
     ws_prefault(ctx, p, s->s1k, s->kbytes);
     ws_prefault(ctx, p, s->s1v, s->vbytes);
-    ws_prefault(ctx, p, s->s2k, s->kbytes);
-    ws_prefault(ctx, p, s->s2v, s->vbytes);
+    ws_prefault(ctx, p, s->spk, s->spkbytes);
+    ws_prefault(ctx, p, s->spv, s->spvbytes);
     ws_trace_host(p, t_touch, "phase", "fault the scratch in");
 
     /* Phase 1: runs, each sorted in core into S1. */
@@ -1047,29 +1153,46 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     }
 
     /* Phase 2: ranges of `run` outputs at exact ranks, each gathered from
-     * every run, sorted in core into S2. */
+     * every run and sorted in core into blocks S1 no longer needs (the
+     * runs are read front to back) or spare ones. */
     const ws_runs runs = {s->s1k, n, run, count, kb, ws_dtype_kind((int)top->dtype), top->desc};
+    const ws_blockmap map = {{s->s1k, s->s1v}, {s->spk, s->spv}, s1_blocks, B, s->ids};
+    const size_t last_short = n % B ? s1_blocks - 1 : s1_blocks; /* never handed out */
+    size_t nfree = 0;
+    for (size_t i = 0; i < spares; i++) s->free_ids[nfree++] = s1_blocks + i;
     for (size_t k0 = 0; k0 < n;) {
         const size_t k1 = n - k0 < run ? n : k0 + run;
         double t0 = ws_trace_now(p);
-        ws_split_at(&runs, k1, s->next);
+        ws_split_at(&runs, k1, s->cur, s->next);
         ws_trace_host(p, t0, "phase", "split the runs");
         size_t nsegs = 0;
         for (size_t q = 0; q < count; q++) {
             const size_t c = s->next[q] - s->cur[q];
-            if (!c) continue;
-            const size_t at = q * run + s->cur[q];
-            s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
+            if (c) {
+                const size_t at = q * run + s->cur[q];
+                s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
+            }
+            /* Run q's blocks read to the end by this range: free once its
+             * copy in is done, which is before its copy out starts. */
+            for (const size_t done = s->next[q] / B; s->released[q] < done; s->released[q]++) {
+                const size_t id = q * (run / B) + s->released[q];
+                if (id != last_short) s->free_ids[nfree++] = id;
+            }
         }
+        const size_t j0 = k0 / B, nb = (k1 - k0 + B - 1) / B;
+        if (nfree < nb)
+            return ws_error(ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu", nfree, nb);
+        for (size_t j = 0; j < nb; j++) s->ids[j0 + j] = s->free_ids[--nfree];
+        const ws_blockmap range_map = {{map.s1[0], map.s1[1]}, {map.spare[0], map.spare[1]},
+                                       s1_blocks, B, s->ids + j0};
         ws_job sub = *top;
         sub.segs = s->segs;
         sub.nsegs = nsegs;
         sub.n = k1 - k0;
         sub.keys_in_pinned = sub.vals_in_pinned = 0;
         sub.iota = 0; /* the indices were made in phase 1 */
-        sub.keys_out = s->s2k ? s->s2k + k0 * kb : NULL;
-        sub.vals_out = s->s2v ? s->s2v + k0 * vb : NULL;
         sub.keys_out_pinned = sub.vals_out_pinned = 0;
+        sub.out_map = &range_map; /* keys_out / vals_out: wanted or not, as the caller's */
         const unsigned pieces = ws_pieces_for(ctx, sub.n, kb, vb, p->slot_bytes, budget);
         if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core range does not fit");
         WS_CHECK(ws_checkpoint(ctx, "sorting a range"));
@@ -1085,8 +1208,8 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     /* Final and complete: only now the caller's arrays change. */
     WS_CHECK(ws_checkpoint(ctx, "writing the result back"));
     const double t_back = ws_trace_now(p);
-    if (top->keys_out) ws_host_copy(ctx, p, top->keys_out, s->s2k, n * kb);
-    if (top->vals_out) ws_host_copy(ctx, p, top->vals_out, s->s2v, n * vb);
+    if (top->keys_out) ws_gather(ctx, p, top->keys_out, &map, 0, kb, n);
+    if (top->vals_out) ws_gather(ctx, p, top->vals_out, &map, 1, vb, n);
     ws_trace_host(p, t_back, "phase", "copy back");
     return WARPSORT_OK;
 }
