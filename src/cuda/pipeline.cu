@@ -597,6 +597,18 @@ struct ws_job {
     int desc;
 };
 
+/* First item of piece i (i = pieces: n) of a job cut into `pieces`. The
+ * pieces are equal but the last two, 3/4 and 1/2 of the others (the last
+ * one 1/2 when there are two): after the last byte lands, the device still
+ * sorts the last piece and merges it upwards before the copy out may start,
+ * and smaller last pieces shorten that tail. In units of a quarter piece. */
+static size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i) {
+    if (pieces < 2) return i ? n : 0;
+    const size_t total = pieces == 2 ? 6 : 4 * (size_t)(pieces - 2) + 5;
+    const size_t u = i <= pieces - 2 ? 4 * (size_t)i : i == pieces - 1 ? total - 2 : total;
+    return (n / total) * u + (n % total) * u / total;
+}
+
 /* Device workspace of a job cut into `pieces`, as byte offsets; the one
  * place that lays it out. pieces = 1 needs what the whole-array staging
  * always needed (warpsort_workspace_size documents it). */
@@ -606,12 +618,15 @@ struct ws_job_layout {
 static ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb,
                                        size_t vb, unsigned pieces) {
     ws_job_layout l;
-    /* The sort's own workspace at 0, for the largest piece (and the
-     * smallest, should a smaller size ever need more). */
-    const size_t big = (n + pieces - 1) / pieces, small = n / pieces;
-    const size_t sort_big = ws_sort_workspace_bytes(ctx, big, kb, vb);
-    const size_t sort_small = ws_sort_workspace_bytes(ctx, small, kb, vb);
-    size_t off = ws_align256(sort_big > sort_small ? sort_big : sort_small);
+    /* The sort's own workspace at 0, for the piece that needs most (not
+     * always the largest: the paths differ). */
+    size_t sort_ws = 0;
+    for (unsigned i = 0; i < pieces; i++) {
+        const size_t w = ws_sort_workspace_bytes(
+            ctx, ws_piece_begin(n, pieces, i + 1) - ws_piece_begin(n, pieces, i), kb, vb);
+        if (w > sort_ws) sort_ws = w;
+    }
+    size_t off = ws_align256(sort_ws);
     l.a_keys = off;
     off += ws_align256(n * kb);
     l.a_vals = off;
@@ -818,7 +833,7 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
     while ((1u << levels) < pieces) levels++;
 
     for (unsigned i = 0; i < pieces; i++) {
-        const size_t b = ws_chunk_begin(n, pieces, i), e = ws_chunk_begin(n, pieces, i + 1);
+        const size_t b = ws_piece_begin(n, pieces, i), e = ws_piece_begin(n, pieces, i + 1);
         WS_CHECK(ws_checkpoint(ctx, "copying a piece in"));
         WS_CHECK(ws_copy_in(ctx, p, j, b, e, ak, av, direct));
         WS_TRY(cudaEventRecord(p->piece_ev[i], p->h2d));
@@ -845,9 +860,9 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
          * even (pieces sort in A) and writes B when L is odd. */
         for (unsigned L = 1; L <= levels && (i + 1) % (1u << L) == 0; L++) {
             const unsigned r = (i + 1) / (1u << L) - 1;
-            const size_t lo = ws_chunk_begin(n, pieces, r << L);
-            const size_t mid = ws_chunk_begin(n, pieces, (r << L) + (1u << (L - 1)));
-            const size_t hi = ws_chunk_begin(n, pieces, (r + 1) << L);
+            const size_t lo = ws_piece_begin(n, pieces, r << L);
+            const size_t mid = ws_piece_begin(n, pieces, (r << L) + (1u << (L - 1)));
+            const size_t hi = ws_piece_begin(n, pieces, (r + 1) << L);
             const int src_b = (L - 1) % 2, dst_b = L % 2;
             const unsigned sp = ws_trace_dev_begin(p, cs);
             WS_CHECK(ws_merge_range(ctx, j, src_b ? bk : ak, src_b ? bv : av, dst_b ? bk : ak,
