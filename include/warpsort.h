@@ -216,11 +216,16 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * of core and fails with WORKSPACE_TOO_SMALL instead. Keys in host memory and
  * values in device memory (or the other way round) are staged whole.
  * Failure safety: nothing is written into the caller's host arrays until the
- * device has finished every sort and merge and reported no error (in core),
- * or until the complete result sits in host scratch (out of core); a failure
- * before that point (allocation, budget too small, CUDA error) leaves them
+ * device has finished every sort and merge and reported no error (in core;
+ * for arrays of up to 4 MiB the copy back is queued behind the sort on the
+ * context's stream instead, and a fault in the sort stops it), or until the
+ * complete result sits in host scratch (out of core); a failure before that
+ * point (allocation, budget too small, CUDA error) leaves them
  * byte-identical. Only the final copy back itself (a device-to-host copy in
  * core, a host memcpy out of core) runs after that point.
+ * Diagnostics: with the environment variable WARPSORT_TRACE=FILE set, every
+ * host-array call appends a timeline of its copies, staging threads, sorts
+ * and merges to FILE (CSV; bench/plot.py --timeline draws it).
  *====================================================================*/
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */
