@@ -127,8 +127,9 @@ __device__ __forceinline__ void exchange_registers(warp_items<KB, V, P, ITEMS> &
             it.v[hi] = moved ? va : vb;
         }
     } else {
-        /* Flipped, not ?: - fewer instructions with positions (measured on
-         * the block sort of pairs). */
+        /* Both orders computed, the lane's picked by selp: a lane-dependent
+         * ?: here made the compiler split every shuffle stage in two
+         * divergent arms (docs/device-api.md, warp sort, "Cost"). */
         const bool fwd = item_less(it.k[hi], it.p[hi], it.k[lo], it.p[lo]);
         const bool bwd = item_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
         const bool out_of_order = lane_dir ? select_opaque(asc, fwd, bwd) : (asc ? fwd : bwd);

@@ -239,14 +239,14 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
         p.chunk[l] = (unsigned)(D * tiles);
         p.max_segs[l] = l == 0 ? 1u
                                : (unsigned)ws_min((size_t)p.max_segs[l - 1] *
-                                                      (2 * p.splitters[l - 1] + 1),
+                                                      ws_level_buckets(p.splitters[l - 1]),
                                                   n / (p.cap + 1) + 1);
         p.max_blocks[l] = (unsigned)(base_blocks + (l ? p.max_segs[l] : 0));
         /* Count entries per block: the level's own bucket bound, not the
          * largest tree's (a last level with few splitters needs few). */
         const size_t entries = (size_t)p.max_blocks[l] * ws_level_buckets(p.splitters[l]);
         p.max_cnt = p.max_cnt > entries ? p.max_cnt : entries;
-        buckets_total += ws_min(n, (size_t)p.max_segs[l] * (2 * p.splitters[l] + 1));
+        buckets_total += ws_min(n, (size_t)p.max_segs[l] * ws_level_buckets(p.splitters[l]));
     }
     for (int c = 0; c < WS_SORT_CLASSES; c++)
         p.sort_list_cap[c] = ws_min(buckets_total, n / (c ? p.class_cap[c - 1] + 1 : 1) + 1);
