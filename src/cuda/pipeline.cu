@@ -28,7 +28,9 @@
  *
  * Failure safety: the host waits for the compute stream's last event before
  * enqueuing any copy into the caller's arrays, so every error (allocation,
- * launch, asynchronous fault) surfaces while they are untouched. Copy-out
+ * launch, asynchronous fault) surfaces while they are untouched; small
+ * direct jobs in one piece instead queue the copy out behind the sort on the
+ * compute stream, which a fault stops (it is sticky). Copy-out
  * therefore overlaps nothing on the device side for pinned memory; for
  * pageable memory the DMA into ring slot k+1 overlaps the host threads
  * copying slot k out. Hook: splitting the final merge into output ranges
