@@ -335,9 +335,9 @@ void run_out_of_core(size_t n, size_t budget, int repeat, bool with_cpu, warpsor
         cfg.device_budget_bytes = with_budget ? budget : 0;
         if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) exit(1);
         /* The first call also pays for the first touch of its host scratch
-         * (2 x n x 4 bytes): on a VM that has never used that memory it is
-         * the slowest part (bench/NOTES.md), so it gets its own row; the
-         * median is over the calls after it. */
+         * (n x 4 bytes and a few blocks): on a VM that has never used that
+         * memory it is the slowest part (bench/NOTES.md), so it gets its own
+         * row; the median is over the calls after it. */
         std::vector<double> t;
         double first = -1;
         const int reps = std::max(3, repeat / 2 + 1);
@@ -355,7 +355,7 @@ void run_out_of_core(size_t n, size_t budget, int repeat, bool with_cpu, warpsor
         snprintf(note, sizeof note, "budget %zu MiB", with_budget ? budget >> 20 : 0);
         if (first > 0)
             add_row("u32-keys", "pageable", "warpsort-out-of-core-first", n, first, bus,
-                    std::string(note) + ", first call: scratch never touched before");
+                    std::string(note) + ", first call in the process: faults its host scratch in");
         if (!t.empty())
             add_row("u32-keys", "pageable", with_budget ? "warpsort-out-of-core" : "warpsort-no-budget",
                     n, median(t), bus, with_budget ? note : "free device memory");
