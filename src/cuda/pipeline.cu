@@ -185,16 +185,20 @@ static void ws_copy_part(void *arg, unsigned t) {
     const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
     if (e > b) memcpy(c->dst + b, c->src + b, e - b);
 }
+/* Host threads for a task of `useful` shares: cpu_threads, at most
+ * WS_CPU_MAX_THREADS and `useful`, at least 1. */
+static unsigned ws_host_threads(const warpsort_context_t *ctx, size_t useful) {
+    size_t t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    if (t > useful) t = useful;
+    return t < 1 ? 1u : (unsigned)t;
+}
 /* memcpy by up to cpu_threads threads (the pipeline's pool when it has
  * one), at least WS_COPY_GRAIN bytes each. */
 static void ws_host_copy(const warpsort_context_t *ctx, ws_pipe *p, void *dst, const void *src,
                          size_t bytes) {
-    size_t t = bytes / WS_COPY_GRAIN;
-    const size_t most = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
-    if (t > most) t = most;
-    if (t < 1) t = 1;
-    ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, (unsigned)t};
-    ws_pool_run(p->pool, (unsigned)t, ws_copy_part, &c);
+    const unsigned t = ws_host_threads(ctx, bytes / WS_COPY_GRAIN);
+    ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, t};
+    ws_pool_run(p->pool, t, ws_copy_part, &c);
 }
 
 /*=== pipeline state ===*/
@@ -1049,8 +1053,7 @@ static void ws_touch_part(void *arg, unsigned t) {
 }
 static void ws_prefault(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *m, size_t bytes) {
     if (!m || !bytes) return;
-    unsigned t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
-    if (t < 1) t = 1;
+    const unsigned t = ws_host_threads(ctx, ~(size_t)0);
     ws_touch_task c = {m, bytes, t};
     ws_pool_run(p->pool, t, ws_touch_part, &c);
 }
@@ -1098,11 +1101,9 @@ static void ws_gather_part(void *arg, unsigned t) {
 static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
                       const ws_blockmap *map, int values, size_t esize, size_t n) {
     const size_t blocks = (n + map->items - 1) / map->items;
-    size_t t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
-    if (t > blocks) t = blocks;
-    if (t < 1) t = 1;
-    ws_gather_task g = {dst, map, values, esize, n, blocks, (unsigned)t};
-    ws_pool_run(p->pool, (unsigned)t, ws_gather_part, &g);
+    const unsigned t = ws_host_threads(ctx, blocks);
+    ws_gather_task g = {dst, map, values, esize, n, blocks, t};
+    ws_pool_run(p->pool, t, ws_gather_part, &g);
 }
 
 static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
@@ -1211,8 +1212,8 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         if (nfree < nb)
             return ws_error(ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu", nfree, nb);
         for (size_t j = 0; j < nb; j++) s->ids[j0 + j] = s->free_ids[--nfree];
-        const ws_blockmap range_map = {{map.s1[0], map.s1[1]}, {map.spare[0], map.spare[1]},
-                                       s1_blocks, B, s->ids + j0};
+        ws_blockmap range_map = map;
+        range_map.ids = s->ids + j0;
         ws_job sub = *top;
         sub.segs = s->segs;
         sub.nsegs = nsegs;
