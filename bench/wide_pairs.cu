@@ -93,6 +93,33 @@ std::string verify(const unsigned long long *dk, const unsigned long long *dv, s
     return "";
 }
 
+/* CUB's two rivals, sized (temp nullptr: tb gets the bytes) or run the
+ * same way. Radix sorts through DoubleBuffers; the result is where *rk /
+ * *rv point afterwards. */
+cudaError_t cub_radix_pairs(void *temp, size_t &tb, unsigned long long *k, unsigned long long *k2,
+                            unsigned long long *v, unsigned long long *v2, size_t n, bool f64,
+                            cudaStream_t s, const unsigned long long **rk,
+                            const unsigned long long **rv) {
+    cub::DoubleBuffer<unsigned long long> dv(v, v2);
+    cudaError_t e;
+    if (f64) {
+        cub::DoubleBuffer<double> dk((double *)k, (double *)k2);
+        e = cub::DeviceRadixSort::SortPairs(temp, tb, dk, dv, (int)n, 0, 64, s);
+        *rk = (const unsigned long long *)dk.Current();
+    } else {
+        cub::DoubleBuffer<unsigned long long> dk(k, k2);
+        e = cub::DeviceRadixSort::SortPairs(temp, tb, dk, dv, (int)n, 0, 64, s);
+        *rk = dk.Current();
+    }
+    *rv = dv.Current();
+    return e;
+}
+cudaError_t cub_merge_pairs(void *temp, size_t &tb, unsigned long long *k, unsigned long long *v,
+                            size_t n, bool f64, cudaStream_t s) {
+    return f64 ? cub::DeviceMergeSort::SortPairs(temp, tb, (double *)k, v, (int64_t)n, Less(), s)
+               : cub::DeviceMergeSort::SortPairs(temp, tb, k, v, (int64_t)n, Less(), s);
+}
+
 double median(std::vector<float> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -170,23 +197,17 @@ int main(int argc, char **argv) {
             fill<<<1024, 256, 0, s>>>(pk, pv, n, f64);
             CK(cudaGetLastError());
             size_t tb_radix = 0, tb_merge = 0;
-            cub::DoubleBuffer<unsigned long long> dbk(k, k2), dbv(v, v2);
-            cub::DoubleBuffer<double> dbkf((double *)k, (double *)k2);
-            if (f64)
-                CK(cub::DeviceRadixSort::SortPairs(nullptr, tb_radix, dbkf, dbv, (int)n, 0, 64, s));
-            else
-                CK(cub::DeviceRadixSort::SortPairs(nullptr, tb_radix, dbk, dbv, (int)n, 0, 64, s));
-            if (f64)
-                CK(cub::DeviceMergeSort::SortPairs(nullptr, tb_merge, (double *)k, v, (int64_t)n, Less(), s));
-            else
-                CK(cub::DeviceMergeSort::SortPairs(nullptr, tb_merge, k, v, (int64_t)n, Less(), s));
+            const unsigned long long *rk = nullptr, *rv = nullptr;
+            CK(cub_radix_pairs(nullptr, tb_radix, k, k2, v, v2, n, f64, s, &rk, &rv));
+            CK(cub_merge_pairs(nullptr, tb_merge, k, v, n, f64, s));
             void *temp;
             CK(cudaMalloc(&temp, std::max(tb_radix, tb_merge)));
             const char *rivals[] = {"warpsort", "cub-radix", "cub-merge"};
             double med[3] = {0, 0, 0};
             for (int r = 0; r < 3; r++) {
                 std::vector<float> ms;
-                const unsigned long long *rk = k, *rv = v;
+                rk = k;
+                rv = v;
                 for (int it = 0; it < repeat + 2; it++) {
                     CK(cudaMemcpyAsync(k, pk, n * 8, cudaMemcpyDeviceToDevice, s));
                     CK(cudaMemcpyAsync(v, pv, n * 8, cudaMemcpyDeviceToDevice, s));
@@ -200,20 +221,10 @@ int main(int argc, char **argv) {
                         }
                     } else if (r == 1) {
                         size_t tb = tb_radix;
-                        cub::DoubleBuffer<unsigned long long> ck(k, k2), cv(v, v2);
-                        cub::DoubleBuffer<double> ckf((double *)k, (double *)k2);
-                        if (f64)
-                            CK(cub::DeviceRadixSort::SortPairs(temp, tb, ckf, cv, (int)n, 0, 64, s));
-                        else
-                            CK(cub::DeviceRadixSort::SortPairs(temp, tb, ck, cv, (int)n, 0, 64, s));
-                        rk = f64 ? (const unsigned long long *)ckf.Current() : ck.Current();
-                        rv = cv.Current();
+                        CK(cub_radix_pairs(temp, tb, k, k2, v, v2, n, f64, s, &rk, &rv));
                     } else {
                         size_t tb = tb_merge;
-                        if (f64)
-                            CK(cub::DeviceMergeSort::SortPairs(temp, tb, (double *)k, v, (int64_t)n, Less(), s));
-                        else
-                            CK(cub::DeviceMergeSort::SortPairs(temp, tb, k, v, (int64_t)n, Less(), s));
+                        CK(cub_merge_pairs(temp, tb, k, v, n, f64, s));
                     }
                     CK(cudaEventRecord(b, s));
                     CK(cudaEventSynchronize(b));
