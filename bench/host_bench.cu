@@ -52,6 +52,15 @@ double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
 }
+/* "runs A-B ms": the spread behind a median (pageable rows swing with the
+ * host's memory system, and a median alone hides it). */
+std::string spread(const std::vector<double> &v) {
+    if (v.empty()) return "";
+    char b[64];
+    snprintf(b, sizeof b, "runs %.2f-%.2f ms", *std::min_element(v.begin(), v.end()),
+             *std::max_element(v.begin(), v.end()));
+    return b;
+}
 size_t parse_size(const char *s) {
     if (s[0] == '2' && s[1] == '^') return (size_t)1 << atoi(s + 2);
     char *end = nullptr;
@@ -285,8 +294,9 @@ void run_size(size_t n, int repeat, bool with_cpu, warpsort_context_t *gpu,
                     if (r && t > 0) tcpu.push_back(t);
                 }
             }
-            add_row(k.name, mem, "warpsort", n, median(tw), bus);
-            if (!tc.empty()) add_row(k.name, mem, "cub-copy-radix-copy", n, median(tc), bus);
+            add_row(k.name, mem, "warpsort", n, median(tw), bus, spread(tw));
+            if (!tc.empty())
+                add_row(k.name, mem, "cub-copy-radix-copy", n, median(tc), bus, spread(tc));
             if (!tws.empty())
                 add_row(k.name, mem, "warpsort-copy-sort-copy", n, median(tws), bus,
                         "device sort between two synchronous copies: the pre-pipeline way");

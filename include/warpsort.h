@@ -217,7 +217,8 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * values in device memory (or the other way round) are staged whole.
  * Failure safety: nothing is written into the caller's host arrays until the
  * device has finished every sort and merge and reported no error (in core;
- * for arrays of up to 4 MiB the copy back is queued behind the sort on the
+ * for arrays sorted in one piece without staging, i.e. up to 4 MiB, or
+ * pinned and smaller than one ring slot, the copy back is queued behind the sort on the
  * context's stream instead, and a fault in the sort stops it), or until the
  * complete result sits in host scratch (out of core); a failure before that
  * point (allocation, budget too small, CUDA error) leaves them
@@ -226,6 +227,11 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * Diagnostics: with the environment variable WARPSORT_TRACE=FILE set, every
  * host-array call appends a timeline of its copies, staging threads, sorts
  * and merges to FILE (CSV; bench/plot.py --timeline draws it).
+ * WARPSORT_STAGING_STORES=memcpy stages pageable memory with plain memcpy
+ * instead of the default streaming (non-temporal) stores, for comparison;
+ * WARPSORT_HOST_REGISTER=1 pins large pageable arrays with
+ * cudaHostRegister for the call instead of staging them. Both are read when
+ * a context first sorts host memory.
  *====================================================================*/
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */

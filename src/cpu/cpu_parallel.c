@@ -8,7 +8,39 @@
 #include "cpu/cpu_parallel.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define WS_HAVE_SSE2_STREAM 1
+#endif
+
+void ws_copy_streaming(void *dst, const void *src, size_t bytes) {
+#if WS_HAVE_SSE2_STREAM
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    const size_t body = bytes & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) { /* a whole line per step: write-combined */
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        const __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    _mm_sfence(); /* streaming stores are weakly ordered: visible before we return */
+    memcpy(d + body, s + body, bytes - body);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
 
 struct ws_worker {
     ws_task_fn fn;

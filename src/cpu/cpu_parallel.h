@@ -31,6 +31,13 @@ void ws_pool_run(ws_pool *p, unsigned nthreads, ws_task_fn fn, void *arg);
 /* Stops and joins the workers; NULL is fine. */
 void ws_pool_destroy(ws_pool *p);
 
+/* memcpy with non-temporal (streaming) stores on x86-64: the destination's
+ * lines are written without being read into the cache first, which saves
+ * a third of the memory traffic of a large copy whose destination is not
+ * read again soon (a pinned staging slot the copy engine reads next). Plain
+ * memcpy elsewhere and for the unaligned ends. Any sizes and alignments. */
+void ws_copy_streaming(void *dst, const void *src, size_t bytes);
+
 /* First index of chunk t when [0, n) is cut into nthreads near-equal chunks. */
 static inline size_t ws_chunk_begin(size_t n, unsigned nthreads, unsigned t) {
     size_t q = n / nthreads, r = n % nthreads;

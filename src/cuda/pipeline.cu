@@ -13,8 +13,9 @@
  *   d2h / host    |                                             | copy out ........ |
  *
  * Pageable memory is copied into ring slot s by cpu_threads host threads
- * while the copy engine moves slot s-1 (4 slots, an event per slot says when
- * the DMA that used it is done). Pinned (or registered) memory is copied
+ * (streaming stores, 256 KiB steps from a shared counter: the copies are
+ * bound by host memory traffic) while the copy engine moves slot s-1 (4
+ * slots, an event per slot says when the DMA that used it is done). Pinned (or registered) memory is copied
  * directly, one cudaMemcpyAsync per piece and array. Piece i is sorted by
  * the device sort (ws_sort_any, a black box) as soon as its copy has
  * landed, while piece i+1 copies in; pairs of runs are merged by a merge-path
@@ -28,8 +29,8 @@
  *
  * Failure safety: the host waits for the compute stream's last event before
  * enqueuing any copy into the caller's arrays, so every error (allocation,
- * launch, asynchronous fault) surfaces while they are untouched; small
- * direct jobs in one piece instead queue the copy out behind the sort on the
+ * launch, asynchronous fault) surfaces while they are untouched; jobs in
+ * one piece with only direct copies (small, or pinned) instead queue the copy out behind the sort on the
  * compute stream, which a fault stops (it is sticky). Copy-out
  * therefore overlaps nothing on the device side for pinned memory; for
  * pageable memory the DMA into ring slot k+1 overlaps the host threads
@@ -133,6 +134,7 @@ struct ws_pipe {
     cudaStream_t in_s, out_s; /* the job's direct copies: h2d and d2h, or the compute stream */
     ws_pool *pool; /* staging threads, started with the ring */
     int use_register; /* WARPSORT_HOST_REGISTER=1: cudaHostRegister pageable arrays */
+    int streaming;    /* staging copies by ws_copy_streaming (WARPSORT_STAGING_STORES=memcpy: memcpy) */
 };
 
 static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
@@ -173,17 +175,33 @@ int ws_host_is_pinned(const void *p) {
 
 /*=== host threads ===*/
 
+/* Threads take WS_COPY_STEP-byte steps of a copy from a shared counter
+ * rather than one fixed share each: a worker that wakes late or is
+ * preempted (16 workers on 16 cores share them with the driver's threads)
+ * then delays one step, not the whole slot while the others wait. */
+#define WS_COPY_STEP ((size_t)256 << 10)
 struct ws_copy_task {
     unsigned char *dst;
     const unsigned char *src;
     size_t bytes;
-    unsigned threads;
+    size_t next_step; /* taken with atomics */
+    int streaming;
 };
+static void ws_copy_bytes(int streaming, void *dst, const void *src, size_t bytes) {
+    if (streaming)
+        ws_copy_streaming(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
 static void ws_copy_part(void *arg, unsigned t) {
-    const ws_copy_task *c = (const ws_copy_task *)arg;
-    const size_t b = ws_chunk_begin(c->bytes, c->threads, t);
-    const size_t e = ws_chunk_begin(c->bytes, c->threads, t + 1);
-    if (e > b) memcpy(c->dst + b, c->src + b, e - b);
+    (void)t;
+    ws_copy_task *c = (ws_copy_task *)arg;
+    for (;;) {
+        const size_t b = __atomic_fetch_add(&c->next_step, 1, __ATOMIC_RELAXED) * WS_COPY_STEP;
+        if (b >= c->bytes) return;
+        const size_t len = c->bytes - b < WS_COPY_STEP ? c->bytes - b : WS_COPY_STEP;
+        ws_copy_bytes(c->streaming, c->dst + b, c->src + b, len);
+    }
 }
 /* Host threads for a task of `useful` shares: cpu_threads, at most
  * WS_CPU_MAX_THREADS and `useful`, at least 1. */
@@ -192,12 +210,12 @@ static unsigned ws_host_threads(const warpsort_context_t *ctx, size_t useful) {
     if (t > useful) t = useful;
     return t < 1 ? 1u : (unsigned)t;
 }
-/* memcpy by up to cpu_threads threads (the pipeline's pool when it has
- * one), at least WS_COPY_GRAIN bytes each. */
+/* A copy by up to cpu_threads threads (the pipeline's pool when it has
+ * one), one per WS_COPY_GRAIN bytes. */
 static void ws_host_copy(const warpsort_context_t *ctx, ws_pipe *p, void *dst, const void *src,
                          size_t bytes) {
     const unsigned t = ws_host_threads(ctx, bytes / WS_COPY_GRAIN);
-    ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, t};
+    ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, 0, p->streaming};
     ws_pool_run(p->pool, t, ws_copy_part, &c);
 }
 
@@ -261,6 +279,11 @@ static warpsort_status_t ws_pipe_get(warpsort_context_t *ctx, ws_pipe **out) {
     }
     const char *reg = getenv("WARPSORT_HOST_REGISTER");
     p->use_register = reg && reg[0] == '1';
+    /* Streaming stores by default: the staging copies are bound by the
+     * host's memory traffic, and skipping the read of each destination line
+     * made 100M pageable u32 keys 1.7x faster (bench/NOTES.md, 8th session). */
+    const char *stores = getenv("WARPSORT_STAGING_STORES");
+    p->streaming = !(stores && strcmp(stores, "memcpy") == 0);
     p->slot_bytes = ws_slot_bytes(ctx);
     st->pipe = p;
     *out = p;
@@ -828,12 +851,14 @@ static warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws
                                    (j->keys_out && !j->keys_out_pinned) ||
                                    (j->vals_out && !j->vals_out_pinned));
     if (staged) WS_CHECK(ws_pipe_ring(ctx, p));
-    /* A small job in one piece copied directly runs on the compute stream
-     * alone: the stream order replaces the events and the wait for the
-     * device (an asynchronous fault is sticky, so the copy out behind it
-     * never runs), which small host arrays paid for (2^10-2^14 pageable
-     * keys: 6-15 % slower than one copy, one sort, one copy). */
-    const int one_stream = direct && pieces == 1;
+    /* A job in one piece whose copies are all direct (small, or pinned)
+     * runs on the compute stream alone: with one piece there is nothing to
+     * overlap, and the stream order replaces the events and the wait for
+     * the device (an asynchronous fault is sticky, so the copy out behind it
+     * never runs). Small host arrays paid for the hops: 2^10-2^14 pageable
+     * keys 6-15 % and 2^20 pinned pairs 3-5 % slower than one copy, one
+     * sort, one copy. */
+    const int one_stream = !staged && pieces == 1;
     p->in_s = one_stream ? cs : p->h2d;
     p->out_s = one_stream ? cs : p->d2h;
 
@@ -1083,26 +1108,27 @@ static void ws_scratch_free(ws_scratch *s) {
 struct ws_gather_task {
     unsigned char *dst;
     const ws_blockmap *map;
-    int values;
+    int values, streaming;
     size_t esize, n, blocks;
-    unsigned threads;
+    size_t next_block; /* taken with atomics, as in ws_copy_part */
 };
 static void ws_gather_part(void *arg, unsigned t) {
-    const ws_gather_task *g = (const ws_gather_task *)arg;
-    const size_t b = ws_chunk_begin(g->blocks, g->threads, t);
-    const size_t e = ws_chunk_begin(g->blocks, g->threads, t + 1);
-    for (size_t j = b; j < e; j++) {
+    (void)t;
+    ws_gather_task *g = (ws_gather_task *)arg;
+    for (;;) {
+        const size_t j = __atomic_fetch_add(&g->next_block, 1, __ATOMIC_RELAXED);
+        if (j >= g->blocks) return;
         const size_t first = j * g->map->items;
         const size_t len = g->n - first < g->map->items ? g->n - first : g->map->items;
-        memcpy(g->dst + first * g->esize, ws_block_at(g->map, g->values, g->map->ids[j], g->esize),
-               len * g->esize);
+        ws_copy_bytes(g->streaming, g->dst + first * g->esize,
+                      ws_block_at(g->map, g->values, g->map->ids[j], g->esize), len * g->esize);
     }
 }
 static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
                       const ws_blockmap *map, int values, size_t esize, size_t n) {
     const size_t blocks = (n + map->items - 1) / map->items;
     const unsigned t = ws_host_threads(ctx, blocks);
-    ws_gather_task g = {dst, map, values, esize, n, blocks, t};
+    ws_gather_task g = {dst, map, values, p->streaming, esize, n, blocks, 0};
     ws_pool_run(p->pool, t, ws_gather_part, &g);
 }
 

@@ -1,8 +1,10 @@
 /*
  * test_parallel.c - src/cpu/cpu_parallel.c: fork/join and the worker pool
  * the GPU pipeline stages with. Every share runs exactly once per round,
- * whatever the pool's size against the shares asked for.
+ * whatever the pool's size against the shares asked for. And the staging
+ * copy with streaming stores: byte-exact, nothing written outside its range.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu_parallel.h"
@@ -63,11 +65,40 @@ static void test_pool_edges(void **state) {
     expect_once(&c, 5, 1);
 }
 
+/* Every size from 0 to a few lines past 64 bytes, at every source and
+ * destination offset within a line, then a few large ones: the aligned body
+ * and the unaligned head and tail must all land, and the guard bytes around
+ * the destination stay as they were. */
+static void check_copy(unsigned char *dst, const unsigned char *src, size_t doff, size_t soff,
+                       size_t n, size_t cap) {
+    memset(dst, 0xA5, cap);
+    ws_copy_streaming(dst + doff, src + soff, n);
+    if (n) assert_memory_equal(dst + doff, src + soff, n);
+    for (size_t i = 0; i < doff; i++) assert_int_equal(dst[i], 0xA5);
+    for (size_t i = doff + n; i < cap; i++) assert_int_equal(dst[i], 0xA5);
+}
+static void test_copy_streaming(void **state) {
+    (void)state;
+    const size_t cap = ((size_t)3 << 20) + 512;
+    unsigned char *src = malloc(cap), *dst = malloc(cap);
+    assert_true(src && dst);
+    for (size_t i = 0; i < cap; i++) src[i] = (unsigned char)(i * 131 + (i >> 9));
+    for (size_t n = 0; n <= 200; n++)
+        for (size_t doff = 0; doff < 64; doff += 7)
+            for (size_t soff = 0; soff < 64; soff += 13) check_copy(dst, src, doff, soff, n, 400);
+    const size_t big[] = {4096, 65536 + 33, (size_t)1 << 20, ((size_t)3 << 20) - 17};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+        for (size_t doff = 0; doff < 128; doff += 61) check_copy(dst, src, doff, 3, big[i], cap);
+    free(src);
+    free(dst);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_run),
         cmocka_unit_test(test_pool_rounds),
         cmocka_unit_test(test_pool_edges),
+        cmocka_unit_test(test_copy_streaming),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
