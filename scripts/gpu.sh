@@ -18,7 +18,8 @@
 #       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
 #             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
-#             pipeline-sanitize | cli-gpu | bench-host | bench-wide | radix-probe
+#             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
+#             radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
 #       few files); a summary table of each step's exit status is printed last.
@@ -109,7 +110,10 @@ run() {
         local t0=$SECONDS
         "$@" >"$out/$name.log" 2>&1
         local rc=$?
-        summary+=$(printf '%-22s rc=%-3d %4ds' "$name" "$rc" $((SECONDS - t0)))$'\n'
+        local line
+        line=$(printf '%-22s rc=%-3d %4ds' "$name" "$rc" $((SECONDS - t0)))
+        summary+=$line$'\n'
+        echo "$line" >>"$out/steps.txt" # steps run in the background report here
         tail -n 5 "$out/$name.log"
         local part
         part=$(mktemp) && tar czf "$part" -C "$out" --exclude=logs.tgz --exclude='*.nsys-rep' \
@@ -167,6 +171,31 @@ run() {
             step radix-probe .gpu/radix_timing_probe 27 ;;
         pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
             step gpu-pipeline .gpu/test_gpu_pipeline ;;
+        sanitize-split) # racecheck is too slow for one process over a quick suite: every
+                        # (tool, test group) in a process of its own, all at once, each
+                        # capped at SANITIZE_LIMIT seconds (default 540); rc 124 = cut off
+            local tool f pids=()
+            set -f # the patterns are for cmocka, not for the shell
+            for tool in ${SANITIZE_TOOLS:-racecheck synccheck}; do
+                # cmocka's filters know * and ? only: the other tests one prefix each
+                for f in ${SANITIZE_SPLIT:-'gpu_*_u32_*' 'gpu_*_i32_*' 'gpu_*_f32_*' 'gpu_*_u64_*' \
+                         'gpu_*_i64_*' 'gpu_*_f64_*' 'test_d*' 'test_p*' 'test_c*' 'test_u*' \
+                         'test_r*' 'test_n*' 'test_sample_plan_255*' 'test_sample_plan_15*' \
+                         'test_sample_plan_3_splitters' 'test_sample_plan_3_splitters_one*' \
+                         'pipe:test_small*' 'pipe:test_default*' 'pipe:test_mixed*' \
+                         'pipe:test_host*' 'pipe:test_staging*' 'pipe:test_out*' \
+                         'pipe:test_failure_in*' 'pipe:test_failure_out*' 'pipe:test_budget*'}; do
+                    local bin=.gpu/test_gpu_props pat=$f
+                    [ "${f#pipe:}" = "$f" ] || { bin=.gpu/test_gpu_pipeline; pat=${f#pipe:}; }
+                    step "split-$tool-${bin##*_}-${pat//[^a-z0-9]/}" timeout "${SANITIZE_LIMIT:-540}" \
+                        compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --quick \
+                        --filter "$pat" &
+                    pids+=($!)
+                done
+            done
+            set +f
+            wait "${pids[@]}"
+            summary+=$(grep '^split-' "$out/steps.txt")$'\n' ;;
         pipeline-sanitize)
             for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
                 step "sanitize-pipeline-$tool" compute-sanitizer --tool "$tool" \
@@ -176,8 +205,8 @@ run() {
             mkdir -p "$out/cli-scratch"
             step cli-gpu env WARPSORT_CLI_PATH="$PWD/.gpu/warpsort" \
                 WARPSORT_TEST_TMP="$out/cli-scratch" .gpu/test_cli sort ;;
-        bench-host) # host-to-host rows (pageable, pinned, out of core), then both staging
-                    # modes, and the timeline picture
+        bench-host) # host-to-host rows (pageable, pinned, out of core), then the other
+                    # staging modes (registered, memcpy), and the timeline picture
             step bench-host .gpu/warpsort_host_bench --sizes 10M,100M,1000M --repeat 5 \
                 --ooc-n 2^32 --ooc-budget 4294967296 --json "$out/bench-host.json"
             # small host arrays against the pre-pipeline copy-sort-copy
@@ -185,6 +214,9 @@ run() {
                 --repeat 11 --no-cpu --json "$out/bench-host-small.json"
             step bench-host-register env WARPSORT_HOST_REGISTER=1 .gpu/warpsort_host_bench \
                 --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-register.json"
+            # staging by plain memcpy instead of streaming stores, same machine
+            step bench-host-memcpy env WARPSORT_STAGING_STORES=memcpy .gpu/warpsort_host_bench \
+                --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-memcpy.json"
             # the library's own trace (WARPSORT_TRACE) of one 100M pinned and pageable
             # sort and one out-of-core sort of 2^30 keys under a 1 GiB budget
             step host-timeline .gpu/warpsort_host_bench --timeline 100M --ooc-n 2^30 \

@@ -146,12 +146,13 @@ static warpsort_context_t *sample_context(const char *splitters, const char *lev
     return ctx;
 }
 
-static void test_sample_sort_plans(void **state) {
-    (void)state;
+/* One plan per test, so a sanitizer run can take the four in parallel. */
+static const struct {
+    const char *splitters, *levels;
+} k_sample_plans[] = {{"255", "4"}, {"15", "4"}, {"3", "4"}, {"3", "1"}};
+
+static void run_sample_plan(size_t p) {
     REQUIRE_GPU();
-    static const struct {
-        const char *splitters, *levels;
-    } plans[] = {{"255", "4"}, {"15", "4"}, {"3", "4"}, {"3", "1"}};
     static const size_t sizes[] = {8193, 12289, 16385, 65537, 131071, 300007};
     static const size_t quick_sizes[] = {16385, 131071};
     static const struct {
@@ -165,25 +166,39 @@ static void test_sample_sort_plans(void **state) {
                  {WT_OP_PAIRS, 4, 0},
                  {WT_OP_ARGSORT, 4, 0}};
     size_t failures = 0;
-    for (size_t p = 0; p < COUNT(plans); p++) {
-        warpsort_context_t *ctx = sample_context(plans[p].splitters, plans[p].levels);
-        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
-            if (g_quick && d != WARPSORT_U32 && d != WARPSORT_F64) continue;
-            for (size_t k = 0; k < COUNT(kinds); k++) {
-                wt_matrix_t m = {kinds[k].op, (warpsort_dtype_t)d, kinds[k].second,
-                                 kinds[k].flags, g_quick ? quick_sizes : sizes,
-                                 g_quick ? COUNT(quick_sizes) : COUNT(sizes), WT_ALL_DISTS,
-                                 0x5A3Dull + p};
-                const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
-                if (f)
-                    fprintf(stderr, "  (plan: %s splitters, %s levels)\n", plans[p].splitters,
-                            plans[p].levels);
-                failures += f;
-            }
+    warpsort_context_t *ctx = sample_context(k_sample_plans[p].splitters, k_sample_plans[p].levels);
+    for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+        if (g_quick && d != WARPSORT_U32 && d != WARPSORT_F64) continue;
+        for (size_t k = 0; k < COUNT(kinds); k++) {
+            wt_matrix_t m = {kinds[k].op, (warpsort_dtype_t)d, kinds[k].second,
+                             kinds[k].flags, g_quick ? quick_sizes : sizes,
+                             g_quick ? COUNT(quick_sizes) : COUNT(sizes), WT_ALL_DISTS,
+                             0x5A3Dull + p};
+            const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
+            if (f)
+                fprintf(stderr, "  (plan: %s splitters, %s levels)\n", k_sample_plans[p].splitters,
+                        k_sample_plans[p].levels);
+            failures += f;
         }
-        warpsort_destroy(ctx);
     }
+    warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
+}
+static void test_sample_plan_255_splitters(void **state) {
+    (void)state;
+    run_sample_plan(0);
+}
+static void test_sample_plan_15_splitters(void **state) {
+    (void)state;
+    run_sample_plan(1);
+}
+static void test_sample_plan_3_splitters(void **state) {
+    (void)state;
+    run_sample_plan(2);
+}
+static void test_sample_plan_3_splitters_one_level(void **state) {
+    (void)state;
+    run_sample_plan(3);
 }
 
 /* 2^32 + 12345 u32 keys: n is size_t end to end. Needs > 40 GiB free on the
@@ -572,7 +587,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pinned_and_mixed_memory),
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
-        cmocka_unit_test(test_sample_sort_plans),
+        cmocka_unit_test(test_sample_plan_255_splitters),
+        cmocka_unit_test(test_sample_plan_15_splitters),
+        cmocka_unit_test(test_sample_plan_3_splitters),
+        cmocka_unit_test(test_sample_plan_3_splitters_one_level),
         cmocka_unit_test(test_rows_of_smaller_chips),
         cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),
