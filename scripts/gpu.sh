@@ -185,11 +185,13 @@ run() {
                          'pipe:test_small*' 'pipe:test_default*' 'pipe:test_mixed*' \
                          'pipe:test_host*' 'pipe:test_staging*' 'pipe:test_out*' \
                          'pipe:test_failure_in*' 'pipe:test_failure_out*' 'pipe:test_budget*'}; do
-                    local bin=.gpu/test_gpu_props pat=$f
+                    # pipe:PATTERN: the pipeline's tests; PATTERN@DTYPE: a sample plan, one dtype
+                    local bin=.gpu/test_gpu_props pat=$f dt=
                     [ "${f#pipe:}" = "$f" ] || { bin=.gpu/test_gpu_pipeline; pat=${f#pipe:}; }
-                    step "split-$tool-${bin##*_}-${pat//[^a-z0-9]/}" timeout "${SANITIZE_LIMIT:-540}" \
-                        compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --quick \
-                        --filter "$pat" &
+                    [ "${pat%@*}" = "$pat" ] || { dt=${pat#*@}; pat=${pat%@*}; }
+                    step "split-$tool-${bin##*_}-${pat//[^a-z0-9]/}$dt" env WARPSORT_TEST_DTYPE="$dt" \
+                        timeout "${SANITIZE_LIMIT:-540}" compute-sanitizer --tool "$tool" \
+                        --error-exitcode 99 "$bin" --quick --filter "$pat" &
                     pids+=($!)
                 done
             done

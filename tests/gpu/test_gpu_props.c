@@ -146,7 +146,9 @@ static warpsort_context_t *sample_context(const char *splitters, const char *lev
     return ctx;
 }
 
-/* One plan per test, so a sanitizer run can take the four in parallel. */
+/* One plan per test, so a sanitizer run can take the four in parallel;
+ * WARPSORT_TEST_DTYPE=NAME narrows a plan to one dtype, to split it further
+ * (scripts/gpu.sh sanitize-split, PATTERN@DTYPE). */
 static const struct {
     const char *splitters, *levels;
 } k_sample_plans[] = {{"255", "4"}, {"15", "4"}, {"3", "4"}, {"3", "1"}};
@@ -166,9 +168,15 @@ static void run_sample_plan(size_t p) {
                  {WT_OP_PAIRS, 4, 0},
                  {WT_OP_ARGSORT, 4, 0}};
     size_t failures = 0;
+    const char *only_name = getenv("WARPSORT_TEST_DTYPE");
+    warpsort_dtype_t only = WARPSORT_DTYPE_COUNT_;
+    if (only_name && *only_name && warpsort_dtype_from_name(only_name, &only) != WARPSORT_OK)
+        fail_msg("WARPSORT_TEST_DTYPE=%s: not a dtype", only_name);
     warpsort_context_t *ctx = sample_context(k_sample_plans[p].splitters, k_sample_plans[p].levels);
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
-        if (g_quick && d != WARPSORT_U32 && d != WARPSORT_F64) continue;
+        if (only != WARPSORT_DTYPE_COUNT_ && d != (int)only) continue;
+        if (g_quick && only == WARPSORT_DTYPE_COUNT_ && d != WARPSORT_U32 && d != WARPSORT_F64)
+            continue;
         for (size_t k = 0; k < COUNT(kinds); k++) {
             wt_matrix_t m = {kinds[k].op, (warpsort_dtype_t)d, kinds[k].second,
                              kinds[k].flags, g_quick ? quick_sizes : sizes,
