@@ -218,8 +218,9 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * Failure safety: nothing is written into the caller's host arrays until the
  * device has finished every sort and merge and reported no error (in core;
  * for arrays sorted in one piece without staging, i.e. up to 4 MiB, or
- * pinned and smaller than one ring slot, the copy back is queued behind the sort on the
- * context's stream instead, and a fault in the sort stops it), or until the
+ * pinned and smaller than one ring slot, the copy back is queued behind
+ * the sort on the context's stream instead, and a fault in the sort stops
+ * it), or until the
  * complete result sits in host scratch (out of core); a failure before that
  * point (allocation, budget too small, CUDA error) leaves them
  * byte-identical. Only the final copy back itself (a device-to-host copy in

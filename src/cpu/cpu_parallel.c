@@ -3,7 +3,8 @@
  * tens of microseconds a pthread_create costs are noise. ws_pool keeps its
  * workers for callers that fork thousands of times (the GPU pipeline's
  * staging copies); a pool belongs to a context, never to the process (the
- * API promises no global mutable state). */
+ * API promises no global mutable state). ws_copy_streaming is those
+ * staging copies' inner loop. */
 #define _POSIX_C_SOURCE 200809L
 #include "cpu/cpu_parallel.h"
 

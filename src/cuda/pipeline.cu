@@ -15,8 +15,9 @@
  * Pageable memory is copied into ring slot s by cpu_threads host threads
  * (streaming stores, 256 KiB steps from a shared counter: the copies are
  * bound by host memory traffic) while the copy engine moves slot s-1 (4
- * slots, an event per slot says when the DMA that used it is done). Pinned (or registered) memory is copied
- * directly, one cudaMemcpyAsync per piece and array. Piece i is sorted by
+ * slots, an event per slot says when the DMA that used it is done). Pinned
+ * (or registered) memory is copied directly, one cudaMemcpyAsync per piece
+ * and array. Piece i is sorted by
  * the device sort (ws_sort_any, a black box) as soon as its copy has
  * landed, while piece i+1 copies in; pairs of runs are merged by a merge-path
  * kernel as soon as both halves are sorted (a binary tree: log2 P levels
@@ -30,8 +31,9 @@
  * Failure safety: the host waits for the compute stream's last event before
  * enqueuing any copy into the caller's arrays, so every error (allocation,
  * launch, asynchronous fault) surfaces while they are untouched; jobs in
- * one piece with only direct copies (small, or pinned) instead queue the copy out behind the sort on the
- * compute stream, which a fault stops (it is sticky). Copy-out
+ * one piece with only direct copies (small, or pinned) instead queue the
+ * copy out behind the sort on the compute stream, which a fault stops (it
+ * is sticky). Copy-out
  * therefore overlaps nothing on the device side for pinned memory; for
  * pageable memory the DMA into ring slot k+1 overlaps the host threads
  * copying slot k out. Hook: splitting the final merge into output ranges
@@ -134,7 +136,7 @@ struct ws_pipe {
     cudaStream_t in_s, out_s; /* the job's direct copies: h2d and d2h, or the compute stream */
     ws_pool *pool; /* staging threads, started with the ring */
     int use_register; /* WARPSORT_HOST_REGISTER=1: cudaHostRegister pageable arrays */
-    int streaming;    /* staging copies by ws_copy_streaming (WARPSORT_STAGING_STORES=memcpy: memcpy) */
+    int streaming;    /* staging by ws_copy_streaming; WARPSORT_STAGING_STORES=memcpy: memcpy */
 };
 
 static ws_cuda_state *ws_state(const warpsort_context_t *ctx) {
@@ -281,7 +283,8 @@ static warpsort_status_t ws_pipe_get(warpsort_context_t *ctx, ws_pipe **out) {
     p->use_register = reg && reg[0] == '1';
     /* Streaming stores by default: the staging copies are bound by the
      * host's memory traffic, and skipping the read of each destination line
-     * made 100M pageable u32 keys 1.7x faster (bench/NOTES.md, 8th session). */
+     * made 100M pageable u32 keys up to 1.7x faster where that traffic was
+     * the bound, 1.1x where it was not (bench/NOTES.md, eighth session). */
     const char *stores = getenv("WARPSORT_STAGING_STORES");
     p->streaming = !(stores && strcmp(stores, "memcpy") == 0);
     p->slot_bytes = ws_slot_bytes(ctx);
