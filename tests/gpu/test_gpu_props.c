@@ -149,11 +149,20 @@ static warpsort_context_t *sample_context(const char *splitters, const char *lev
 /* One plan per test, so a sanitizer run can take the four in parallel;
  * WARPSORT_TEST_DTYPE=NAME narrows a plan to one dtype, to split it further
  * (scripts/gpu.sh sanitize-split, PATTERN@DTYPE). */
-static const struct {
-    const char *splitters, *levels;
-} k_sample_plans[] = {{"255", "4"}, {"15", "4"}, {"3", "4"}, {"3", "1"}};
+struct sample_plan {
+    const char *test_name, *splitters, *levels;
+};
+static const struct sample_plan k_sample_plans[] = {
+    {"test_sample_plan_255_splitters", "255", "4"},
+    {"test_sample_plan_15_splitters", "15", "4"},
+    {"test_sample_plan_3_splitters", "3", "4"},
+    {"test_sample_plan_3_splitters_one_level", "3", "1"},
+};
 
-static void run_sample_plan(size_t p) {
+/* *state: the plan (main gives each entry of k_sample_plans a test). */
+static void test_sample_plan(void **state) {
+    const struct sample_plan *plan = *state;
+    const size_t p = (size_t)(plan - k_sample_plans); /* seeds the inputs */
     REQUIRE_GPU();
     static const size_t sizes[] = {8193, 12289, 16385, 65537, 131071, 300007};
     static const size_t quick_sizes[] = {16385, 131071};
@@ -172,7 +181,7 @@ static void run_sample_plan(size_t p) {
     warpsort_dtype_t only = WARPSORT_DTYPE_COUNT_;
     if (only_name && *only_name && warpsort_dtype_from_name(only_name, &only) != WARPSORT_OK)
         fail_msg("WARPSORT_TEST_DTYPE=%s: not a dtype", only_name);
-    warpsort_context_t *ctx = sample_context(k_sample_plans[p].splitters, k_sample_plans[p].levels);
+    warpsort_context_t *ctx = sample_context(plan->splitters, plan->levels);
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         if (only != WARPSORT_DTYPE_COUNT_ && d != (int)only) continue;
         if (g_quick && only == WARPSORT_DTYPE_COUNT_ && d != WARPSORT_U32 && d != WARPSORT_F64)
@@ -184,31 +193,14 @@ static void run_sample_plan(size_t p) {
                              0x5A3Dull + p};
             const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
             if (f)
-                fprintf(stderr, "  (plan: %s splitters, %s levels)\n", k_sample_plans[p].splitters,
-                        k_sample_plans[p].levels);
+                fprintf(stderr, "  (plan: %s splitters, %s levels)\n", plan->splitters,
+                        plan->levels);
             failures += f;
         }
     }
     warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
 }
-static void test_sample_plan_255_splitters(void **state) {
-    (void)state;
-    run_sample_plan(0);
-}
-static void test_sample_plan_15_splitters(void **state) {
-    (void)state;
-    run_sample_plan(1);
-}
-static void test_sample_plan_3_splitters(void **state) {
-    (void)state;
-    run_sample_plan(2);
-}
-static void test_sample_plan_3_splitters_one_level(void **state) {
-    (void)state;
-    run_sample_plan(3);
-}
-
 /* 2^32 + 12345 u32 keys: n is size_t end to end. Needs > 40 GiB free on the
  * device. Checked on the host: sorted, and the same multiset by an
  * order-independent fingerprint (an exact permutation check would sort
@@ -595,10 +587,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pinned_and_mixed_memory),
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
-        cmocka_unit_test(test_sample_plan_255_splitters),
-        cmocka_unit_test(test_sample_plan_15_splitters),
-        cmocka_unit_test(test_sample_plan_3_splitters),
-        cmocka_unit_test(test_sample_plan_3_splitters_one_level),
         cmocka_unit_test(test_rows_of_smaller_chips),
         cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),
@@ -606,6 +594,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_beyond_2_32),
     };
     for (size_t i = 0; i < COUNT(extra); i++) tests[count++] = extra[i];
+    for (size_t p = 0; p < COUNT(k_sample_plans); p++)
+        tests[count++] = (struct CMUnitTest){k_sample_plans[p].test_name, test_sample_plan, NULL,
+                                             NULL, (void *)&k_sample_plans[p]};
 
     int failed = _cmocka_run_group_tests("gpu_properties", tests, count, NULL, NULL);
     const int had_gpu = g_gpu != NULL;
