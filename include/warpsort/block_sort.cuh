@@ -46,8 +46,10 @@ struct tile_smem {
  * Barriers: two per merge round (none when TILE == RUN); the last one
  * follows the last shared-memory read, so s is free again on return.
  * Items from `valid` on must be sentinels (the largest key, positions in
- * order): a warp or a merge that sees only those skips its work, so a
- * part-filled tile costs about what its real items cost. */
+ * order): a warp that holds only those skips its network, and a thread
+ * whose merge outputs are all past `valid` skips its merge (they stay the
+ * sentinels it holds), so a part-filled tile costs about what its real
+ * items cost. */
 template <int RUN, typename KB, typename V, typename P, int THREADS, int ITEMS>
 __device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it,
                                                 tile_smem<KB, V> s, int valid = THREADS * ITEMS) {
@@ -69,7 +71,10 @@ __device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it,
         __syncthreads();
         const int pair = first & ~(2 * run - 1);
         const merge_src m = {pair, run, pair + run, run};
-        if (pair < valid)
+        /* Outputs from `valid` on are sentinels, and this thread's
+         * registers already hold them: a partial tile costs its real
+         * items at every round, not a power of two's worth. */
+        if (first < valid)
             merge_items_to_registers<KB, V, ITEMS>(s.keys, s.vals, m, first - pair, it.k, it.v);
         __syncthreads();
     }

@@ -164,12 +164,18 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
          * wins ties, so the tile stays stable. */
         const merge_src m = {0, TILE, TILE, TILE};
         if constexpr (ws_tile_second_array<KB, V>()) {
-            /* Straight into the second array, keeping registers free. */
+            /* Straight into the second array, keeping registers free.
+             * Outputs from `valid` on are never stored: their merges are
+             * skipped (the register path below does not skip: guarding
+             * its merges made ptxas spill). */
+            const bool lo = first < valid, hi = TILE + first < valid;
             KB *out = keys + smem_slots<KB>(BLOCK_TILE);
-            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
-                                                 blocked_base<KB, ITEMS>(first), 0);
-            merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
-                                                 blocked_base<KB, ITEMS>(TILE + first), 0);
+            if (lo)
+                merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
+                                                     blocked_base<KB, ITEMS>(first), 0);
+            if (hi)
+                merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
+                                                     blocked_base<KB, ITEMS>(TILE + first), 0);
             res_keys = out;
         } else {
             /* Into registers, then back once every thread has read. */
