@@ -12,7 +12,8 @@
 #       the named binaries of .gpu/ (default: all), stripped, plus libcmocka
 #       and plot.py, xz-packed into .gpu-pack/bins.tar.xz: stripped binaries
 #       are 11-27 MB each, so .gpu whole does not fit a device call's 64 MiB
-#       carry. Carry .gpu-pack (ignored by git; add '/.gpu-pack/' to
+#       carry (xz -9e, XZ_LEVEL to change: its window spans binaries, so the
+#       copies of the library they share pack once; four fit in ~38 MB). Carry .gpu-pack (ignored by git; add '/.gpu-pack/' to
 #       .git/info/exclude) instead of .gpu; 'run' unpacks it.
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
 #       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
@@ -92,7 +93,7 @@ pack() {
     done
     cp .gpu/libcmocka.so.0 .gpu/plot.py "$tmp/"
     mkdir -p .gpu-pack
-    tar cf - -C "$tmp" . | xz -T0 -6 >.gpu-pack/bins.tar.xz
+    tar cf - -C "$tmp" . | xz -T0 -${XZ_LEVEL:-9e} >.gpu-pack/bins.tar.xz
     rm -rf "$tmp"
     ls -l .gpu-pack/bins.tar.xz
 }
@@ -236,9 +237,16 @@ run() {
             step bench-tune .gpu/warpsort_bench --rivals warpsort --dtype u32,f32,u64 \
                 --kind keys,pairs --min-log 20 --max-log 28 --repeat 7 \
                 --json "$out/bench-tune.json" ;;
-        profile) # per-kernel time and DRAM use of one 2^27 u32 sort
+        profile) # per-kernel time of one 2^27 u32 device sort (the sample sort's kernels),
+                 # then ncu's full sections for its count, scatter and bucket sorts
             step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
-                .gpu/warpsort bench --backend cuda -n 2^27 --repeat 1 --warmup 0 ;;
+                -k regex:'ws_' --launch-count 20 .gpu/warpsort_bench --rivals warpsort --dtype u32 \
+                --kind keys --min-log 27 --max-log 27 --repeat 1 --warmup 1
+            step profile-full ncu --set full --import-source no -f -o "$out/prof-sample" \
+                -k regex:'ws_dist_count|ws_dist_scatter|ws_bucket_sort' --launch-count 6 \
+                .gpu/warpsort_bench --rivals warpsort --dtype u32 --kind keys --min-log 27 \
+                --max-log 27 --repeat 1 --warmup 1
+            step profile-details ncu -i "$out/prof-sample.ncu-rep" --page details ;;
         profile-sass) # ncu source counters (instructions, stalls per SASS line) of the
                       # tile sort, one cut launch and one merge pass: u32 2^27, u64 2^26
             for dt in u32 u64; do
