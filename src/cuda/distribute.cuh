@@ -57,25 +57,74 @@ __device__ __forceinline__ T ws_block_exclusive_sum(T x, T *warp_sums, T *total)
     return before + inc - x;
 }
 
-/* Bucket of an ordered key: descend the heap-ordered tree (slot k has
+/* A shared-memory load the compiler may schedule freely: the tree it reads
+ * is written once, before the barrier every caller's addresses depend on. */
+template <typename KB>
+__device__ __forceinline__ KB ws_lds(unsigned addr) {
+    static_assert(sizeof(KB) == 4 || sizeof(KB) == 8, "4- or 8-byte ordered keys");
+    if constexpr (sizeof(KB) == 4) {
+        unsigned v;
+        asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+        return (KB)v;
+    } else {
+        unsigned long long v;
+        asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr));
+        return (KB)v;
+    }
+}
+
+/* A block's view of its segment's tree (ws_dist_prologue put it in shared
+ * memory): its shared-window address and, in registers, the top two
+ * levels, which every key compares with. */
+template <typename KB>
+struct ws_tree_regs {
+    unsigned base;
+    KB t1, t2, t3;
+};
+/* Every thread calls it after the barrier that follows the tree's load. */
+template <typename KB>
+__device__ __forceinline__ ws_tree_regs<KB> ws_tree_regs_of(const KB *tree) {
+    return ws_tree_regs<KB>{(unsigned)__cvta_generic_to_shared(tree), tree[1], tree[2], tree[3]};
+}
+
+/* Buckets of ITEMS ordered keys: descend the heap-ordered tree (slot k has
  * children 2k, 2k+1; slot 0 unused) to j = number of splitters below the
  * key, clamped to the m distinct ones (the tail repeats the largest). With
  * equality buckets, range bucket j becomes 2j and a key equal to splitter j
- * goes to 2j + 1. */
-template <typename KB>
-__device__ __forceinline__ unsigned ws_classify(const KB *tree, KB key, unsigned m, bool eq) {
-    unsigned k = 1;
+ * goes to 2j + 1. The top two levels come from registers; below them a
+ * step walks byte addresses (a -> 2a - base + size x went right), one
+ * load, compare, select and multiply-add, and the keys' descents are
+ * interleaved level by level so their load latencies overlap. */
+template <typename KB, int ITEMS>
+__device__ __forceinline__ void ws_classify(const KB *tree, const ws_tree_regs<KB> &tr,
+                                            const KB (&key)[ITEMS], unsigned m, bool eq,
+                                            unsigned (&bkt)[ITEMS]) {
+    constexpr unsigned S = (unsigned)sizeof(KB);
+    const unsigned lo = 0u - tr.base, hi = S - tr.base;
+    unsigned a[ITEMS];
 #pragma unroll
-    for (int d = 0; d < WS_TREE_LOG; d++) k = 2 * k + (tree[k] < key ? 1u : 0u);
-    unsigned j = k - WS_TREE_SLOTS;
-    j = j < m ? j : m;
-    if (eq) {
-        /* Splitter j (in-order position j + 1) sits at depth 7 - ctz. */
-        const unsigned p = j + 1, t = (unsigned)__ffs((int)p) - 1;
-        const KB upper = tree[((WS_TREE_SLOTS / 2) >> t) + (p >> (t + 1))];
-        j = 2 * j + ((j < m && upper == key) ? 1u : 0u);
+    for (int i = 0; i < ITEMS; i++) {
+        const bool c0 = tr.t1 < key[i];
+        const bool c1 = (c0 ? tr.t3 : tr.t2) < key[i];
+        a[i] = tr.base + S * (4u + (c0 ? 2u : 0u) + (c1 ? 1u : 0u));
     }
-    return j;
+#pragma unroll
+    for (int d = 2; d < WS_TREE_LOG; d++) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned j = (a[i] - tr.base) / S - WS_TREE_SLOTS;
+        j = j < m ? j : m;
+        if (eq) {
+            /* Splitter j (in-order position j + 1) sits at depth 7 - ctz. */
+            const unsigned p = j + 1, t = (unsigned)__ffs((int)p) - 1;
+            const KB upper = tree[((WS_TREE_SLOTS / 2) >> t) + (p >> (t + 1))];
+            j = 2 * j + ((j < m && upper == key[i]) ? 1u : 0u);
+        }
+        bkt[i] = j;
+    }
 }
 
 /* Ranks one warp's keys by bucket, in (item, lane) order: rank[i] is the
@@ -276,7 +325,8 @@ __device__ __forceinline__ bool ws_dist_block(const ws_dist_seg *segs, const uns
 template <typename KB, typename V, int ITEMS>
 __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsigned long long base,
                                              int valid, int raw, key_codec codec,
-                                             const KB *tree, unsigned m, bool eq, KB (&k)[ITEMS],
+                                             const KB *tree, const ws_tree_regs<KB> &tr,
+                                             unsigned m, bool eq, KB (&k)[ITEMS],
                                              V (&v)[ITEMS], unsigned (&bkt)[ITEMS]) {
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
 #pragma unroll
@@ -288,11 +338,12 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
         }
     }
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = warp * 32 * ITEMS + i * 32 + lane;
+    for (int i = 0; i < ITEMS; i++)
         if (raw) k[i] = encode(k[i], codec);
-        bkt[i] = e < valid ? ws_classify(tree, k[i], m, eq) : WS_NO_BUCKET;
-    }
+    ws_classify<KB, ITEMS>(tree, tr, k, m, eq, bkt);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (warp * 32 * ITEMS + i * 32 + lane >= valid) bkt[i] = WS_NO_BUCKET;
 }
 
 /* Loads the segment's tree and zeroes `words` words from `zero` on. */
@@ -318,14 +369,15 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     ws_dist_prologue<KB>(s.tree, trees, w.seg, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
+    const ws_tree_regs<KB> tr = ws_tree_regs_of(s.tree);
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
         no_value v[ITEMS];
         unsigned bkt[ITEMS];
-        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, sg.m,
-                                             sg.eq != 0, k, v, bkt);
+        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, tr,
+                                             sg.m, sg.eq != 0, k, v, bkt);
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
@@ -365,13 +417,14 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
                                : 0ull;
     }
     __syncthreads();
+    const ws_tree_regs<KB> tr = ws_tree_regs_of(s.tree);
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
         V v[ITEMS];
         unsigned bkt[ITEMS], rank[ITEMS];
-        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, sg.m, sg.eq != 0, k,
-                                   v, bkt);
+        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, tr, sg.m,
+                                   sg.eq != 0, k, v, bkt);
         if constexpr (STABLE)
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else
@@ -576,25 +629,31 @@ __device__ __forceinline__ T ws_warp_inclusive_sum(T x) {
     return x;
 }
 
-/* One warp per segment walks its buckets in key order. Buckets the on-chip
- * sort takes are packed greedily into jobs of up to class_cap[0] keys (one
- * tile), so tiles run nearly full; the rest become copy jobs (equality
- * buckets), next-level segments or, after the last level, fallback jobs. */
-__global__ void __launch_bounds__(256)
+/* Threads of a bookkeeping block: one block per segment. */
+#define WS_FIN_THREADS 256
+
+/* One block per segment. Every warp takes 32 buckets at a time: it reads
+ * their sizes, turns the ones the on-chip sort cannot take into copy jobs
+ * (equality buckets), next-level segments or, after the last level,
+ * sort or fallback jobs, and leaves the rest for warp 0, which packs them
+ * greedily, in key order, into jobs of up to class_cap[0] keys (one tile),
+ * so tiles run nearly full. */
+__global__ void __launch_bounds__(WS_FIN_THREADS)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
 #if WS_SAMPLE_ARCH
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warps = gridDim.x * (blockDim.x / 32);
+    constexpr int GROUPS = WS_MAX_BUCKETS / 32;
+    __shared__ unsigned long long s_begin[WS_MAX_BUCKETS];
+    __shared__ unsigned s_size[WS_MAX_BUCKETS];
+    __shared__ unsigned s_packed[GROUPS]; /* per 32 buckets: which go into jobs */
+    __shared__ unsigned s_alone[GROUPS];  /* ... and which end the job before them */
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const unsigned long long pack = out.class_cap[0];
-    for (unsigned seg = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5); seg < ctl->segs;
-         seg += warps) {
+    const unsigned nb = ctl->nbuckets;
+    for (unsigned seg = blockIdx.x; seg < ctl->segs; seg += gridDim.x) {
         const ws_dist_seg sg = segs[seg];
         const unsigned long long first = scan[sg.cnt_base];
-        unsigned long long job_begin = 0, job_size = 0; /* the same in every lane */
-        ws_job_batch jb = {0ull, 0u, 0u};
-        const unsigned nb = ctl->nbuckets;
-        for (unsigned j0 = 0; j0 < nb; j0 += 32) {
+        for (unsigned j0 = warp * 32; j0 < nb; j0 += WS_FIN_THREADS) {
             const unsigned j = j0 + lane;
             /* Bucket j ends where j + 1 begins; the last one's end is the
              * next region's start (or the total, scan[cnt_entries]). */
@@ -604,28 +663,20 @@ __global__ void __launch_bounds__(256)
                 j < nb ? scan[sg.cnt_base + (unsigned long long)(j + 1) * sg.nblocks] - at : 0ull;
             const unsigned long long begin = sg.begin + (at - first);
             const bool equal = sg.eq && (j & 1u);
-            /* 0 empty, 1 packed into a job, 2 on its own */
-            const unsigned kind = size == 0 ? 0u : (!equal && size <= pack) ? 1u : 2u;
-            /* The greedy packing, in bucket order: only non-empty buckets
-             * take a step. */
-            unsigned todo = __ballot_sync(0xFFFFFFFFu, kind != 0);
-            while (todo) {
-                const int k = __ffs((int)todo) - 1;
-                todo &= todo - 1;
-                const unsigned kk = __shfl_sync(0xFFFFFFFFu, kind, k);
-                const unsigned long long sz = __shfl_sync(0xFFFFFFFFu, size, k);
-                const unsigned long long bg = __shfl_sync(0xFFFFFFFFu, begin, k);
-                if (kk == 1 && job_size + sz <= pack) {
-                    if (job_size == 0) job_begin = bg;
-                    job_size += sz;
-                    continue;
-                }
-                if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
-                job_begin = bg;
-                job_size = kk == 1 ? sz : 0;
+            const bool packed = size != 0 && !equal && size <= pack;
+            const bool alone = size != 0 && !packed;
+            const unsigned pm = __ballot_sync(0xFFFFFFFFu, packed);
+            const unsigned am = __ballot_sync(0xFFFFFFFFu, alone);
+            if (lane == 0) {
+                s_packed[j0 / 32] = pm;
+                s_alone[j0 / 32] = am;
+            }
+            if (packed) {
+                s_begin[j] = begin;
+                s_size[j] = (unsigned)size;
             }
             /* Buckets too big for a job, each lane its own. */
-            const bool next_seg = kind == 2 && !equal &&
+            const bool next_seg = alone && !equal &&
                                   size > out.class_cap[WS_SORT_CLASSES - 1] && out.segs;
             if (__any_sync(0xFFFFFFFFu, next_seg)) {
                 /* Next-level segments: one reservation for the warp's. */
@@ -650,7 +701,7 @@ __global__ void __launch_bounds__(256)
                     for (unsigned b = 0; b < blocks; b++) out.blockseg[fb + b] = s2;
                 }
             }
-            if (kind != 2 || next_seg) continue;
+            if (!alone || next_seg) continue;
             if (equal) {
                 const unsigned pieces = (unsigned)((size + WS_COPY_PIECE - 1) / WS_COPY_PIECE);
                 const unsigned c0 = atomicAdd(&out.fin->copy_count, pieces);
@@ -667,8 +718,36 @@ __global__ void __launch_bounds__(256)
                 out.big[at_b] = ws_big_bucket{begin, size, in_tmp, 0u};
             }
         }
-        if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
-        ws_batch_flush(jb, out, in_tmp);
+        __syncthreads();
+        if (warp == 0) {
+            /* The greedy packing, in bucket order: only non-empty buckets
+             * take a step, and a bucket on its own ends the job before it. */
+            unsigned long long job_begin = 0, job_size = 0; /* the same in every lane */
+            ws_job_batch jb = {0ull, 0u, 0u};
+            for (unsigned g = 0; g * 32 < nb; g++) {
+                const unsigned pm = s_packed[g];
+                unsigned todo = pm | s_alone[g];
+                while (todo) {
+                    const unsigned k = (unsigned)__ffs((int)todo) - 1;
+                    todo &= todo - 1;
+                    if ((pm >> k & 1u) == 0) { /* on its own: the job so far is done */
+                        if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
+                        job_size = 0;
+                        continue;
+                    }
+                    const unsigned long long sz = s_size[g * 32 + k];
+                    if (job_size + sz > pack) {
+                        ws_batch_put(jb, out, in_tmp, job_begin, job_size);
+                        job_size = 0;
+                    }
+                    if (job_size == 0) job_begin = s_begin[g * 32 + k];
+                    job_size += sz;
+                }
+            }
+            if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
+            ws_batch_flush(jb, out, in_tmp);
+        }
+        __syncthreads(); /* the arrays are the next segment's */
     }
 #endif
 }

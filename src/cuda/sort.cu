@@ -229,6 +229,15 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
         p.splitters[p.levels++] = (unsigned)(b - 1);
         r = (r + b - 1) / b;
     }
+    /* A last level after the first takes only the buckets the level before
+     * left bigger than cap, up to a few times cap: sized for n / target it
+     * drew 1-7 splitters, cut them into buckets still over cap, and those
+     * went to the one-block fallback. 31 splitters bring them below a tile. */
+    if (p.levels >= 2) {
+        unsigned &last = p.splitters[p.levels - 1];
+        const unsigned floor_s = lim.splitters < 31u ? lim.splitters : 31u;
+        last = last > floor_s ? last : floor_s;
+    }
     const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items((int)kb, (int)vb);
     /* About 2048 distribution blocks at most: few count entries, full waves. */
     const size_t tiles = ws_min(64, ws_min((size_t)1 << 20, n / (D * 2048)) + 1);
@@ -551,9 +560,10 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
         out.copy = (ws_bucket *)(ws + L.copy_list);
         out.big = (ws_big_bucket *)(ws + L.big_list);
         out.fin = fin;
-        /* A warp per segment. */
-        const unsigned fgrid = (unsigned)ws_min(((size_t)p.max_segs[l] + 7) / 8, (size_t)sms * 8);
-        ws_dist_finalize<<<fgrid, 256, 0, stream>>>(segs, &ctl[l], cnt, even ? 1u : 0u, out);
+        /* A block per segment. */
+        const unsigned fgrid = (unsigned)ws_min((size_t)p.max_segs[l], (size_t)sms * 8);
+        ws_dist_finalize<<<fgrid, WS_FIN_THREADS, 0, stream>>>(segs, &ctl[l], cnt,
+                                                              even ? 1u : 0u, out);
         WS_CUDA_TRY(ctx, cudaGetLastError());
     }
 
