@@ -160,10 +160,12 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 }
 
 /* Smallest n the sample sort takes (plan.cuh); below it the merge passes
- * are cheaper. Measured on an H100 (bench/NOTES.md): at 2^25 u32 keys the
- * merge path takes 1.47 ms and the sample sort 1.58; at 2^26 2.98 and 2.89. */
+ * are cheaper. Measured on an H100 (bench/NOTES.md, ninth session; merge
+ * path / sample sort, ms): at 2^25 u32 keys 1.48 / 1.35, u32 pairs 2.44 /
+ * 2.41, u64 keys 2.79 / 2.52, u64 pairs 3.93 / 3.74; at 2^24 0.79 / 0.77,
+ * 1.29 / 1.31, 1.42 / 1.43, 1.93 / 1.98. */
 #ifndef WS_SAMPLE_MIN_N
-#define WS_SAMPLE_MIN_N (((size_t)1 << 25) + 1)
+#define WS_SAMPLE_MIN_N (((size_t)1 << 24) + 1)
 #endif
 
 #endif /* WARPSORT_CUDA_TUNING_CUH */
