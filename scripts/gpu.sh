@@ -20,6 +20,7 @@
 #             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
+#             bench-targets |
 #             radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
@@ -164,6 +165,25 @@ run() {
             step bench-dists .gpu/warpsort_bench --dtype u32 --kind keys --dist all \
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
+        bench-targets) # the sample sort's closing set (issue 10), warpsort and CUB in one process
+                       # per step: target rows, the 2^16..2^30 sweep with its plots, every
+                       # distribution at 2^27, stable against unstable, 64-bit pairs
+            local R=warpsort,cub-radix,cub-merge
+            step targets-27 .gpu/warpsort_bench --rivals $R --dtype u32,f32 --kind keys,pairs \
+                --min-log 27 --max-log 27 --repeat 7 --json "$out/targets-27.json"
+            step targets-26 .gpu/warpsort_bench --rivals $R --dtype u64,f64 --kind keys,pairs \
+                --min-log 26 --max-log 26 --repeat 7 --json "$out/targets-26.json"
+            step sweep .gpu/warpsort_bench --rivals $R --dtype u32,u64 --kind keys --dist random \
+                --min-log 16 --max-log 30 --repeat 7 --json "$out/sweep.json"
+            step plot-sweep python3 .gpu/plot.py "$out/sweep.json"
+            step dists .gpu/warpsort_bench --rivals $R --dtype u32 --kind keys --dist all \
+                --min-log 27 --max-log 27 --repeat 7 --json "$out/dists.json"
+            step stable .gpu/warpsort_bench --rivals warpsort --stable --dtype u32,u64 \
+                --kind keys,pairs --min-log 27 --max-log 27 --repeat 7 --json "$out/stable.json"
+            step stable-baseline .gpu/warpsort_bench --rivals warpsort --dtype u32,u64 \
+                --kind keys,pairs --min-log 27 --max-log 27 --repeat 7 --json "$out/stable-baseline.json"
+            step bench-wide .gpu/wide_pairs --log 24,26 --dtype u64,f64 --repeat 7 \
+                --json "$out/bench-wide.json" ;;
         main) step main .gpu/warpsort run ;;
         bench-wide) # 64-bit keys with 64-bit values against CUB radix and merge pairs
             step bench-wide .gpu/wide_pairs --log 24,26 --dtype u64,f64 --repeat 7 \
