@@ -44,9 +44,10 @@ namespace {
 /*======================================================================
  * Options
  *====================================================================*/
-const char *const kRivalNames[] = {"warpsort",  "cub-radix",  "cub-merge",  "thrust",
-                                   "seed-naive", "seed-hybrid", "cub-segmented", "warpsort-cpu"};
-constexpr int kNumRivals = 8;
+const char *const kRivalNames[] = {"warpsort",   "cub-radix",   "cub-merge",     "thrust",
+                                   "seed-naive", "seed-hybrid", "cub-segmented", "warpsort-cpu",
+                                   "cub-radix-i32"};
+constexpr int kNumRivals = 9;
 enum RivalId {
     R_WARPSORT,
     R_CUB_RADIX,
@@ -55,7 +56,8 @@ enum RivalId {
     R_SEED_NAIVE,
     R_SEED_HYBRID,
     R_CUB_SEGMENTED,
-    R_WARPSORT_CPU
+    R_WARPSORT_CPU,
+    R_CUB_RADIX_I32
 };
 
 struct Job {
@@ -73,7 +75,7 @@ struct Options {
     bool dists[kNumDists] = {true, false, false, false};
     int min_log = 10, max_log = 28;
     std::vector<uint64_t> seg_sizes;
-    bool rivals[kNumRivals] = {true, true, true, true, true, true, true, true};
+    bool rivals[kNumRivals] = {true, true, true, true, true, true, true, true, true};
     int repeat = 7, slow_repeat = 3, warmup = 1;
     int cpu_max_log = 24, seed_max_log = 27, host_check_max_log = 20;
     bool flush_l2 = true;
@@ -117,8 +119,10 @@ const char *const kUsage =
     "                      are skipped)\n"
     "  --seg-size LIST     add segmented regimes: equal segments of these sizes (powers\n"
     "                      of two; only cub-segmented runs there, warpsort shows n/a)\n"
-    "  --rivals LIST       warpsort,cub-radix,cub-merge,thrust,seed-naive,seed-hybrid,\n"
-    "                      cub-segmented,warpsort-cpu or all\n"
+    "  --rivals LIST       warpsort,cub-radix,cub-radix-i32,cub-merge,thrust,seed-naive,\n"
+    "                      seed-hybrid,cub-segmented,warpsort-cpu or all (cub-radix\n"
+    "                      passes num_items as int64_t, as Thrust does: on sm_90 that\n"
+    "                      picks CUB's faster keys tuning; cub-radix-i32 passes int)\n"
     "settings:\n"
     "  --repeat N          timed repeats per row (default 7)\n"
     "  --slow-repeat N     timed repeats for seed-naive and warpsort-cpu (default 3)\n"
@@ -366,8 +370,8 @@ std::vector<Job> make_plan(const Options &o) {
 /* Which rivals a regime gets, in table order. */
 std::vector<int> rivals_for(const Options &o, const Job &job) {
     const Regime &r = job.regime;
-    static const int whole[] = {R_WARPSORT,   R_CUB_RADIX,   R_CUB_MERGE,  R_THRUST,
-                                R_SEED_NAIVE, R_SEED_HYBRID, R_WARPSORT_CPU};
+    static const int whole[] = {R_WARPSORT,   R_CUB_RADIX,   R_CUB_RADIX_I32, R_CUB_MERGE,
+                                R_THRUST,     R_SEED_NAIVE,  R_SEED_HYBRID,   R_WARPSORT_CPU};
     static const int seg[] = {R_WARPSORT, R_CUB_SEGMENTED};
     std::vector<int> out;
     if (r.seg_size) {
@@ -620,7 +624,8 @@ Row time_device_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &
     std::unique_ptr<DeviceRival> rv;
     switch (id) {
     case R_WARPSORT: rv = make_warpsort_cuda(b.regime, c.gpu.device, &why); break;
-    case R_CUB_RADIX: rv = make_cub_radix(b.regime, &why); break;
+    case R_CUB_RADIX: rv = make_cub_radix(b.regime, true, &why); break;
+    case R_CUB_RADIX_I32: rv = make_cub_radix(b.regime, false, &why); break;
     case R_CUB_MERGE: rv = make_cub_merge(b.regime, &why); break;
     case R_THRUST: rv = make_thrust(b.regime, &why); break;
     case R_SEED_NAIVE: rv = make_seed_naive(b.regime, &why); break;

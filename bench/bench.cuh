@@ -193,7 +193,9 @@ inline std::string cuda_error_text(cudaError_t e) {
 
 /* Factories, one per source file. Each returns nullptr where the rival
  * cannot run the regime at all, with *why saying so (row shows n/a). */
-std::unique_ptr<DeviceRival> make_cub_radix(const Regime &r, std::string *why);
+/* offset64: num_items as int64_t (CUB then sizes its tiles for 64-bit
+ * offsets, as Thrust's calls do), else as int. */
+std::unique_ptr<DeviceRival> make_cub_radix(const Regime &r, bool offset64, std::string *why);
 std::unique_ptr<DeviceRival> make_cub_merge(const Regime &r, std::string *why);
 std::unique_ptr<DeviceRival> make_cub_segmented(const Regime &r, std::string *why);
 std::unique_ptr<DeviceRival> make_thrust(const Regime &r, std::string *why);

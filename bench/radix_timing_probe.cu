@@ -1,7 +1,9 @@
 /*
  * radix_timing_probe.cu - which timing setting makes CUB's radix sort look
  * faster or slower: 2^27 random u32 keys, DeviceRadixSort::SortKeys timed
- * with CUDA events under several settings, median of 9 each. Standalone
+ * with CUDA events under several settings, median of 9 each. The last rows
+ * pass num_items as int64_t (as Thrust does), which selects CUB's tuning
+ * for 64-bit offsets. Standalone
  * (scripts/gpu.sh stage builds it; `run radix-probe` runs it): it answers
  * whether the harness's L2 flush, host idle time or CUB entry point makes
  * CUB look slower than it is (bench/README.md, "Timing the rivals").
@@ -48,19 +50,22 @@ int main(int argc, char **argv) {
     fill<<<1024, 256>>>(pristine, n);
     CK(cudaGetLastError());
     cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    size_t tb_db = 0, tb_io = 0;
+    size_t tb_db = 0, tb_io = 0, tb_64 = 0;
     cub::DoubleBuffer<unsigned> db(work, alt);
     CK(cub::DeviceRadixSort::SortKeys(nullptr, tb_db, db, (int)n, 0, 32, s));
     CK(cub::DeviceRadixSort::SortKeys(nullptr, tb_io, work, out, (int)n, 0, 32, s));
-    void *temp; CK(cudaMalloc(&temp, std::max(tb_db, tb_io)));
+    CK(cub::DeviceRadixSort::SortKeys(nullptr, tb_64, db, (int64_t)n, 0, 32, s));
+    void *temp; CK(cudaMalloc(&temp, std::max({tb_db, tb_io, tb_64})));
     cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    struct Setting { const char *name; bool doublebuf, flush, idle; };
+    struct Setting { const char *name; bool doublebuf, flush, idle, off64; };
     const Setting set[] = {
-        {"DoubleBuffer, restore, no flush", true, false, false},
-        {"DoubleBuffer, restore, L2 flush", true, true, false},
-        {"DoubleBuffer, restore, 20 ms host idle", true, false, true},
-        {"in/out API, restore, no flush", false, false, false},
-        {"in/out API, restore, L2 flush", false, true, false},
+        {"DoubleBuffer, restore, no flush", true, false, false, false},
+        {"DoubleBuffer, restore, L2 flush", true, true, false, false},
+        {"DoubleBuffer, restore, 20 ms host idle", true, false, true, false},
+        {"in/out API, restore, no flush", false, false, false, false},
+        {"in/out API, restore, L2 flush", false, true, false, false},
+        {"DoubleBuffer, int64 n, restore, no flush", true, false, false, true},
+        {"DoubleBuffer, int64 n, restore, L2 flush", true, true, false, true},
     };
     for (const Setting &st : set) {
         std::vector<float> ms;
@@ -69,9 +74,12 @@ int main(int argc, char **argv) {
             if (st.flush) flush<<<132 * 8, 512, 0, s>>>(fbuf, fbytes / 16, sink);
             CK(cudaStreamSynchronize(s));
             if (st.idle) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            size_t tb = std::max(tb_db, tb_io);
+            size_t tb = std::max({tb_db, tb_io, tb_64});
             CK(cudaEventRecord(a, s));
-            if (st.doublebuf) {
+            if (st.off64) {
+                cub::DoubleBuffer<unsigned> d(work, alt);
+                CK(cub::DeviceRadixSort::SortKeys(temp, tb, d, (int64_t)n, 0, 32, s));
+            } else if (st.doublebuf) {
                 cub::DoubleBuffer<unsigned> d(work, alt);
                 CK(cub::DeviceRadixSort::SortKeys(temp, tb, d, (int)n, 0, 32, s));
             } else {

@@ -20,7 +20,7 @@
 #             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
-#             bench-targets |
+#             bench-targets | kernel-times |
 #             radix-probe
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
@@ -168,7 +168,7 @@ run() {
         bench-targets) # the sample sort's closing set (issue 10), warpsort and CUB in one process
                        # per step: target rows, the 2^16..2^30 sweep with its plots, every
                        # distribution at 2^27, stable against unstable, 64-bit pairs
-            local R=warpsort,cub-radix,cub-merge
+            local R=warpsort,cub-radix,cub-radix-i32,cub-merge
             step targets-27 .gpu/warpsort_bench --rivals $R --dtype u32,f32 --kind keys,pairs \
                 --min-log 27 --max-log 27 --repeat 7 --json "$out/targets-27.json"
             step targets-26 .gpu/warpsort_bench --rivals $R --dtype u64,f64 --kind keys,pairs \
@@ -257,6 +257,15 @@ run() {
             step bench-tune .gpu/warpsort_bench --rivals warpsort --dtype u32,f32,u64 \
                 --kind keys,pairs --min-log 20 --max-log 28 --repeat 7 \
                 --json "$out/bench-tune.json" ;;
+        kernel-times) # per-kernel time of the sample sort (ncu at the chip's own clocks):
+                      # 2^27 u32 keys and 2^26 u64 keys, one warm-up and one timed sort each
+            local dt n
+            for dt in u32 u64; do
+                n=27; [ "$dt" = u64 ] && n=26
+                step "kernel-times-$dt" ncu --clock-control none --metrics gpu__time_duration.sum \
+                    -k regex:'ws_' .gpu/warpsort_bench --rivals warpsort --dtype "$dt" --kind keys \
+                    --min-log "$n" --max-log "$n" --repeat 1 --warmup 1 --no-json
+            done ;;
         profile) # per-kernel time of one 2^27 u32 device sort (the sample sort's kernels),
                  # then ncu's full sections for its count, scatter and bucket sorts
             step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
