@@ -33,8 +33,10 @@
 #define WS_NO_BUCKET 0xFFFFFFFFu
 
 /* Exclusive prefix sum of one value per thread across the block; *total
- * gets the sum. Every thread of the block calls it; it synchronises. */
-template <typename T, int THREADS>
+ * gets the sum. Every thread of the block calls it; it synchronises.
+ * REUSE = false leaves out the closing barrier, for a caller that passes
+ * another barrier before it writes warp_sums again. */
+template <typename T, int THREADS, bool REUSE = true>
 __device__ __forceinline__ T ws_block_exclusive_sum(T x, T *warp_sums, T *total) {
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
     T inc = x;
@@ -52,7 +54,7 @@ __device__ __forceinline__ T ws_block_exclusive_sum(T x, T *warp_sums, T *total)
         before += w < warp ? s : T(0);
         all += s;
     }
-    __syncthreads(); /* warp_sums may be reused right after */
+    if (REUSE) __syncthreads(); /* warp_sums may be reused right after */
     *total = all;
     return before + inc - x;
 }
@@ -295,7 +297,7 @@ struct ws_dist_smem {
     unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
     unsigned long long delta[WS_MAX_BUCKETS];      /* output index of slot e of bucket j: delta[j] + e */
     unsigned long long run_base[WS_MAX_BUCKETS];   /* next output index of bucket j */
-    unsigned long long warp_sums[WARPS];
+    unsigned warp_sums[WARPS];
     unsigned short bkt[TILE];
     KB keys[TILE];
     typename std::conditional<is_value<V>::value, V, char>::type vals[is_value<V>::value ? TILE : 1];
@@ -452,9 +454,11 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
             c[q] = run;
             mine += run;
         }
-        unsigned long long all;
-        unsigned before = (unsigned)ws_block_exclusive_sum<unsigned long long, WS_DIST_THREADS>(
-            mine, s.warp_sums, &all);
+        /* The tile's total fits 32 bits; warp_sums is next written after
+         * this tile's later barriers. */
+        unsigned all;
+        unsigned before =
+            ws_block_exclusive_sum<unsigned, WS_DIST_THREADS, false>(mine, s.warp_sums, &all);
 #pragma unroll
         for (int q = 0; q < PER; q++) {
             const int j = t * PER + q;
@@ -468,7 +472,9 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
         for (int i = 0; i < ITEMS; i++) {
             if (bkt[i] != WS_NO_BUCKET) {
                 const unsigned b = bkt[i] >> 16;
-                const unsigned slot = s.tile_start[b] + s.hist[STABLE ? warp : 0][b] + (bkt[i] & 0xFFFFu);
+                /* Unstable: the block's counters were read and zeroed above. */
+                const unsigned slot = s.tile_start[b] + (STABLE ? s.hist[warp][b] : 0u) +
+                                      (bkt[i] & 0xFFFFu);
                 s.keys[slot] = k[i];
                 s.bkt[slot] = (unsigned short)b;
                 if constexpr (is_value<V>::value) s.vals[slot] = v[i];
@@ -485,9 +491,16 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
                 if constexpr (is_value<V>::value) vdst[o] = s.vals[e];
             }
         }
-        __syncthreads();
-        for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += WS_DIST_THREADS) (&s.hist[0][0])[j] = 0;
-        __syncthreads();
+        if constexpr (STABLE) {
+            /* The warps' offsets were read above: zero them for the next
+             * tile. An unstable level's counters are zero already (the scan
+             * left them so), and the next tile's first barrier orders these
+             * reads before its writes. */
+            __syncthreads();
+            for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += WS_DIST_THREADS)
+                (&s.hist[0][0])[j] = 0;
+            __syncthreads();
+        }
     }
 #endif
 }

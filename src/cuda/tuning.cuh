@@ -72,11 +72,17 @@ __host__ __device__ constexpr ws_family_info ws_family_of(int family) {
 #ifndef WS_SHAPE_KEYS
 #define WS_SHAPE_KEYS {256, 16, 512, 3, 512, 16, 3}
 #endif
+/* 8-byte keys and 4-byte pairs sort their tiles with 512 threads of 8
+ * items (256-item warp runs, four merge rounds): twice the warps per SM of
+ * 256 x 16 at two blocks per SM, which hides more of the merges' latency.
+ * Measured on an H200 (bench/NOTES.md, tenth session; 256 x 16 -> 512 x 8):
+ * 2^26 u64 keys 4.48 -> 4.08 ms, 2^27 u32 pairs 8.75 -> 8.07 ms; u32 keys
+ * were slower that way (4.60 -> 4.85 ms) and keep 256 x 16. */
 #ifndef WS_SHAPE_KEYS_WIDE
-#define WS_SHAPE_KEYS_WIDE {256, 16, 512, 2, 256, 16, 3}
+#define WS_SHAPE_KEYS_WIDE {512, 8, 256, 2, 256, 16, 3}
 #endif
 #ifndef WS_SHAPE_PAIRS_NARROW
-#define WS_SHAPE_PAIRS_NARROW {256, 16, 512, 2, 512, 8, 3}
+#define WS_SHAPE_PAIRS_NARROW {512, 8, 256, 2, 512, 8, 3}
 #endif
 #ifndef WS_SHAPE_PAIRS_WIDE
 #define WS_SHAPE_PAIRS_WIDE {256, 8, 256, 2, 256, 8, 3}
@@ -98,10 +104,10 @@ __host__ __device__ constexpr ws_family_info ws_family_of(int family) {
 #define WS_SHAPE_KEYS_COMPACT {256, 16, 512, 3, 512, 8, 2}
 #endif
 #ifndef WS_SHAPE_KEYS_WIDE_COMPACT
-#define WS_SHAPE_KEYS_WIDE_COMPACT {256, 16, 512, 2, 256, 8, 2}
+#define WS_SHAPE_KEYS_WIDE_COMPACT {512, 8, 256, 2, 256, 8, 2}
 #endif
 #ifndef WS_SHAPE_PAIRS_NARROW_COMPACT
-#define WS_SHAPE_PAIRS_NARROW_COMPACT {256, 16, 512, 2, 512, 4, 2}
+#define WS_SHAPE_PAIRS_NARROW_COMPACT {512, 8, 256, 2, 512, 4, 2}
 #endif
 #ifndef WS_SHAPE_PAIRS_WIDE_COMPACT
 #define WS_SHAPE_PAIRS_WIDE_COMPACT {256, 8, 256, 2, 256, 4, 2}
