@@ -166,12 +166,14 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 }
 
 /* Smallest n the sample sort takes (plan.cuh); below it the merge passes
- * are cheaper. Measured on an H100 (bench/NOTES.md, ninth session; merge
- * path / sample sort, ms): at 2^25 u32 keys 1.48 / 1.35, u32 pairs 2.44 /
- * 2.41, u64 keys 2.79 / 2.52, u64 pairs 3.93 / 3.74; at 2^24 0.79 / 0.77,
- * 1.29 / 1.31, 1.42 / 1.43, 1.93 / 1.98. */
+ * are cheaper. Measured on an H200 with this table's shapes (bench/NOTES.md,
+ * tenth session; merge path / sample sort, ms, two alternating runs): at
+ * 2^24 u32 keys 0.78 / 0.72, u32 pairs 1.22 / 1.08, u64 keys 1.39 / 1.23,
+ * u64 pairs 1.84 / 1.76; at 2^23 0.428 / 0.420, 0.622 / 0.592, 0.706 /
+ * 0.710, 0.982 / 0.997 (8-byte keys a hair slower, 4-byte ones faster); at
+ * 2^22 the merge path wins everywhere (u32 keys 0.23 / 0.31). */
 #ifndef WS_SAMPLE_MIN_N
-#define WS_SAMPLE_MIN_N (((size_t)1 << 24) + 1)
+#define WS_SAMPLE_MIN_N (((size_t)1 << 23) + 1)
 #endif
 
 #endif /* WARPSORT_CUDA_TUNING_CUH */
