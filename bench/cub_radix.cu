@@ -28,7 +28,9 @@ template <class K> class CubRadix final : public CubDoubleBufferRival<K> {
 public:
     CubRadix(bool pairs, bool offset64)
         : CubDoubleBufferRival<K>(pairs, "cub::DeviceRadixSort",
-                                  "n above INT_MAX (the harness passes int num_items)"),
+                                  offset64 ? "n above INT_MAX (kept to the sizes cub-radix-i32 "
+                                             "takes, so the two rows compare)"
+                                           : "n above INT_MAX (the harness passes int num_items)"),
           offset64_(offset64) {}
 
 private:
@@ -49,7 +51,7 @@ private:
         return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_, n, 0, (int)(sizeof(K) * 8),
                                               b.stream);
     }
-    bool offset64_;
+    const bool offset64_;
 };
 
 template <class K>
