@@ -54,7 +54,8 @@ stage() {
         -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu-jit80 test_gpu_props
     strip -o .gpu/test_gpu_props-jit80 build-gpu-jit80/tests/gpu/test_gpu_props
-    cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 /{print $NF; exit}')
+    # awk reads to the end: an early exit would SIGPIPE ldconfig and fail pipefail
+    cmocka=$(ldconfig -p | awk '/libcmocka\.so\.0 / && !f {print $NF; f = 1}')
     [ -n "$cmocka" ] || { echo "libcmocka.so.0 not found: apt-get install libcmocka-dev" >&2; exit 1; }
     cp -L "$cmocka" .gpu/libcmocka.so.0
     du -sh .gpu

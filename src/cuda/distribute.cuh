@@ -10,7 +10,8 @@
  *      segment to equality buckets: keys equal to a splitter get a bucket of
  *      their own, which is done at once (few distinct keys finish early).
  *   2. ws_dist_count: each block walks its chunk of a segment and counts its
- *      keys per bucket (8-step branch-free descent of the tree).
+ *      keys per bucket (a cell table over the splitters' range; the tree's
+ *      8-step descent where a cell is crowded, ws_classify).
  *   3. ws_scan_*: one exclusive scan over all counts, laid out bucket-major
  *      within a segment, gives every (bucket, block) its output offset.
  *   4. ws_dist_scatter: each block walks its chunk again, ranks every tile's
@@ -59,12 +60,18 @@ __device__ __forceinline__ T ws_block_exclusive_sum(T x, T *warp_sums, T *total)
     return before + inc - x;
 }
 
-/* A shared-memory load the compiler may schedule freely: the tree it reads
- * is written once, before the barrier every caller's addresses depend on. */
+/* A shared-memory load the compiler may schedule freely: the tables it
+ * reads are written once, before the barrier every caller's addresses
+ * depend on. */
 template <typename KB>
 __device__ __forceinline__ KB ws_lds(unsigned addr) {
-    static_assert(sizeof(KB) == 4 || sizeof(KB) == 8, "4- or 8-byte ordered keys");
-    if constexpr (sizeof(KB) == 4) {
+    static_assert(sizeof(KB) == 2 || sizeof(KB) == 4 || sizeof(KB) == 8,
+                  "2-byte cells, 4- or 8-byte ordered keys");
+    if constexpr (sizeof(KB) == 2) {
+        unsigned short v;
+        asm("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
+        return (KB)v;
+    } else if constexpr (sizeof(KB) == 4) {
         unsigned v;
         asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
         return (KB)v;
@@ -75,57 +82,151 @@ __device__ __forceinline__ KB ws_lds(unsigned addr) {
     }
 }
 
-/* A block's view of its segment's tree (ws_dist_prologue put it in shared
- * memory): its shared-window address and, in registers, the top two
- * levels, which every key compares with. */
+/* A segment's splitters as a block looks them up (ws_dist_prologue builds
+ * this in shared memory): the heap-ordered tree, the same splitters in
+ * order, and a table of WS_CELLS equal cells over [lo, hi], the smallest
+ * and largest splitter. cell[c] holds how many splitters lie below cell c
+ * (low byte) and below the end of it (high byte). A key whose cell holds
+ * at most one splitter is classified by one table load and one compare;
+ * only a warp with a key in a crowded cell (skewed keys) descends the
+ * tree, eight dependent loads. With 255 splitters over 2048 cells, random
+ * keys never do. */
+#define WS_CELL_LOG 11
+#define WS_CELLS (1 << WS_CELL_LOG)
 template <typename KB>
-struct ws_tree_regs {
-    unsigned base;
-    KB t1, t2, t3;
+struct ws_lookup_smem {
+    KB tree[WS_TREE_SLOTS];   /* slot k has children 2k, 2k + 1; slot 0 unused */
+    KB sorted[WS_TREE_SLOTS]; /* from m on, the largest again */
+    unsigned short cell[WS_CELLS];
 };
-/* Every thread calls it after the barrier that follows the tree's load. */
+/* ... and, in registers, where it is and how keys map to cells. */
 template <typename KB>
-__device__ __forceinline__ ws_tree_regs<KB> ws_tree_regs_of(const KB *tree) {
-    return ws_tree_regs<KB>{(unsigned)__cvta_generic_to_shared(tree), tree[1], tree[2], tree[3]};
+struct ws_lookup {
+    unsigned tree, sorted, cell; /* shared-window addresses */
+    KB lo, hi;
+    unsigned shift; /* cell of a key in [lo, hi]: (key - lo) >> shift */
+};
+
+/* Splitters of the m in order whose cell is below c. */
+template <typename KB>
+__device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, unsigned m,
+                                                            const ws_lookup<KB> &lk, unsigned c) {
+    unsigned a = 0, b = m;
+    while (a < b) {
+        const unsigned mid = (a + b) / 2;
+        if ((unsigned long long)((sorted[mid] - lk.lo) >> lk.shift) < c) a = mid + 1;
+        else b = mid;
+    }
+    return a;
 }
 
-/* Buckets of ITEMS ordered keys: descend the heap-ordered tree (slot k has
- * children 2k, 2k+1; slot 0 unused) to j = number of splitters below the
- * key, clamped to the m distinct ones (the tail repeats the largest). With
- * equality buckets, range bucket j becomes 2j and a key equal to splitter j
- * goes to 2j + 1. The top two levels come from registers; below them a
- * step walks byte addresses (a -> 2a - base + size x went right), one
- * load, compare, select and multiply-add, and the keys' descents are
- * interleaved level by level so their load latencies overlap. */
-template <typename KB, int ITEMS>
-__device__ __forceinline__ void ws_classify(const KB *tree, const ws_tree_regs<KB> &tr,
-                                            const KB (&key)[ITEMS], unsigned m, bool eq,
-                                            unsigned (&bkt)[ITEMS]) {
+/* Loads segment seg's splitters (m distinct) into lk, zeroes `words` words
+ * from `zero` on, and builds the cell table. Every thread calls it; it
+ * synchronises once, and the caller's next barrier publishes the table. */
+template <typename KB>
+__device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk, const KB *trees,
+                                                          unsigned seg, unsigned m, unsigned *zero,
+                                                          int words) {
+    const KB *g = trees + (size_t)seg * WS_TREE_SLOTS;
+    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS) {
+        lk.tree[k] = g[k];
+        /* In-order position q sits at depth 7 - ctz(q) (the last slot
+         * repeats position 255, the largest). */
+        const unsigned q = k + 1 < WS_TREE_SLOTS ? (unsigned)k + 1 : WS_TREE_SLOTS - 1;
+        const unsigned t = (unsigned)__ffs((int)q) - 1;
+        lk.sorted[k] = g[((WS_TREE_SLOTS / 2) >> t) + (q >> (t + 1))];
+    }
+    for (int j = (int)threadIdx.x; j < words; j += WS_DIST_THREADS) zero[j] = 0;
+    __syncthreads();
+    ws_lookup<KB> r;
+    r.tree = (unsigned)__cvta_generic_to_shared(lk.tree);
+    r.sorted = (unsigned)__cvta_generic_to_shared(lk.sorted);
+    r.cell = (unsigned)__cvta_generic_to_shared(lk.cell);
+    r.lo = lk.sorted[0];
+    r.hi = lk.sorted[m - 1];
+    const KB range = r.hi - r.lo;
+    int bits = 0;
+    if constexpr (sizeof(KB) == 4) bits = 32 - __clz((int)range);
+    else bits = 64 - __clzll((long long)range);
+    r.shift = bits > WS_CELL_LOG ? (unsigned)(bits - WS_CELL_LOG) : 0u;
+    /* Each thread its run of cells: one search, then a walk over the
+     * splitters inside them (a crowded run walks up to m, once per block). */
+    constexpr int RUN = WS_CELLS / WS_DIST_THREADS;
+    static_assert(WS_CELLS % WS_DIST_THREADS == 0, "whole runs of cells");
+    const unsigned c0 = threadIdx.x * RUN;
+    unsigned below = ws_splitters_below_cell(lk.sorted, m, r, c0);
+#pragma unroll 1
+    for (int q = 0; q < RUN; q++) {
+        unsigned upto = below;
+        while (upto < m && (unsigned long long)((lk.sorted[upto] - r.lo) >> r.shift) <= c0 + q)
+            upto++;
+        lk.cell[c0 + q] = (unsigned short)(below | upto << 8);
+        below = upto;
+    }
+    return r;
+}
+
+/* Buckets of G ordered keys: j = number of splitters below the key (of the
+ * m distinct ones). The cell table gives j directly unless a key of the
+ * warp falls in a crowded cell; then the warp descends the heap-ordered
+ * tree (slot k has children 2k, 2k+1) for all G keys, a step per level
+ * walking byte addresses (a -> 2a - base + size x went right), the keys'
+ * descents interleaved so their loads overlap. All 32 lanes call it. */
+template <typename KB, int G>
+__device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const KB *key,
+                                                  unsigned m, unsigned *bkt) {
     constexpr unsigned S = (unsigned)sizeof(KB);
-    const unsigned lo = 0u - tr.base, hi = S - tr.base;
-    unsigned a[ITEMS];
+    unsigned lh[G];
+    bool crowded = false;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const bool c0 = tr.t1 < key[i];
-        const bool c1 = (c0 ? tr.t3 : tr.t2) < key[i];
-        a[i] = tr.base + S * (4u + (c0 ? 2u : 0u) + (c1 ? 1u : 0u));
+    for (int i = 0; i < G; i++) {
+        const KB kc = key[i] < lk.lo ? lk.lo : key[i] > lk.hi ? lk.hi : key[i];
+        lh[i] = ws_lds<unsigned short>(lk.cell + 2u * (unsigned)((kc - lk.lo) >> lk.shift));
+        crowded |= (lh[i] >> 8) > (lh[i] & 0xFFu) + 1u;
     }
+    if (__any_sync(0xFFFFFFFFu, crowded)) {
+        const unsigned lo = 0u - lk.tree, hi = S - lk.tree;
+        unsigned a[G];
 #pragma unroll
-    for (int d = 2; d < WS_TREE_LOG; d++) {
+        for (int i = 0; i < G; i++) a[i] = lk.tree + S;
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
-    }
+        for (int d = 0; d < WS_TREE_LOG; d++) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        unsigned j = (a[i] - tr.base) / S - WS_TREE_SLOTS;
-        j = j < m ? j : m;
-        if (eq) {
-            /* Splitter j (in-order position j + 1) sits at depth 7 - ctz. */
-            const unsigned p = j + 1, t = (unsigned)__ffs((int)p) - 1;
-            const KB upper = tree[((WS_TREE_SLOTS / 2) >> t) + (p >> (t + 1))];
-            j = 2 * j + ((j < m && upper == key[i]) ? 1u : 0u);
+            for (int i = 0; i < G; i++)
+                a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
         }
-        bkt[i] = j;
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            const unsigned j = (a[i] - lk.tree) / S - WS_TREE_SLOTS;
+            bkt[i] = j < m ? j : m;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            const unsigned below = lh[i] & 0xFFu, upto = lh[i] >> 8;
+            const KB s = ws_lds<KB>(lk.sorted + S * below);
+            bkt[i] = below + (upto > below && s < key[i] ? 1u : 0u);
+        }
+    }
+}
+
+/* Buckets of ITEMS ordered keys, four at a time (ws_classify_group). With
+ * equality buckets, range bucket j becomes 2j and a key equal to splitter
+ * j goes to 2j + 1. All 32 lanes call it. */
+template <typename KB, int ITEMS>
+__device__ __forceinline__ void ws_classify(const ws_lookup<KB> &lk, const KB (&key)[ITEMS],
+                                            unsigned m, bool eq, unsigned (&bkt)[ITEMS]) {
+    constexpr int G = ITEMS < 4 ? ITEMS : 4;
+    static_assert(ITEMS % G == 0, "whole groups");
+#pragma unroll
+    for (int g = 0; g < ITEMS; g += G) ws_classify_group<KB, G>(lk, key + g, m, bkt + g);
+    if (eq) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned j = bkt[i]; /* <= m <= 255: a slot of sorted */
+            bkt[i] = 2 * j + ((j < m && ws_lds<KB>(lk.sorted + (unsigned)sizeof(KB) * j) == key[i])
+                                  ? 1u : 0u);
+        }
     }
 }
 
@@ -280,7 +381,7 @@ template <typename KB, int ITEMS>
 struct ws_count_smem {
     static constexpr int WARPS = WS_DIST_THREADS / 32;
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
-    KB tree[WS_TREE_SLOTS];
+    ws_lookup_smem<KB> look;
     unsigned hist[WS_MAX_BUCKETS]; /* the block's counters */
 };
 /* ... and of a scatter block. A stable level ranks per warp (counters and
@@ -291,7 +392,7 @@ struct ws_dist_smem {
     static constexpr int WARPS = WS_DIST_THREADS / 32;
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
     static constexpr int HISTS = STABLE ? WARPS : 1;
-    KB tree[WS_TREE_SLOTS];
+    ws_lookup_smem<KB> look;
     unsigned hist[HISTS][WS_MAX_BUCKETS];          /* counters, then offsets inside the run */
     unsigned peers[HISTS][STABLE ? WS_MAX_BUCKETS : 1]; /* ws_warp_rank's lane masks */
     unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
@@ -327,8 +428,8 @@ __device__ __forceinline__ bool ws_dist_block(const ws_dist_seg *segs, const uns
 template <typename KB, typename V, int ITEMS>
 __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsigned long long base,
                                              int valid, int raw, key_codec codec,
-                                             const KB *tree, const ws_tree_regs<KB> &tr,
-                                             unsigned m, bool eq, KB (&k)[ITEMS],
+                                             const ws_lookup<KB> &lk, unsigned m, bool eq,
+                                             KB (&k)[ITEMS],
                                              V (&v)[ITEMS], unsigned (&bkt)[ITEMS]) {
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
 #pragma unroll
@@ -342,19 +443,10 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (raw) k[i] = encode(k[i], codec);
-    ws_classify<KB, ITEMS>(tree, tr, k, m, eq, bkt);
+    ws_classify<KB, ITEMS>(lk, k, m, eq, bkt);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (warp * 32 * ITEMS + i * 32 + lane >= valid) bkt[i] = WS_NO_BUCKET;
-}
-
-/* Loads the segment's tree and zeroes `words` words from `zero` on. */
-template <typename KB>
-__device__ __forceinline__ void ws_dist_prologue(KB *tree, const KB *trees, unsigned seg,
-                                                 unsigned *zero, int words) {
-    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS)
-        tree[k] = trees[(size_t)seg * WS_TREE_SLOTS + k];
-    for (int j = (int)threadIdx.x; j < words; j += WS_DIST_THREADS) zero[j] = 0;
 }
 
 template <typename KB, int ITEMS>
@@ -369,17 +461,16 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    ws_dist_prologue<KB>(s.tree, trees, w.seg, s.hist, WS_MAX_BUCKETS);
+    const ws_lookup<KB> lk = ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
-    const ws_tree_regs<KB> tr = ws_tree_regs_of(s.tree);
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
         no_value v[ITEMS];
         unsigned bkt[ITEMS];
-        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, s.tree, tr,
-                                             sg.m, sg.eq != 0, k, v, bkt);
+        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, lk, sg.m,
+                                             sg.eq != 0, k, v, bkt);
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
@@ -405,8 +496,9 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     /* hist and peers are adjacent: one zeroing covers both. */
-    ws_dist_prologue<KB>(s.tree, trees, w.seg, &s.hist[0][0],
-                         (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
+    const ws_lookup<KB> lk =
+        ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, &s.hist[0][0],
+                             (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
     const int nb = (int)ctl->nbuckets; /* no key's bucket reaches nb */
@@ -419,14 +511,13 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
                                : 0ull;
     }
     __syncthreads();
-    const ws_tree_regs<KB> tr = ws_tree_regs_of(s.tree);
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
         KB k[ITEMS];
         V v[ITEMS];
         unsigned bkt[ITEMS], rank[ITEMS];
-        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, s.tree, tr, sg.m,
-                                   sg.eq != 0, k, v, bkt);
+        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, lk, sg.m, sg.eq != 0, k,
+                                   v, bkt);
         if constexpr (STABLE)
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else

@@ -239,8 +239,11 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
         last = last > floor_s ? last : floor_s;
     }
     const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items((int)kb, (int)vb);
-    /* About 2048 distribution blocks at most: few count entries, full waves. */
-    const size_t tiles = ws_min(64, ws_min((size_t)1 << 20, n / (D * 2048)) + 1);
+    /* Level 0's blocks fill whole waves: about WS_DIST_BLOCKS_PER_SM per SM
+     * (tuning.cuh), as few as that allows, so few count entries too. */
+    const size_t sms = (size_t)(st->sm_count > 0 ? st->sm_count : 1);
+    const size_t slots = (size_t)WS_DIST_BLOCKS_PER_SM * sms;
+    const size_t tiles = ((n + D - 1) / D + slots - 1) / slots;
     const size_t base_blocks = (n + D * tiles - 1) / (D * tiles);
     size_t buckets_total = 0;
     p.max_cnt = 0;

@@ -177,6 +177,15 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
  * u64 pairs 1.84 / 1.76; at 2^23 0.428 / 0.420, 0.622 / 0.592, 0.706 /
  * 0.710, 0.982 / 0.997 (8-byte keys a hair slower, 4-byte ones faster); at
  * 2^22 the merge path wins everywhere (u32 keys 0.23 / 0.31). */
+/* Distribution blocks per SM in level 0 of the sample sort (plan: sort.cu).
+ * A count or scatter block walks `chunk` items and holds 2, 3 or 4 blocks
+ * per SM (registers, shared memory), so 12 per SM make whole waves of
+ * every one; the old grid of ~2048 blocks left the last of 3.65 scatter
+ * waves two-thirds full at 2^27 u32 keys on 132 SMs (ncu, tenth session). */
+#ifndef WS_DIST_BLOCKS_PER_SM
+#define WS_DIST_BLOCKS_PER_SM 12
+#endif
+
 #ifndef WS_SAMPLE_MIN_N
 #define WS_SAMPLE_MIN_N (((size_t)1 << 23) + 1)
 #endif
