@@ -423,14 +423,11 @@ __device__ __forceinline__ bool ws_dist_block(const ws_dist_seg *segs, const uns
     return true;
 }
 
-/* Loads warp-blocked item i of a tile (warp w owns items [w*32*ITEMS, ...),
- * lane l item i at w*32*ITEMS + i*32 + l) and classifies it. */
+/* Loads a tile's items warp-blocked (warp w owns items [w*32*ITEMS, ...),
+ * lane l item i at w*32*ITEMS + i*32 + l); missing keys read as zero. */
 template <typename KB, typename V, int ITEMS>
-__device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsigned long long base,
-                                             int valid, int raw, key_codec codec,
-                                             const ws_lookup<KB> &lk, unsigned m, bool eq,
-                                             KB (&k)[ITEMS],
-                                             V (&v)[ITEMS], unsigned (&bkt)[ITEMS]) {
+__device__ __forceinline__ void ws_dist_fetch(const KB *src, const V *vsrc, unsigned long long base,
+                                              int valid, KB (&k)[ITEMS], V (&v)[ITEMS]) {
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -440,6 +437,15 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
             if (e < valid) v[i] = vsrc[base + e];
         }
     }
+}
+
+/* Encodes (raw input) and classifies a fetched tile; missing items get
+ * WS_NO_BUCKET. */
+template <typename KB, int ITEMS>
+__device__ __forceinline__ void ws_dist_classify_tile(int valid, int raw, key_codec codec,
+                                                      const ws_lookup<KB> &lk, unsigned m, bool eq,
+                                                      KB (&k)[ITEMS], unsigned (&bkt)[ITEMS]) {
+    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (raw) k[i] = encode(k[i], codec);
@@ -447,6 +453,12 @@ __device__ __forceinline__ void ws_dist_load(const KB *src, const V *vsrc, unsig
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (warp * 32 * ITEMS + i * 32 + lane >= valid) bkt[i] = WS_NO_BUCKET;
+}
+
+/* Items of the tile at base in a block's chunk [.., end). */
+template <int TILE>
+__device__ __forceinline__ int ws_tile_valid(unsigned long long base, unsigned long long end) {
+    return end - base < (unsigned long long)TILE ? (int)(end - base) : TILE;
 }
 
 template <typename KB, int ITEMS>
@@ -465,12 +477,12 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     __syncthreads();
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
-        const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
+        const int valid = ws_tile_valid<SM::TILE>(base, w.end);
         KB k[ITEMS];
         no_value v[ITEMS];
         unsigned bkt[ITEMS];
-        ws_dist_load<KB, no_value, ITEMS>(src, nullptr, base, valid, raw, codec, lk, sg.m,
-                                             sg.eq != 0, k, v, bkt);
+        ws_dist_fetch<KB, no_value, ITEMS>(src, nullptr, base, valid, k, v);
+        ws_dist_classify_tile<KB, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
@@ -512,12 +524,12 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
     }
     __syncthreads();
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
-        const int valid = w.end - base < (unsigned long long)SM::TILE ? (int)(w.end - base) : SM::TILE;
+        const int valid = ws_tile_valid<SM::TILE>(base, w.end);
         KB k[ITEMS];
         V v[ITEMS];
         unsigned bkt[ITEMS], rank[ITEMS];
-        ws_dist_load<KB, V, ITEMS>(src, vsrc, base, valid, raw, codec, lk, sg.m, sg.eq != 0, k,
-                                   v, bkt);
+        ws_dist_fetch<KB, V, ITEMS>(src, vsrc, base, valid, k, v);
+        ws_dist_classify_tile<KB, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
         if constexpr (STABLE)
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else
