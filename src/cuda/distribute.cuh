@@ -473,7 +473,8 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    const ws_lookup<KB> lk = ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
+    const ws_lookup<KB> lk =
+        ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {

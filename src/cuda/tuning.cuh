@@ -170,13 +170,6 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
     return ws_merge_passes(n, 2 * tile) < ws_merge_passes(n, tile) ? 2 * tile : tile;
 }
 
-/* Smallest n the sample sort takes (plan.cuh); below it the merge passes
- * are cheaper. Measured on an H200 with this table's shapes (bench/NOTES.md,
- * tenth session; merge path / sample sort, ms, two alternating runs): at
- * 2^24 u32 keys 0.78 / 0.72, u32 pairs 1.22 / 1.08, u64 keys 1.39 / 1.23,
- * u64 pairs 1.84 / 1.76; at 2^23 0.428 / 0.420, 0.622 / 0.592, 0.706 /
- * 0.710, 0.982 / 0.997 (8-byte keys a hair slower, 4-byte ones faster); at
- * 2^22 the merge path wins everywhere (u32 keys 0.23 / 0.31). */
 /* Distribution blocks per SM in level 0 of the sample sort (plan: sort.cu).
  * A count or scatter block walks `chunk` items and holds 2, 3 or 4 blocks
  * per SM (registers, shared memory), so 12 per SM make whole waves of
@@ -186,6 +179,13 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 #define WS_DIST_BLOCKS_PER_SM 12
 #endif
 
+/* Smallest n the sample sort takes (plan.cuh); below it the merge passes
+ * are cheaper. Measured on an H200 with this table's shapes (bench/NOTES.md,
+ * tenth session; merge path / sample sort, ms, two alternating runs): at
+ * 2^24 u32 keys 0.78 / 0.72, u32 pairs 1.22 / 1.08, u64 keys 1.39 / 1.23,
+ * u64 pairs 1.84 / 1.76; at 2^23 0.428 / 0.420, 0.622 / 0.592, 0.706 /
+ * 0.710, 0.982 / 0.997 (8-byte keys a hair slower, 4-byte ones faster); at
+ * 2^22 the merge path wins everywhere (u32 keys 0.23 / 0.31). */
 #ifndef WS_SAMPLE_MIN_N
 #define WS_SAMPLE_MIN_N (((size_t)1 << 23) + 1)
 #endif
