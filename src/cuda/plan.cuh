@@ -48,8 +48,9 @@
  * of `chunk` items tile by tile. */
 #define WS_DIST_THREADS 256
 /* Occupancy floor (__launch_bounds__) of a scatter block, by bytes per
- * item: its loop waits at barriers and on the dependent shared-memory
- * loads of the tree descent, so resident warps set its speed. The floor is
+ * item: its loop waits at barriers and on shared-memory ranking and
+ * regrouping (ncu: short-scoreboard and barrier stalls), so resident warps
+ * set its speed. The floor is
  * the most blocks whose register cap (64K / (256 x blocks)) it fits
  * without spilling more than a few words (ptxas -v); stable levels keep
  * per-warp counters and need more. The count kernel is left to ptxas:
