@@ -5,10 +5,11 @@
  * A level cuts every segment of its input into buckets by the segment's own
  * splitters, in five launches that never wait on the host:
  *   1. ws_dist_sample: one block per segment sorts a stratified random
- *      sample of 4096 keys on chip and keeps up to 255 distinct splitters as
- *      an implicit search tree. A sample that repeats a splitter switches the
- *      segment to equality buckets: keys equal to a splitter get a bucket of
- *      their own, which is done at once (few distinct keys finish early).
+ *      sample of 4096 keys on chip and keeps up to 255 distinct splitters, in
+ *      order (each block of the level builds its lookup from them). A sample
+ *      that repeats a splitter switches the segment to equality buckets: keys
+ *      equal to a splitter get a bucket of their own, which is done at once
+ *      (few distinct keys finish early).
  *   2. ws_dist_count: each block walks its chunk of a segment and counts its
  *      keys per bucket (a cell table over the splitters' range; the tree's
  *      8-step descent where a cell is crowded, ws_classify).
@@ -107,6 +108,12 @@ struct ws_lookup {
     unsigned shift; /* cell of a key in [lo, hi]: (key - lo) >> shift */
 };
 
+/* Cell of a key x in [lo, hi] (below WS_CELLS). */
+template <typename KB>
+__device__ __forceinline__ unsigned ws_cell_of(const ws_lookup<KB> &lk, KB x) {
+    return (unsigned)((x - lk.lo) >> lk.shift);
+}
+
 /* Splitters of the m in order whose cell is below c. */
 template <typename KB>
 __device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, unsigned m,
@@ -114,27 +121,31 @@ __device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, un
     unsigned a = 0, b = m;
     while (a < b) {
         const unsigned mid = (a + b) / 2;
-        if ((unsigned long long)((sorted[mid] - lk.lo) >> lk.shift) < c) a = mid + 1;
+        if (ws_cell_of(lk, sorted[mid]) < c) a = mid + 1;
         else b = mid;
     }
     return a;
 }
 
-/* Loads segment seg's splitters (m distinct) into lk, zeroes `words` words
- * from `zero` on, and builds the cell table. Every thread calls it; it
- * synchronises once, and the caller's next barrier publishes the table. */
+/* Loads segment seg's splitters (m distinct, in order, ws_dist_sample) into
+ * lk, builds their tree, zeroes `words` words from `zero` on, and builds
+ * the cell table. Every thread calls it; it synchronises once, and the
+ * caller's next barrier publishes the table. */
 template <typename KB>
-__device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk, const KB *trees,
+__device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk, const KB *splits,
                                                           unsigned seg, unsigned m, unsigned *zero,
                                                           int words) {
-    const KB *g = trees + (size_t)seg * WS_TREE_SLOTS;
+    const KB *g = splits + (size_t)seg * WS_TREE_SLOTS;
     for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS) {
-        lk.tree[k] = g[k];
-        /* In-order position q sits at depth 7 - ctz(q) (the last slot
-         * repeats position 255, the largest). */
-        const unsigned q = k + 1 < WS_TREE_SLOTS ? (unsigned)k + 1 : WS_TREE_SLOTS - 1;
-        const unsigned t = (unsigned)__ffs((int)q) - 1;
-        lk.sorted[k] = g[((WS_TREE_SLOTS / 2) >> t) + (q >> (t + 1))];
+        lk.sorted[k] = g[k];
+        /* Heap slot k at depth d, position p in its row, holds the splitter
+         * of in-order position (2p + 1) << (7 - d); slot 0 is unused. */
+        int pos = 1;
+        if (k > 0) {
+            const int d = 31 - __clz(k);
+            pos = (2 * (k - (1 << d)) + 1) << (WS_TREE_LOG - 1 - d);
+        }
+        lk.tree[k] = g[pos - 1];
     }
     for (int j = (int)threadIdx.x; j < words; j += WS_DIST_THREADS) zero[j] = 0;
     __syncthreads();
@@ -158,8 +169,7 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
 #pragma unroll 1
     for (int q = 0; q < RUN; q++) {
         unsigned upto = below;
-        while (upto < m && (unsigned long long)((lk.sorted[upto] - r.lo) >> r.shift) <= c0 + q)
-            upto++;
+        while (upto < m && ws_cell_of(r, lk.sorted[upto]) <= c0 + q) upto++;
         lk.cell[c0 + q] = (unsigned short)(below | upto << 8);
         below = upto;
     }
@@ -181,7 +191,7 @@ __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const
 #pragma unroll
     for (int i = 0; i < G; i++) {
         const KB kc = key[i] < lk.lo ? lk.lo : key[i] > lk.hi ? lk.hi : key[i];
-        lh[i] = ws_lds<unsigned short>(lk.cell + 2u * (unsigned)((kc - lk.lo) >> lk.shift));
+        lh[i] = ws_lds<unsigned short>(lk.cell + 2u * ws_cell_of(lk, kc));
         crowded |= (lh[i] >> 8) > (lh[i] & 0xFFu) + 1u;
     }
     if (__any_sync(0xFFFFFFFFu, crowded)) {
@@ -307,7 +317,7 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
 template <typename KB>
 __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
-                   const ws_level_ctl *ctl, KB *trees, unsigned want) {
+                   const ws_level_ctl *ctl, KB *splits, unsigned want) {
 #if WS_SAMPLE_ARCH
     constexpr int THREADS = WS_SAMPLE_THREADS, ITEMS = WS_SAMPLE_ITEMS, S = WS_SAMPLE;
     __shared__ KB skeys[smem_slots<KB>(S)];
@@ -355,19 +365,10 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     const unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(keep ? 1u : 0u, warp_sums, &m);
     if (keep) split[at] = cand;
     __syncthreads();
-    for (int k = t; k < WS_TREE_SLOTS - 1; k += THREADS)
-        if ((unsigned)k >= m) split[k] = split[m - 1];
-    __syncthreads();
-    /* Heap slot k at depth d, position p in its row, holds the splitter of
-     * in-order position (2p + 1) << (7 - d). */
-    KB *tree = trees + (size_t)seg * WS_TREE_SLOTS;
-    for (int k = 1 + t; k < WS_TREE_SLOTS; k += THREADS) {
-        const int d = 31 - __clz(k);
-        const int pos = (2 * (k - (1 << d)) + 1) << (WS_TREE_LOG - 1 - d);
-        tree[k] = split[pos - 1];
-    }
+    /* All WS_TREE_SLOTS slots, the ones from m on repeating the largest. */
+    KB *out = splits + (size_t)seg * WS_TREE_SLOTS;
+    for (int k = t; k < WS_TREE_SLOTS; k += THREADS) out[k] = split[k < (int)m ? k : (int)m - 1];
     if (t == 0) {
-        tree[0] = split[0];
         segs[seg].m = m;
         segs[seg].eq = m < want;
     }
@@ -464,7 +465,7 @@ __device__ __forceinline__ int ws_tile_valid(unsigned long long base, unsigned l
 template <typename KB, int ITEMS>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_count(const KB *src, int raw, key_codec codec, const ws_dist_seg *segs,
-                  const unsigned *blockseg, const ws_level_ctl *ctl, const KB *trees,
+                  const unsigned *blockseg, const ws_level_ctl *ctl, const KB *splits,
                   unsigned chunk, unsigned long long *cnt) {
 #if WS_SAMPLE_ARCH
     using SM = ws_count_smem<KB, ITEMS>;
@@ -474,7 +475,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     const ws_lookup<KB> lk =
-        ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
+        ws_dist_prologue<KB>(s.look, splits, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -499,7 +500,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
                                             STABLE))
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
-                    const KB *trees, unsigned chunk, const unsigned long long *scan) {
+                    const KB *splits, unsigned chunk, const unsigned long long *scan) {
 #if WS_SAMPLE_ARCH
     using SM = ws_dist_smem<KB, V, ITEMS, STABLE>;
     constexpr int PER = WS_MAX_BUCKETS / WS_DIST_THREADS; /* buckets per thread */
@@ -510,7 +511,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     /* hist and peers are adjacent: one zeroing covers both. */
     const ws_lookup<KB> lk =
-        ws_dist_prologue<KB>(s.look, trees, w.seg, sg.m, &s.hist[0][0],
+        ws_dist_prologue<KB>(s.look, splits, w.seg, sg.m, &s.hist[0][0],
                              (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];

@@ -124,7 +124,7 @@ enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
  * base, each 256-byte aligned). */
 struct ws_sample_layout {
     size_t vals_tmp, cnt, partials, ctl;
-    size_t segs[WS_MAX_LEVELS], trees[WS_MAX_LEVELS], blockseg[WS_MAX_LEVELS];
+    size_t segs[WS_MAX_LEVELS], splits[WS_MAX_LEVELS], blockseg[WS_MAX_LEVELS];
     size_t sort_list[WS_SORT_CLASSES], copy_list, big_list;
     size_t total;
 };

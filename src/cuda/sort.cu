@@ -278,7 +278,7 @@ static ws_plan_t ws_plan_for(const ws_cuda_state *st, size_t n, size_t kb, size_
     for (int l = 0; l < p.levels; l++) {
         L.segs[l] = off;
         off += ws_align256(p.max_segs[l] * sizeof(ws_dist_seg));
-        L.trees[l] = off;
+        L.splits[l] = off;
         off += ws_align256((size_t)p.max_segs[l] * WS_TREE_SLOTS * kb);
         L.blockseg[l] = off;
         off += l ? ws_align256(p.max_blocks[l] * sizeof(unsigned)) : 0;
@@ -533,20 +533,20 @@ static warpsort_status_t ws_sample_sort_device(warpsort_context_t *ctx, const ws
         V *vdst = even ? vtmp : vals;
         const int raw = l == 0;
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
-        KB *trees = (KB *)(ws + L.trees[l]);
+        KB *splits = (KB *)(ws + L.splits[l]);
         const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
         ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0, stream>>>(
-            src, raw, codec, segs, &ctl[l], trees, p.splitters[l]);
+            src, raw, codec, segs, &ctl[l], splits, p.splitters[l]);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
-            src, raw, codec, segs, blockseg, &ctl[l], trees, p.chunk[l], cnt);
+            src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials);
         ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]);
         ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         scatter<<<p.max_blocks[l], WS_DIST_THREADS, scatter_smem, stream>>>(
-            src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], trees, p.chunk[l], cnt);
+            src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt);
         WS_CUDA_TRY(ctx, cudaGetLastError());
 
         ws_level_out out = {};
