@@ -155,17 +155,29 @@ typedef struct warpsort_context warpsort_context_t;
  * a nonzero host_ring_bytes below 16 KiB, and BACKEND_UNAVAILABLE for backend
  * CUDA when the library was built without CUDA or the device is missing or
  * cannot run the library's kernels (built for other architectures); *ctx is
- * NULL on any failure. AUTO then takes the CPU backend and says why in
- * warpsort_last_error(*ctx), the one way to learn the reason; it is "" when
- * AUTO got CUDA. */
+ * NULL on any failure. CUDA asked for by name is initialised here; AUTO
+ * initialises it lazily, on the first call that needs the GPU, so a context
+ * that only ever sorts small host arrays never creates a CUDA context: AUTO
+ * sorts host arrays of fewer than 65,536 items on the CPU, where they are
+ * faster than a round trip to the GPU. Device pointers always go to the GPU.
+ * When AUTO finds no usable device it takes the CPU backend for good and
+ * says why in warpsort_last_error (after warpsort_get_backend, or after the
+ * call that tried). */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
  * work the context enqueued to finish first. */
 WARPSORT_API void warpsort_destroy(warpsort_context_t *ctx);
 
-/* The backend the context actually uses (never AUTO). */
+/* The backend the context uses for work that can go to the GPU: CUDA or
+ * CPU, never AUTO. With AUTO it initialises CUDA if no call has yet (as the
+ * first large call would); ctx NULL gives AUTO. */
 WARPSORT_API warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx);
+
+/* The backend the context's last sorting call ran on (AUTO before the
+ * first): with AUTO, small host arrays run on the CPU even when the context
+ * uses CUDA for the rest. Never initialises anything. */
+WARPSORT_API warpsort_backend_t warpsort_last_backend(const warpsort_context_t *ctx);
 
 /* Detailed message of the last failed call on this context ("" if none);
  * right after warpsort_create, why AUTO took the CPU backend. Valid until

@@ -7,11 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef WARPSORT_HAVE_CUDA
+#include <dlfcn.h>
+#endif
 
 #define WS_KNOWN_FLAGS (WARPSORT_DESCENDING | WARPSORT_STABLE)
 /* Largest n: every byte count a backend computes (keys, values, staging
  * copies: at most 32 bytes per item) then fits in a size_t. */
 #define WS_MAX_N (SIZE_MAX / 32)
+/* AUTO: host inputs below this many items sort on the CPU, where they take
+ * less time than a trip to the GPU and back, and never pay for creating a
+ * CUDA context (bench/NOTES.md, "AUTO crossover"). */
+#define WS_AUTO_CPU_BELOW ((size_t)1 << 16)
 
 unsigned ws_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -56,35 +63,30 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
     ctx->cpu_threads = config->cpu_threads ? config->cpu_threads : ws_cpu_count();
     ctx->device_budget_bytes = config->device_budget_bytes;
     ctx->host_ring_bytes = config->host_ring_bytes;
+    ctx->requested = config->backend;
+    ctx->backend = config->backend;
+    ctx->last_backend = WARPSORT_BACKEND_AUTO;
+    ws_test_hooks_read(&ctx->hooks);
 
-    warpsort_backend_t want = config->backend;
 #ifdef WARPSORT_HAVE_CUDA
-    if (want != WARPSORT_BACKEND_CPU) {
-        ctx->backend = WARPSORT_BACKEND_CUDA;
+    /* CUDA asked for by name: initialised now, so a missing device is an
+     * error here. AUTO initialises it on the first call that needs it. */
+    if (config->backend == WARPSORT_BACKEND_CUDA) {
         warpsort_status_t st = ws_cuda_init(ctx);
-        if (st == WARPSORT_OK) {
-            want = WARPSORT_BACKEND_CUDA;
-        } else if (st == WARPSORT_BACKEND_UNAVAILABLE && want == WARPSORT_BACKEND_AUTO) {
-            /* AUTO: no usable device means the CPU; keep ws_cuda_init's reason. */
-            char reason[WS_ERROR_MAX];
-            memcpy(reason, ctx->last_error, sizeof reason);
-            ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: %s", reason);
-            want = WARPSORT_BACKEND_CPU;
-        } else {
+        if (st != WARPSORT_OK) {
             free(ctx);
             return st;
         }
     }
 #else
-    if (want == WARPSORT_BACKEND_CUDA) {
+    if (config->backend == WARPSORT_BACKEND_CUDA) {
         free(ctx);
         return WARPSORT_BACKEND_UNAVAILABLE;
     }
-    if (want == WARPSORT_BACKEND_AUTO)
+    if (config->backend == WARPSORT_BACKEND_AUTO)
         ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: built without the CUDA backend");
-    want = WARPSORT_BACKEND_CPU;
+    ctx->backend = WARPSORT_BACKEND_CPU;
 #endif
-    ctx->backend = want;
     *out = ctx;
     return WARPSORT_OK;
 }
@@ -92,21 +94,90 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
 void warpsort_destroy(warpsort_context_t *ctx) {
     if (!ctx) return;
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA) ws_cuda_destroy(ctx);
+    if (ctx->cuda) ws_cuda_destroy(ctx);
 #endif
     free(ctx->cpu_scratch);
     free(ctx);
 }
 
-warpsort_backend_t warpsort_get_backend(const warpsort_context_t *ctx) {
-    return ctx ? ctx->backend : WARPSORT_BACKEND_AUTO;
+#ifdef WARPSORT_HAVE_CUDA
+/* AUTO's first call that needs the GPU: CUDA from now on, or the CPU from
+ * now on with the reason kept in last_error. */
+static warpsort_status_t ws_resolve_auto(warpsort_context_t *ctx) {
+    if (ctx->backend != WARPSORT_BACKEND_AUTO) return WARPSORT_OK;
+    warpsort_status_t st = ws_cuda_init(ctx);
+    if (st == WARPSORT_OK) {
+        ctx->backend = WARPSORT_BACKEND_CUDA;
+        return WARPSORT_OK;
+    }
+    if (st != WARPSORT_BACKEND_UNAVAILABLE) return st;
+    char reason[WS_ERROR_MAX];
+    memcpy(reason, ctx->last_error, sizeof reason);
+    ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: %s", reason);
+    ctx->backend = WARPSORT_BACKEND_CPU;
+    return WARPSORT_OK;
+}
+
+/* Whether the CUDA driver is loaded in this process. Until something (this
+ * library or another) has initialised CUDA, no pointer can be device or
+ * managed memory, so AUTO may send a small input to the CPU without paying
+ * for a CUDA context. */
+static int ws_cuda_driver_loaded(void) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return 0;
+    dlclose(h);
+    return 1;
+}
+
+static int ws_host_pointers(const void *a, const void *b) {
+    if (!ws_cuda_driver_loaded()) return 1;
+    return (!a || !ws_cuda_device_pointer(a)) && (!b || !ws_cuda_device_pointer(b));
+}
+#endif
+
+warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *a, const void *b,
+                           warpsort_backend_t *out) {
+    *out = WARPSORT_BACKEND_CPU;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->requested == WARPSORT_BACKEND_CPU) return WARPSORT_OK;
+    if (ctx->requested == WARPSORT_BACKEND_AUTO) {
+        const int small = n < WS_AUTO_CPU_BELOW;
+        if (small && !ctx->cuda && ws_host_pointers(a, b)) return WARPSORT_OK;
+        warpsort_status_t st = ws_resolve_auto(ctx);
+        if (st != WARPSORT_OK) return st;
+        if (ctx->backend == WARPSORT_BACKEND_CPU) return WARPSORT_OK;
+        if (small && ws_host_pointers(a, b)) return WARPSORT_OK;
+    }
+    *out = WARPSORT_BACKEND_CUDA;
+#else
+    (void)ctx;
+    (void)n;
+    (void)a;
+    (void)b;
+#endif
+    return WARPSORT_OK;
+}
+
+warpsort_backend_t warpsort_get_backend(const warpsort_context_t *cctx) {
+    if (!cctx) return WARPSORT_BACKEND_AUTO;
+#ifdef WARPSORT_HAVE_CUDA
+    /* The context's caches are not part of its observable state: resolving
+     * AUTO here is what the first large call would do anyway. */
+    warpsort_context_t *ctx = (warpsort_context_t *)cctx;
+    if (ws_resolve_auto(ctx) != WARPSORT_OK) return WARPSORT_BACKEND_CPU;
+#endif
+    return cctx->backend;
+}
+
+warpsort_backend_t warpsort_last_backend(const warpsort_context_t *ctx) {
+    return ctx ? ctx->last_backend : WARPSORT_BACKEND_AUTO;
 }
 
 warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx) {
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     ctx->last_error[0] = '\0';
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_synchronize(ctx);
+    if (ctx->cuda) return ws_cuda_synchronize(ctx);
 #endif
     return WARPSORT_OK;
 }
@@ -157,8 +228,12 @@ static warpsort_status_t ws_check_second(warpsort_context_t *ctx, const void *ke
 static warpsort_status_t ws_dispatch_sort_pairs(warpsort_context_t *ctx, void *keys,
                                                 void *values, size_t n, warpsort_dtype_t dtype,
                                                 size_t value_bytes, unsigned flags) {
+    warpsort_backend_t b;
+    warpsort_status_t st = ws_route(ctx, n, keys, values, &b);
+    if (st != WARPSORT_OK) return st;
+    ctx->last_backend = b;
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+    if (b == WARPSORT_BACKEND_CUDA)
         return ws_cuda_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
 #endif
     return ws_cpu_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
@@ -201,8 +276,12 @@ warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, vo
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
                         "%s: n = %zu needs 8-byte indices (index_bytes = 4 holds 2^32)", fn, n);
     if (n == 0) return WARPSORT_OK;
+    warpsort_backend_t b;
+    st = ws_route(ctx, n, keys, indices, &b);
+    if (st != WARPSORT_OK) return st;
+    ctx->last_backend = b;
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->backend == WARPSORT_BACKEND_CUDA)
+    if (b == WARPSORT_BACKEND_CUDA)
         return ws_cuda_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
 #endif
     return ws_cpu_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
@@ -221,6 +300,11 @@ warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t 
     if (n > WS_MAX_N) return WARPSORT_INVALID_ARGUMENT;
     *bytes = 0;
 #ifdef WARPSORT_HAVE_CUDA
+    /* The workspace is for device calls: AUTO resolves here (a caller that
+     * sizes a workspace is about to use the GPU). */
+    warpsort_context_t *mctx = (warpsort_context_t *)ctx;
+    warpsort_status_t st = ws_resolve_auto(mctx);
+    if (st != WARPSORT_OK) return st;
     if (ctx->backend == WARPSORT_BACKEND_CUDA)
         return ws_cuda_workspace_size(ctx, n, dtype, value_bytes, flags, bytes);
 #endif
@@ -232,6 +316,8 @@ warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, siz
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     ctx->last_error[0] = '\0';
 #ifdef WARPSORT_HAVE_CUDA
+    warpsort_status_t st = ws_resolve_auto(ctx);
+    if (st != WARPSORT_OK) return st;
     if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_set_workspace(ctx, ptr, bytes);
 #endif
     (void)bytes;

@@ -7,6 +7,7 @@
 
 #include "warpsort.h"
 #include "keybits.h" /* ws_dtype_kind */
+#include "test_hooks.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +19,9 @@ extern "C" {
 #define WS_ERROR_MAX 512
 
 struct warpsort_context {
-    warpsort_backend_t backend; /* resolved: CPU or CUDA, never AUTO */
+    warpsort_backend_t requested; /* config: AUTO, CPU or CUDA */
+    warpsort_backend_t backend;   /* resolved: CPU or CUDA; AUTO until CUDA was tried */
+    warpsort_backend_t last_backend; /* the backend of the last sorting call; AUTO: none yet */
     int device;
     void *stream;
     unsigned cpu_threads;       /* resolved: >= 1 */
@@ -27,8 +30,17 @@ struct warpsort_context {
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
     void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
     size_t cpu_scratch_bytes;
+    ws_test_hooks hooks;        /* read once at creation (test_hooks.h) */
     char last_error[WS_ERROR_MAX];
 };
+
+/* Which backend a call on n items at these pointers runs on (context.c):
+ * CPU, or CUDA with ctx->cuda ready. AUTO sends host inputs below
+ * WS_AUTO_CPU_BELOW items to the CPU without initialising CUDA, and
+ * initialises CUDA on the first call that needs it (no device: the CPU from
+ * then on). Pointers may be NULL (not part of the call). */
+warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *a, const void *b,
+                           warpsort_backend_t *out);
 
 /* Records a detailed message on ctx (may be NULL) and returns status. */
 warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, const char *fmt,
@@ -52,11 +64,10 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
 
 /*--- CUDA backend (src/cuda), present when WARPSORT_HAVE_CUDA ---*/
 #ifdef WARPSORT_HAVE_CUDA
-/* Initialises ctx->cuda for ctx->device: reads the device's limits, picks
- * its row of the tuning table, checks that the kernels can run there.
- * BACKEND_UNAVAILABLE, the reason in ctx->last_error, if the device is
- * missing or cannot run them. Test hooks, read here: WARPSORT_SMEM_LIMIT,
- * WARPSORT_FORCE_NO_KERNEL_IMAGE (src/cuda/sort.cu). */
+/* Initialises ctx->cuda for ctx->device (src/cuda/device.cu): reads the
+ * device's limits, picks its row of the tuning table, checks that the
+ * kernels can run there. BACKEND_UNAVAILABLE, the reason in
+ * ctx->last_error, if the device is missing or cannot run them. */
 warpsort_status_t ws_cuda_init(warpsort_context_t *ctx);
 void ws_cuda_destroy(warpsort_context_t *ctx);
 /* Name of the tuning-table row the context's device got ("sm_90", ...). */
@@ -71,6 +82,8 @@ warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n
                                          unsigned flags, size_t *bytes);
 warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
 warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx);
+/* 1 if the device can address p (device or managed memory). */
+int ws_cuda_device_pointer(const void *p);
 #endif
 
 #ifdef __cplusplus

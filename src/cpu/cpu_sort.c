@@ -20,7 +20,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
 #include "core/internal.h"
 #include "core/keybits.h"
-#include "cpu/cpu_parallel.h"
+#include "core/pool.h"
 
 #include <stdint.h>
 #include <stdlib.h>

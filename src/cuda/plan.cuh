@@ -1,8 +1,10 @@
 /*
- * plan.cuh - one plan per call: which path sorts n items, the sample sort's
- * levels and bucket sizes, and the workspace layout. Sizing
- * (warpsort_workspace_size), launching (sort.cu) and the bench's bytes-moved
- * report all read the same plan, so they cannot disagree.
+ * plan.cuh - the one plan of a device sort: which path sorts n items, every
+ * shape its launches take (tile sort, merge passes, sample levels, bucket
+ * lists) and the workspace layout. ws_plan_make (plan.cu) builds it once per
+ * call; workspace sizing, the launchers (merge_sort.cu, sample_sort.cu) and
+ * the bench's bytes-moved report (ws_plan_passes) read it and derive
+ * nothing themselves, so they cannot disagree.
  *
  * Paths:
  *   TILE    n fits one on-chip tile: one block sorts it in place.
@@ -10,7 +12,7 @@
  *           where a distribution level would cost more than it saves.
  *   SAMPLE  sample sort: `levels` distribution levels (distribute.cuh) cut
  *           the keys into buckets small enough for the on-chip sort, then
- *           every bucket is sorted on chip (bucket_sort.cuh).
+ *           every bucket is sorted on chip (tile_sort.cuh).
  *
  * Sample-sort levels: level l reads from one buffer and writes to the other
  * (level 0 reads the caller's keys, so the ping-pong is caller -> tmp ->
@@ -24,7 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "merge_shape.cuh"
 #include "tuning.cuh"
+
+__host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
 /* Splitter tree of a segment: 255 slots, an 8-step branch-free descent. */
 #define WS_TREE_LOG 8
@@ -108,10 +113,9 @@ struct ws_final_ctl {
     unsigned big_count;
 };
 
-/* Limits on the sample sort's plan, for tests that must reach its deep
- * paths with small inputs (environment, read once per context, sort.cu):
- * WARPSORT_SAMPLE_MIN_N (smallest n it takes), WARPSORT_SAMPLE_SPLITTERS
- * (most splitters per level), WARPSORT_SAMPLE_LEVELS (most levels). */
+/* Limits on the sample sort's plan: the tuning table's, narrowed by the
+ * test hooks (src/core/test_hooks.h) so tests reach its deep paths with
+ * small inputs. */
 struct ws_sample_limits {
     size_t min_n;
     unsigned splitters;
@@ -120,18 +124,41 @@ struct ws_sample_limits {
 
 enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
 
-/* Byte offsets of the sample sort's workspace pieces (from the workspace
- * base, each 256-byte aligned). */
-struct ws_sample_layout {
-    size_t vals_tmp, cnt, partials, ctl;
+/* What the plan needs to know of the device (filled once per context). */
+struct ws_device_info {
+    int family;   /* row of tuning.cuh (ws_family) */
+    int sm_count;
+    int sample_ok; /* 1: the sample kernels have code for this device */
+    ws_sample_limits sample;
+};
+
+/* Most four-way merge passes: runs grow 4x per pass from at least 512. */
+#define WS_MAX_PASSES 32
+
+/* Byte offsets of the workspace pieces (from the workspace base, each
+ * 256-byte aligned). The ping-pong copy of the keys always sits at 0. */
+struct ws_layout {
+    size_t vals_tmp;
+    /* merge path */
+    size_t cuts;
+    /* sample path */
+    size_t cnt, partials, ctl;
     size_t segs[WS_MAX_LEVELS], splits[WS_MAX_LEVELS], blockseg[WS_MAX_LEVELS];
     size_t sort_list[WS_SORT_CLASSES], copy_list, big_list;
-    size_t total;
+    size_t total; /* 0: the path needs no workspace */
 };
 
 struct ws_plan_t {
     int path;
     size_t n, key_bytes, value_bytes;
+    int family, sm_count;
+    /* tile and merge paths */
+    size_t tile;   /* sorted run length the tile sort leaves (ws_sort_tile_for) */
+    int sub;       /* tiles per tile-sort block: 1, or 2 merged on chip */
+    size_t full_tiles, rem; /* whole tiles, and items of the partial last one */
+    int passes;    /* four-way merge passes */
+    ws_pass_shape pass[WS_MAX_PASSES];
+    size_t pass_blocks[WS_MAX_PASSES]; /* merge blocks (= cut threads) of each pass */
     /* sample path */
     int levels;
     unsigned splitters[WS_MAX_LEVELS]; /* drawn per segment at level l (buckets - 1) */
@@ -142,8 +169,13 @@ struct ws_plan_t {
     unsigned cap;   /* largest bucket the on-chip sort takes */
     unsigned class_cap[WS_SORT_CLASSES];
     size_t sort_list_cap[WS_SORT_CLASSES], copy_list_cap, big_list_cap;
-    ws_sample_layout lay;
+    ws_layout lay;
 };
+
+/* The plan for sorting n device-resident items of key_bytes (+ value_bytes,
+ * 0 = keys only) on the device described by dev. Host only; no CUDA call. */
+ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes,
+                       size_t value_bytes);
 
 /* Items per block of the device-wide scan of the counts. */
 #define WS_SCAN_THREADS 1024
@@ -151,7 +183,7 @@ struct ws_plan_t {
 #define WS_SCAN_TILE (WS_SCAN_THREADS * WS_SCAN_ITEMS)
 
 /* The sample sort's kernels carry code for Hopper and newer only (the plan
- * takes the sample path only there: sort.cu checks the kernels' PTX
+ * takes the sample path only there: device.cu checks the kernels' PTX
  * version), so a fat build does not pay for them five times. */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 #define WS_SAMPLE_ARCH 1

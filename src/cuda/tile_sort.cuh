@@ -40,8 +40,6 @@ using warpsort::smem_slots;
 using warpsort::tile_smem;
 using warpsort::warp_items;
 
-__host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
-
 /* Whether the final merge of a two-sub-tile block writes to a second key
  * array (4-byte keys alone: 2 x 33 KB still lets three blocks share an
  * SM) rather than through registers (everything else: a second array

@@ -11,7 +11,7 @@
 
 #include "cli_harness.h"
 
-#include "cpu/cpu_parallel.h" /* WS_CPU_MAX_THREADS */
+#include "core/pool.h" /* WS_CPU_MAX_THREADS */
 
 #include <errno.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 /*
- * test_parallel.c - src/cpu/cpu_parallel.c: fork/join and the worker pool
+ * test_parallel.c - src/core/pool.c: fork/join and the worker pool
  * the GPU pipeline stages with. Every share runs exactly once per round,
  * whatever the pool's size against the shares asked for. And the staging
  * copy with streaming stores: byte-exact, nothing written outside its range.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu_parallel.h"
+#include "core/pool.h"
 #include "wt_cmocka.h"
 
 #define MAX_SHARES 64

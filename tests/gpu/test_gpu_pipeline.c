@@ -1,6 +1,6 @@
 /*
  * test_gpu_pipeline.c - the host-array pipeline of the CUDA backend
- * (src/cuda/pipeline.cu): pageable, pinned and mixed host/device memory at
+ * (src/cuda/pipeline/): pageable, pinned and mixed host/device memory at
  * sizes around the ring's slot and the ring itself (a context with a tiny
  * 64 KiB ring makes those sizes small), every dtype, keys / pairs / argsort,
  * stable, both orders; out of core under a small device budget (many runs,
@@ -202,33 +202,6 @@ static void test_mixed_memory(void **state) {
     warpsort_destroy(ctx);
 }
 
-/* WARPSORT_HOST_REGISTER=1: pageable arrays registered for the call. */
-static void test_host_register(void **state) {
-    (void)state;
-    REQUIRE_GPU();
-    assert_int_equal(setenv("WARPSORT_HOST_REGISTER", "1", 1), 0);
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0); /* reads it on first use */
-    const size_t n = ((size_t)1 << 21) + 5;
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
-    run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_U32, 4, WARPSORT_DESCENDING, n,
-            KEYGEN_FEW);
-    warpsort_destroy(ctx);
-    assert_int_equal(unsetenv("WARPSORT_HOST_REGISTER"), 0);
-}
-
-/* WARPSORT_STAGING_STORES=memcpy: the ring staged by plain memcpy instead of
- * the default streaming stores (every other test covers those). */
-static void test_staging_memcpy(void **state) {
-    (void)state;
-    REQUIRE_GPU();
-    assert_int_equal(setenv("WARPSORT_STAGING_STORES", "memcpy", 1), 0);
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0); /* reads it on first use */
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 65537, KEYGEN_FEW);
-    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_F32, 0, 0, 16385, KEYGEN_NAN_MIX);
-    warpsort_destroy(ctx);
-    assert_int_equal(unsetenv("WARPSORT_STAGING_STORES"), 0);
-}
-
 /*--- out of core ---*/
 
 /* A 512 KiB device budget: runs of a few thousand items, dozens of runs,
@@ -408,8 +381,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_small_ring_matrix),
         cmocka_unit_test(test_default_ring_large),
         cmocka_unit_test(test_mixed_memory),
-        cmocka_unit_test(test_host_register),
-        cmocka_unit_test(test_staging_memcpy),
         cmocka_unit_test(test_out_of_core),
         cmocka_unit_test(test_out_of_core_default_ring),
         cmocka_unit_test(test_failure_in_core),

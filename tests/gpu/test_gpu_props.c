@@ -131,8 +131,8 @@ static void test_2_28_u32(void **state) {
 }
 
 /* The sample sort's switch points on small inputs: contexts whose plan
- * limits (src/cuda/sort.cu, ws_sample_limits: environment read when the
- * context is created) put every n above one tile on the sample path, with
+ * limits (test hooks, src/core/test_hooks.h: read from the environment
+ * when the context is created) put every n above one tile on the sample path, with
  * all 255 splitters (one level), 15 (two or three levels), 3 (deep
  * recursion), and 3 in a single level (buckets too big for the chip: the
  * one-block fallback). Every distribution, so equality buckets, empty

@@ -1,7 +1,7 @@
 /* cli.c - error reporting, option and number parsing, context set-up. */
 #include "cli.h"
 
-#include "cpu/cpu_parallel.h" /* WS_CPU_MAX_THREADS: the library's cap */
+#include "core/pool.h" /* WS_CPU_MAX_THREADS: the library's cap */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -248,7 +248,8 @@ int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend
         char why[512] = "";
         warpsort_context_t *probe = NULL;
         config.backend = WARPSORT_BACKEND_AUTO;
-        if (st == WARPSORT_BACKEND_UNAVAILABLE && warpsort_create(&probe, &config) == WARPSORT_OK)
+        if (st == WARPSORT_BACKEND_UNAVAILABLE && warpsort_create(&probe, &config) == WARPSORT_OK &&
+            warpsort_get_backend(probe) == WARPSORT_BACKEND_CPU) /* AUTO resolves, says why */
             snprintf(why, sizeof why, " (%s)", warpsort_last_error(probe));
         warpsort_destroy(probe);
         cli_error("cannot use backend %s: %s: %s%s", warpsort_backend_name(backend),
@@ -260,7 +261,10 @@ int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend
 
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf,
                           size_t len) {
-    warpsort_backend_t b = warpsort_get_backend(ctx);
+    /* The backend that ran the last call; before any, the one the context
+     * uses for the GPU's work (AUTO sends small host arrays to the CPU). */
+    warpsort_backend_t b = warpsort_last_backend(ctx);
+    if (b == WARPSORT_BACKEND_AUTO) b = warpsort_get_backend(ctx);
     if (b == WARPSORT_BACKEND_CPU) {
         /* Same default and cap as the library: one worker per online core,
          * never more than WS_CPU_MAX_THREADS. */

@@ -1,8 +1,13 @@
-/* cpu_parallel.h - fork/join helper for the CPU backend. */
-#ifndef WARPSORT_CPU_PARALLEL_H
-#define WARPSORT_CPU_PARALLEL_H
+/* pool.h - fork/join and a worker pool: the CPU backend's threads and the
+ * GPU pipeline's staging threads. */
+#ifndef WARPSORT_CORE_POOL_H
+#define WARPSORT_CORE_POOL_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Most workers one call uses, whatever cpu_threads says: bounds stack use. */
 #define WS_CPU_MAX_THREADS 256u
@@ -44,4 +49,8 @@ static inline size_t ws_chunk_begin(size_t n, unsigned nthreads, unsigned t) {
     return q * t + (t < r ? t : r);
 }
 
-#endif /* WARPSORT_CPU_PARALLEL_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPSORT_CORE_POOL_H */

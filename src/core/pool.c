@@ -1,4 +1,4 @@
-/* cpu_parallel.c - fork/join over pthreads. ws_parallel_run starts a fresh
+/* pool.c - fork/join over pthreads. ws_parallel_run starts a fresh
  * set of threads per phase: a phase of a CPU sort moves megabytes, so the
  * tens of microseconds a pthread_create costs are noise. ws_pool keeps its
  * workers for callers that fork thousands of times (the GPU pipeline's
@@ -6,7 +6,7 @@
  * API promises no global mutable state). ws_copy_streaming is those
  * staging copies' inner loop. */
 #define _POSIX_C_SOURCE 200809L
-#include "cpu/cpu_parallel.h"
+#include "core/pool.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,0 +1,38 @@
+/* test_hooks.c - reads the test hooks (test_hooks.h) from the environment. */
+#include "test_hooks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ws_test_hooks_read(ws_test_hooks *h) {
+    memset(h, 0, sizeof *h);
+    const char *v = getenv("WARPSORT_SAMPLE_MIN_N");
+    /* "0" asks for the sample sort at every size: 1 keeps "unset" distinct. */
+    if (v && *v) {
+        const unsigned long long m = strtoull(v, NULL, 0);
+        h->sample_min_n = m ? (size_t)m : 1;
+    }
+    v = getenv("WARPSORT_SAMPLE_SPLITTERS");
+    if (v && *v) {
+        const unsigned long s = strtoul(v, NULL, 0);
+        h->sample_splitters = s < 1 ? 1u : s > 255 ? 255u : (unsigned)s;
+    }
+    v = getenv("WARPSORT_SAMPLE_LEVELS");
+    if (v && *v) {
+        const long s = strtol(v, NULL, 0);
+        h->sample_levels = s < 1 ? 1 : s > 4 ? 4 : (int)s;
+    }
+    v = getenv("WARPSORT_SMEM_LIMIT");
+    if (v && *v) {
+        char *end = NULL;
+        const unsigned long long b = strtoull(v, &end, 10);
+        if (*end != '\0' || b == 0 || b > ((size_t)1 << 30))
+            snprintf(h->smem_limit_bad, sizeof h->smem_limit_bad, "%s", v);
+        else h->smem_limit = (size_t)b;
+    }
+    v = getenv("WARPSORT_FORCE_NO_KERNEL_IMAGE");
+    h->force_no_kernel_image = v && *v && strcmp(v, "0") != 0;
+    v = getenv("WARPSORT_TRACE");
+    if (v && *v && strlen(v) < sizeof h->trace_path) strcpy(h->trace_path, v);
+}

@@ -1,0 +1,52 @@
+/*
+ * test_hooks.h - every test and diagnostic hook of the library, in one
+ * place. The library's behaviour comes from warpsort_config_t; these exist
+ * so tests can reach paths that real inputs reach only on other hardware or
+ * at sizes too large for a test, and so a host-array call can be traced.
+ * They are read from the environment once, when a context is created
+ * (ws_test_hooks_read), and nowhere else.
+ *
+ *   WARPSORT_SAMPLE_MIN_N=N      smallest n the sample sort takes (default:
+ *                                the tuning table's)
+ *   WARPSORT_SAMPLE_SPLITTERS=S  most splitters per sample-sort level (1-255)
+ *   WARPSORT_SAMPLE_LEVELS=L     most sample-sort levels (1-4)
+ *   WARPSORT_SMEM_LIMIT=BYTES    caps the device's shared memory per block at
+ *                                BYTES (per SM at BYTES + 1 KiB), so the tuning
+ *                                rows of smaller chips run on a larger one
+ *   WARPSORT_FORCE_NO_KERNEL_IMAGE=1  CUDA initialisation fails as on a chip
+ *                                the build has no code for
+ *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
+ *                                their copies, sorts and merges to FILE
+ *                                (bench/plot.py --timeline draws it)
+ *
+ * ws_pipeline_test_fail_at (src/cuda/pipeline/pipeline.h) is the one hook
+ * set by a call instead: the k-th pipeline checkpoint fails.
+ */
+#ifndef WARPSORT_TEST_HOOKS_H
+#define WARPSORT_TEST_HOOKS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_TRACE_PATH_MAX 256
+
+typedef struct ws_test_hooks {
+    size_t sample_min_n;       /* 0: the tuning table's */
+    unsigned sample_splitters; /* 0: the most the tree holds */
+    int sample_levels;         /* 0: the most the plan allows */
+    size_t smem_limit;         /* 0: the device's own */
+    char smem_limit_bad[64];   /* the variable's text when it is not a byte count */
+    int force_no_kernel_image;
+    char trace_path[WS_TRACE_PATH_MAX]; /* "": no trace */
+} ws_test_hooks;
+
+/* Fills *h from the environment (unset variables: the defaults above). */
+void ws_test_hooks_read(ws_test_hooks *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WARPSORT_TEST_HOOKS_H */

@@ -1,0 +1,191 @@
+/*
+ * backend.cu - the CUDA backend's router: the only file the C API enters
+ * (through core/internal.h's ws_cuda_* entries). It picks where a call runs
+ * and calls down:
+ *
+ *   keys (and values) in device memory    the leaf, on the caller's arrays
+ *   everything in host memory             the host pipeline (pipeline/),
+ *                                         in core or out of core
+ *   split between host and device         staged whole into the workspace,
+ *                                         then the leaf
+ *
+ * One plan per call (ws_plan_make) sizes the workspace and drives the leaf.
+ * Device calls are asynchronous on the context's stream; calls that touch
+ * host memory return when the result is in place, and never write it before
+ * the device has finished, so a failure leaves it as it was.
+ */
+#include <stdlib.h>
+
+#include "check.cuh"
+#include "device_sort.h"
+#include "iota.h"
+#include "pipeline/pipeline.h"
+#include "state.h"
+#include "workspace.h"
+
+int ws_cuda_device_pointer(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+/* A call's workspace: the sort's own (the plan's layout, at 0), then device
+ * copies of host arrays (and, for argsort, of the keys). */
+struct ws_call_layout {
+    size_t keys_off, vals_off, total;
+};
+static ws_call_layout ws_call_layout_for(const ws_plan_t *p, int stage_keys, int stage_vals) {
+    ws_call_layout l;
+    l.keys_off = ws_align256(p->lay.total);
+    l.vals_off = l.keys_off + (stage_keys ? ws_align256(p->n * p->key_bytes) : 0);
+    l.total = l.vals_off + (stage_vals ? ws_align256(p->n * p->value_bytes) : 0);
+    return l;
+}
+
+/* Runs the call's plan on device-resident arrays. */
+static warpsort_status_t ws_run_leaf(warpsort_context_t *ctx, const ws_plan_t *p, void *keys,
+                                     void *vals, warpsort_dtype_t dtype, unsigned flags,
+                                     unsigned char *ws) {
+    const char *failed = NULL;
+    const cudaError_t err = ws_device_sort(p, keys, vals, dtype, (flags & WARPSORT_DESCENDING) != 0,
+                                           (flags & WARPSORT_STABLE) != 0, ws,
+                                           ws_state(ctx)->stream, &failed);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+    return WARPSORT_OK;
+}
+
+/* Copies staged results back to host arrays once the device is done. */
+static warpsort_status_t ws_copy_back(warpsort_context_t *ctx, void *dst, const void *src,
+                                      size_t bytes) {
+    const cudaStream_t s = ws_state(ctx)->stream;
+    WS_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_sort_pairs_routed(warpsort_context_t *ctx, void *keys, void *values,
+                                              size_t n, warpsort_dtype_t dtype, size_t vb,
+                                              unsigned flags) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t kb = warpsort_dtype_size(dtype);
+    const int stage_keys = !ws_cuda_device_pointer(keys);
+    const int stage_vals = vb && !ws_cuda_device_pointer(values);
+    if (stage_keys && (stage_vals || !vb))
+        return ws_pipe_sort_pairs(ctx, keys, values, n, dtype, vb, flags);
+    const ws_plan_t plan = ws_plan_make(&st->dev, n, kb, vb);
+    const ws_call_layout l = ws_call_layout_for(&plan, stage_keys, stage_vals);
+    unsigned char *ws = NULL;
+    WS_TRY(ws_acquire(ctx, l.total, &ws));
+    void *dkeys = stage_keys ? (void *)(ws + l.keys_off) : keys;
+    void *dvals = stage_vals ? (void *)(ws + l.vals_off) : values;
+    if (stage_keys)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys, n * kb, cudaMemcpyDefault, st->stream));
+    if (stage_vals)
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(dvals, values, n * vb, cudaMemcpyDefault, st->stream));
+    WS_TRY(ws_run_leaf(ctx, &plan, dkeys, vb ? dvals : NULL, dtype, flags, ws));
+    if (!stage_keys && !stage_vals) return WARPSORT_OK; /* asynchronous */
+    /* Host arrays: wait for the sort before touching them. */
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    if (stage_keys) WS_TRY(ws_copy_back(ctx, keys, dkeys, n * kb));
+    if (stage_vals) WS_TRY(ws_copy_back(ctx, values, dvals, n * vb));
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_argsort_routed(warpsort_context_t *ctx, const void *keys,
+                                           void *indices, size_t n, warpsort_dtype_t dtype,
+                                           size_t ib, unsigned flags) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t kb = warpsort_dtype_size(dtype);
+    const int stage_idx = !ws_cuda_device_pointer(indices);
+    const int host_keys = !ws_cuda_device_pointer(keys);
+    if (stage_idx && host_keys) return ws_pipe_argsort(ctx, keys, indices, n, dtype, ib, flags);
+    /* The keys are always copied: argsort must not reorder them. */
+    const ws_plan_t plan = ws_plan_make(&st->dev, n, kb, ib);
+    const ws_call_layout l = ws_call_layout_for(&plan, 1, stage_idx);
+    unsigned char *ws = NULL;
+    WS_TRY(ws_acquire(ctx, l.total, &ws));
+    void *dkeys = ws + l.keys_off;
+    void *didx = stage_idx ? (void *)(ws + l.vals_off) : indices;
+    WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys, n * kb, cudaMemcpyDefault, st->stream));
+    WS_CUDA_TRY(ctx, ws_iota(didx, n, 0, ib, st->dev.sm_count, st->stream));
+    /* Stable: the indices are the tie-break, so equal keys keep input order. */
+    WS_TRY(ws_run_leaf(ctx, &plan, dkeys, didx, dtype, flags | WARPSORT_STABLE, ws));
+    if (!stage_idx && !host_keys) return WARPSORT_OK; /* asynchronous */
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    if (stage_idx) {
+        WS_TRY(ws_copy_back(ctx, indices, didx, n * ib));
+        WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    }
+    return WARPSORT_OK;
+}
+
+/*=== the entries core/internal.h declares ===*/
+
+warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    const warpsort_status_t s =
+        ws_sort_pairs_routed(ctx, keys, values, n, dtype, values ? value_bytes : 0, flags);
+    ws_leave_device(&g);
+    return s;
+}
+
+warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
+                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
+                                  unsigned flags) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    const warpsort_status_t s = ws_argsort_routed(ctx, keys, indices, n, dtype, index_bytes, flags);
+    ws_leave_device(&g);
+    return s;
+}
+
+warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                         warpsort_dtype_t dtype, size_t value_bytes,
+                                         unsigned flags, size_t *bytes) {
+    const size_t kb = warpsort_dtype_size(dtype);
+    /* Argsort keeps the caller's keys and sorts a copy. */
+    const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
+    const ws_plan_t plan = ws_plan_make(&ws_state(ctx)->dev, n, kb, value_bytes);
+    *bytes = ws_call_layout_for(&plan, argsort, 0).total;
+    return WARPSORT_OK;
+}
+
+warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    const warpsort_status_t s = ws_workspace_set(ctx, ptr, bytes);
+    ws_leave_device(&g);
+    return s;
+}
+
+warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(ws_state(ctx)->stream);
+    ws_leave_device(&g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaStreamSynchronize");
+    return WARPSORT_OK;
+}
+
+void ws_cuda_destroy(warpsort_context_t *ctx) {
+    ws_cuda_state *st = ws_state(ctx);
+    if (!st) return;
+    ws_device_guard g;
+    if (ws_enter_device(ctx->device, &g) == cudaSuccess) {
+        (void)cudaStreamSynchronize(st->stream);
+        ws_pipe_destroy(ctx);
+        ws_workspace_release(st);
+        ws_leave_device(&g);
+    }
+    (void)cudaGetLastError();
+    free(st);
+    ctx->cuda = NULL;
+}

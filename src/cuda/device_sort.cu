@@ -1,0 +1,24 @@
+/*
+ * device_sort.cu - the leaf's entry (device_sort.h): runs the plan's path.
+ */
+#include "device_sort.h"
+
+#include "core/keybits.h"
+
+cudaError_t ws_device_sort(const ws_plan_t *plan, void *keys, void *vals, warpsort_dtype_t dtype,
+                           int descending, int stable, void *workspace, cudaStream_t stream,
+                           const char **failed) {
+    const warpsort::key_codec codec = {ws_dtype_kind(dtype), descending};
+    const char *what = "device sort";
+    /* Keys alone: the codec is a bijection, so equal keys are identical bits
+     * and any order of them is the stable one; the unstable kernels (fewer
+     * registers, block atomics) give the same bytes. */
+    const bool st = stable && plan->value_bytes > 0;
+    unsigned char *ws = (unsigned char *)workspace;
+    void *v = plan->value_bytes ? vals : nullptr;
+    const cudaError_t err = plan->path == WS_PATH_SAMPLE
+                                ? ws_sample_sort_run(plan, keys, v, codec, st, ws, stream, &what)
+                                : ws_merge_sort_run(plan, keys, v, codec, st, ws, stream, &what);
+    if (failed) *failed = what;
+    return err;
+}

@@ -1,0 +1,204 @@
+/*
+ * incore.cu - one job that fits the device (pipeline.cu's overview): cut
+ * into pieces, each copied in, sorted by the leaf as it lands, merged up a
+ * binary tree, then copied out once the device is done.
+ */
+#include "cuda/iota.h"
+#include "cuda/workspace.h"
+#include "pipe.h"
+
+unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize) {
+    return id < m->s1_blocks ? m->s1[values] + id * m->items * esize
+                             : m->spare[values] + (id - m->s1_blocks) * m->items * esize;
+}
+
+/* First item of piece i (i = pieces: n) of a job cut into `pieces`. The
+ * pieces are equal but the last two, 3/4 and 1/2 of the others (the last
+ * one 1/2 when there are two): after the last byte lands, the device still
+ * sorts the last piece and merges it upwards before the copy out may start,
+ * and smaller last pieces shorten that tail. In units of a quarter piece. */
+size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i) {
+    if (pieces < 2) return i ? n : 0;
+    const size_t total = pieces == 2 ? 6 : 4 * (size_t)(pieces - 2) + 5;
+    const size_t u = i <= pieces - 2 ? 4 * (size_t)i : i == pieces - 1 ? total - 2 : total;
+    return (n / total) * u + (n % total) * u / total;
+}
+
+/* The job's layout (pipe.h). pieces = 1 needs what the whole-array staging
+ * always needed (warpsort_workspace_size documents it). */
+ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
+                                unsigned pieces) {
+    ws_job_layout l;
+    /* The sort's own workspace at 0, for the piece that needs most (not
+     * always the largest: the paths differ). */
+    size_t sort_ws = 0;
+    for (unsigned i = 0; i < pieces; i++) {
+        const size_t m = ws_piece_begin(n, pieces, i + 1) - ws_piece_begin(n, pieces, i);
+        l.plan[i] = ws_plan_make(&ws_state(ctx)->dev, m, kb, vb);
+        if (l.plan[i].lay.total > sort_ws) sort_ws = l.plan[i].lay.total;
+    }
+    size_t off = ws_align256(sort_ws);
+    l.a_keys = off;
+    off += ws_align256(n * kb);
+    l.a_vals = off;
+    off += ws_align256(n * vb);
+    l.b_keys = l.b_vals = l.bounds = off;
+    if (pieces > 1) {
+        l.b_keys = off;
+        off += ws_align256(n * kb);
+        l.b_vals = off;
+        off += ws_align256(n * vb);
+        l.bounds = off;
+        off += ws_align256((n / WS_MERGE_TILE + 2) * sizeof(size_t));
+    }
+    l.total = off;
+    return l;
+}
+
+/* Most pieces (a power of two up to 8, each at least half a slot: 16 MiB
+ * with the default ring) whose workspace fits budget; 0 if not even one
+ * piece fits. Pieces let the sort start before the copy in ends, but each
+ * costs launches and a merge (half a slot and 8 pieces measured best,
+ * bench/NOTES.md). The test rings (a few KiB) keep many pieces. */
+unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
+                       size_t slot, size_t budget) {
+    const size_t bytes = n * (kb + vb), piece_min = slot / 2;
+    unsigned p = 1;
+    while (p < WS_MAX_PIECES && bytes / (2 * (size_t)p) >= piece_min && n >= 2 * (size_t)p) p *= 2;
+    for (; p > 0; p /= 2)
+        if (ws_job_layout_for(ctx, n, kb, vb, p).total <= budget) return p;
+    return 0;
+}
+
+/* Host -> device on the h2d stream: directly (pinned source, or a job small
+ * enough for the driver's staging), else through the ring slot by slot. */
+/* Items [lo, hi) of the job's input to the device arrays dk, dv. */
+static warpsort_status_t ws_copy_in(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                    size_t lo, size_t hi, unsigned char *dk, unsigned char *dv,
+                                    int direct) {
+    size_t base = 0;
+    for (size_t s = 0; s < j->nsegs && base < hi; s++) {
+        const ws_seg *g = &j->segs[s];
+        const size_t b = lo > base ? lo : base;
+        const size_t e = hi < base + g->count ? hi : base + g->count;
+        if (b < e) {
+            WS_TRY(ws_h2d(ctx, p, dk + b * j->kb, g->keys + (b - base) * j->kb,
+                            (e - b) * j->kb, direct || j->keys_in_pinned));
+            if (j->vb && !j->iota)
+                WS_TRY(ws_h2d(ctx, p, dv + b * j->vb, g->vals + (b - base) * j->vb,
+                                (e - b) * j->vb, direct || j->vals_in_pinned));
+        }
+        base += g->count;
+    }
+    return WARPSORT_OK;
+}
+
+/* Merges sorted [lo, mid) and [mid, hi) of (sk, sv) into the same range of
+ * (dk, dv). */
+static warpsort_status_t ws_merge_range(warpsort_context_t *ctx, const ws_job *j,
+                                        const unsigned char *sk, const unsigned char *sv,
+                                        unsigned char *dk, unsigned char *dv, size_t lo,
+                                        size_t mid, size_t hi, size_t *bounds,
+                                        cudaStream_t stream) {
+    const warpsort::key_codec c = {ws_dtype_kind((int)j->dtype), j->desc};
+    const size_t kb = j->kb, vb = j->vb;
+    const void *av = vb ? sv + lo * vb : NULL, *bv = vb ? sv + mid * vb : NULL;
+    void *ov = vb ? dv + lo * vb : NULL;
+    cudaError_t err = ws_merge2(kb, vb, c, sk + lo * kb, av, mid - lo, sk + mid * kb, bv,
+                                hi - mid, dk + lo * kb, ov, bounds, stream);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "ws_merge2");
+    return WARPSORT_OK;
+}
+
+/* The in-core job (see the file comment): copies in piece by piece, sorts
+ * each as it lands, merges the tree, waits for the device, then copies the
+ * result out. Nothing reaches keys_out / vals_out before the wait. */
+warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                   unsigned pieces) {
+    ws_cuda_state *st = ws_state(ctx);
+    const cudaStream_t cs = st->stream;
+    const size_t n = j->n, kb = j->kb, vb = j->vb;
+    const int direct = n * (kb + vb) <= (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes
+                                                                              : WS_DIRECT_MAX_BYTES);
+    const ws_job_layout l = ws_job_layout_for(ctx, n, kb, vb, pieces);
+    WS_TRY(ws_checkpoint(ctx, "device workspace"));
+    unsigned char *ws = NULL;
+    WS_TRY(ws_acquire(ctx, l.total, &ws));
+    const int staged = !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
+                                   (j->keys_out && !j->keys_out_pinned) ||
+                                   (j->vals_out && !j->vals_out_pinned));
+    if (staged) WS_TRY(ws_pipe_ring(ctx, p));
+    /* A job in one piece whose copies are all direct (small, or pinned)
+     * runs on the compute stream alone: with one piece there is nothing to
+     * overlap, and the stream order replaces the events and the wait for
+     * the device (an asynchronous fault is sticky, so the copy out behind it
+     * never runs). Small host arrays paid for the hops: 2^10-2^14 pageable
+     * keys 6-15 % and 2^20 pinned pairs 3-5 % slower than one copy, one
+     * sort, one copy. */
+    const int one_stream = !staged && pieces == 1;
+    p->in_s = one_stream ? cs : p->h2d;
+    p->out_s = one_stream ? cs : p->d2h;
+
+    /* Earlier work on the context's stream may still use the workspace. */
+    if (!one_stream) {
+        WS_CUDA_TRY(ctx, cudaEventRecord(p->start_ev, cs));
+        WS_CUDA_TRY(ctx, cudaStreamWaitEvent(p->h2d, p->start_ev, 0));
+    }
+
+    unsigned char *const ak = ws + l.a_keys, *const av = vb ? ws + l.a_vals : NULL;
+    unsigned char *const bk = ws + l.b_keys, *const bv = vb ? ws + l.b_vals : NULL;
+    size_t *const bounds = (size_t *)(ws + l.bounds);
+    unsigned levels = 0;
+    while ((1u << levels) < pieces) levels++;
+
+    for (unsigned i = 0; i < pieces; i++) {
+        const size_t b = ws_piece_begin(n, pieces, i), e = ws_piece_begin(n, pieces, i + 1);
+        WS_TRY(ws_checkpoint(ctx, "copying a piece in"));
+        WS_TRY(ws_copy_in(ctx, p, j, b, e, ak, av, direct));
+        if (!one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
+        if (j->iota) {
+            const unsigned sp = ws_trace_dev_begin(p, cs);
+            WS_CUDA_TRY(ctx, ws_iota(av + b * vb, e - b, j->iota_base + b, vb,
+                                     st->dev.sm_count, cs));
+            ws_trace_dev_end(p, sp, cs, "compute", "indices");
+        }
+        if (!one_stream) WS_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, p->piece_ev[i], 0));
+        if (e - b > 1) {
+            const unsigned sp = ws_trace_dev_begin(p, cs);
+            const char *failed = NULL;
+            const cudaError_t err = ws_device_sort(&l.plan[i], ak + b * kb, vb ? av + b * vb : NULL,
+                                                   j->dtype, j->desc, j->stable, ws, cs, &failed);
+            if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+            ws_trace_dev_end(p, sp, cs, "compute", "sort a piece");
+        }
+        /* Level L merges runs of 2^(L-1) pieces; it reads A when L-1 is
+         * even (pieces sort in A) and writes B when L is odd. */
+        for (unsigned L = 1; L <= levels && (i + 1) % (1u << L) == 0; L++) {
+            const unsigned r = (i + 1) / (1u << L) - 1;
+            const size_t lo = ws_piece_begin(n, pieces, r << L);
+            const size_t mid = ws_piece_begin(n, pieces, (r << L) + (1u << (L - 1)));
+            const size_t hi = ws_piece_begin(n, pieces, (r + 1) << L);
+            const int src_b = (L - 1) % 2, dst_b = L % 2;
+            const unsigned sp = ws_trace_dev_begin(p, cs);
+            WS_TRY(ws_merge_range(ctx, j, src_b ? bk : ak, src_b ? bv : av, dst_b ? bk : ak,
+                                    dst_b ? bv : av, lo, mid, hi, bounds, cs));
+            ws_trace_dev_end(p, sp, cs, "compute", "merge");
+        }
+    }
+    const unsigned char *fk = levels % 2 ? bk : ak, *fv = levels % 2 ? bv : av;
+    WS_CUDA_TRY(ctx, cudaEventRecord(p->done_ev, cs));
+    /* The point of no return: every error so far left the caller's arrays
+     * alone; wait for the device to finish before the first byte goes back. */
+    const double t_wait = ws_trace_now(p);
+    if (!one_stream) WS_CUDA_TRY(ctx, cudaEventSynchronize(p->done_ev));
+    ws_trace_host(p, t_wait, "host", "wait for the device");
+    WS_TRY(ws_checkpoint(ctx, "writing the result back"));
+    if (j->keys_out)
+        WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map,
+                        0, kb));
+    if (j->vals_out)
+        WS_TRY(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map,
+                        1, vb));
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(p->d2h));
+    return WARPSORT_OK;
+}

@@ -1,0 +1,155 @@
+/*
+ * pipe.h - what the host pipeline's files share (pipeline.h is its entry
+ * for the router). The pipeline calls the leaf (device_sort.h) and the
+ * workspace (workspace.h), never the router.
+ * Internal; CUDA translation units only.
+ */
+#ifndef WARPSORT_CUDA_PIPELINE_PIPE_H
+#define WARPSORT_CUDA_PIPELINE_PIPE_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "core/pool.h"
+#include "cuda/check.cuh"
+#include "cuda/device_sort.h"
+#include "cuda/state.h"
+#include "pipeline.h"
+
+#define WS_RING_SLOTS 4u
+#define WS_RING_DEFAULT_BYTES ((size_t)128 << 20) /* 4 x 32 MiB */
+#define WS_MAX_PIECES 8u
+/* Pageable jobs up to min(this, one slot) go through the driver's own
+ * staging: no ring, no threads, one copy each way. */
+#define WS_DIRECT_MAX_BYTES ((size_t)4 << 20)
+/* Each host thread copies at least this much per slot. */
+#define WS_COPY_GRAIN ((size_t)1 << 20)
+/* Out of core: smallest run worth the trip (a budget below its workspace is
+ * refused as too small). */
+#define WS_OOC_MIN_RUN ((size_t)4096)
+/* Two-way merge (merge2.cu): 256 threads x 8 items per output tile. */
+#define WS_MERGE_THREADS 256
+#define WS_MERGE_ITEMS 8
+#define WS_MERGE_TILE (WS_MERGE_THREADS * WS_MERGE_ITEMS)
+
+/* The trace (trace.cu, the WARPSORT_TRACE hook): every copy, staging memcpy,
+ * sort and merge of a host-array call, device work by event pairs on its
+ * stream, host work by the host clock, both from a base event the host waits
+ * for at the start of the call. */
+#define WS_TRACE_MAX 16384u
+struct ws_span {
+    const char *lane, *what;
+    double t0, t1; /* host spans: ms from the base; device spans: set at the end */
+    unsigned ev;   /* device spans: events ev and ev + 1; ~0u for host spans */
+};
+struct ws_trace {
+    const char *path; /* NULL: off for this call */
+    cudaEvent_t base;
+    cudaEvent_t *ev; /* 2 x WS_TRACE_MAX timing events, created on first use */
+    ws_span *span;
+    unsigned count, dropped;
+    double host_base;
+};
+
+struct ws_pipe {
+    ws_trace trace;
+    cudaStream_t h2d, d2h;
+    cudaEvent_t slot_ev[WS_RING_SLOTS];  /* last DMA that used the slot */
+    cudaEvent_t piece_ev[WS_MAX_PIECES]; /* piece i has landed on the device */
+    cudaEvent_t start_ev;                /* earlier work on the context's stream */
+    cudaEvent_t done_ev;                 /* every sort and merge of a job */
+    unsigned char *ring;                 /* WS_RING_SLOTS x slot_bytes, pinned */
+    size_t slot_bytes;
+    unsigned next_slot;
+    cudaStream_t in_s, out_s; /* the job's direct copies: h2d and d2h, or the compute stream */
+    ws_pool *pool;            /* staging threads, started with the ring */
+};
+
+/* A job's input: one or more host segments, read in order (out of core,
+ * a range's pieces of every run). */
+struct ws_seg {
+    const unsigned char *keys;
+    const unsigned char *vals; /* NULL with iota or keys only */
+    size_t count;
+};
+/* Out of core, phase 2 writes each range's output into blocks of `items`
+ * items: blocks of S1 that every range so far has read to the end, then a
+ * few spare ones (ws_out_of_core_with says why a few suffice). Output block
+ * j of a job lives at block ids[j]: an S1 block below s1_blocks, else spare
+ * block ids[j] - s1_blocks. [0] holds keys, [1] values. */
+struct ws_blockmap {
+    unsigned char *s1[2], *spare[2];
+    size_t s1_blocks, items;
+    const size_t *ids;
+};
+struct ws_job {
+    const ws_seg *segs;
+    size_t nsegs;
+    int keys_in_pinned, vals_in_pinned;
+    int iota;         /* values are iota_base + i (argsort), not read */
+    size_t iota_base;
+    unsigned char *keys_out, *vals_out; /* host; NULL = not wanted */
+    int keys_out_pinned, vals_out_pinned;
+    const ws_blockmap *out_map; /* not NULL: the output goes to these blocks (pageable),
+                                   keys_out / vals_out only say whether it is wanted */
+    size_t n, kb, vb; /* vb 0: keys only */
+    warpsort_dtype_t dtype;
+    bool stable;
+    int desc;
+};
+
+/* Device workspace of a job cut into `pieces`, as byte offsets, and the
+ * plan of every piece's sort: the one place that lays a job out, for sizing
+ * and for use. */
+struct ws_job_layout {
+    ws_plan_t plan[WS_MAX_PIECES];
+    size_t a_keys, a_vals, b_keys, b_vals, bounds, total;
+};
+
+
+/*--- pipe.cu: state, ring, checkpoints ---*/
+warpsort_status_t ws_checkpoint(warpsort_context_t *ctx, const char *where);
+int ws_host_is_pinned(const void *p);
+warpsort_status_t ws_pipe_get(warpsort_context_t *ctx, ws_pipe **out);
+warpsort_status_t ws_pipe_ring(warpsort_context_t *ctx, ws_pipe *p);
+void ws_drain(warpsort_context_t *ctx, ws_pipe *p);
+
+/*--- staging.cu: host threads and copies through the ring ---*/
+unsigned ws_host_threads(const warpsort_context_t *ctx, size_t useful);
+warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
+                         const unsigned char *src, size_t bytes, int direct);
+warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
+                         const unsigned char *src, size_t bytes, int direct,
+                         const ws_blockmap *map, int values, size_t esize);
+unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize);
+
+/*--- trace.cu ---*/
+double ws_now_ms(void);
+void ws_trace_free(ws_trace *t);
+void ws_trace_start(warpsort_context_t *ctx, ws_pipe *p);
+unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s);
+void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane,
+                      const char *what);
+double ws_trace_now(const ws_pipe *p);
+void ws_trace_host(ws_pipe *p, double t0, const char *lane, const char *what);
+void ws_trace_finish(ws_pipe *p);
+
+/*--- merge2.cu: merges two sorted device runs (stable: ties take a) ---*/
+cudaError_t ws_merge2(size_t kb, size_t vb, warpsort::key_codec c, const void *ak,
+                      const void *av, size_t na, const void *bk, const void *bv, size_t nb,
+                      void *ok, void *ov, size_t *bounds, cudaStream_t s);
+
+/*--- incore.cu: one job that fits the device ---*/
+size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i);
+ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
+                                unsigned pieces);
+unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
+                       size_t slot, size_t budget);
+warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                            unsigned pieces);
+
+/*--- out_of_core.cu: runs, then exact key-range splits ---*/
+warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                 size_t budget);
+
+#endif /* WARPSORT_CUDA_PIPELINE_PIPE_H */

@@ -1,0 +1,201 @@
+/*
+ * plan.cu - builds the one plan of a device sort (plan.cuh) and reports its
+ * passes (plan_report.h). Host code only: no CUDA call, no allocation.
+ */
+#include <stdio.h>
+
+#include "plan.cuh"
+#include "plan_report.h"
+#include "state.h"
+
+static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
+static size_t ws_max(size_t a, size_t b) { return a > b ? a : b; }
+static unsigned ws_log2(size_t x) {
+    unsigned l = 0;
+    while (((size_t)1 << l) < x) l++;
+    return l;
+}
+static size_t ws_pow2_at_least(size_t x) {
+    size_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+
+/* Segment slots of a merge pass (= merge blocks, = cut threads): a power of
+ * two per full group, then the short last group's segments. */
+static size_t ws_pass_slots(ws_pass_shape p) {
+    const size_t full = p.n >> (p.run_shift + 2);
+    size_t slots = full << ws_slot_shift(p);
+    if (p.n & (((size_t)1 << (p.run_shift + 2)) - 1))
+        slots += ws_group_segments(ws_group_span(full, p), p);
+    return slots;
+}
+
+/* Tile sort and merge passes: the tile, the passes' shapes, and the
+ * workspace (the ping-pong copy of keys at 0 and of values, and the cuts of
+ * the largest pass, 4 per segment). One tile sorts in place: no workspace. */
+static void ws_plan_merge(ws_plan_t *p) {
+    const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
+    p->tile = ws_sort_tile_for(p->n, kb, vb, p->family);
+    p->sub = (int)(p->tile / (size_t)ws_tile_items_total(kb, vb, p->family));
+    p->full_tiles = p->n / p->tile;
+    p->rem = p->n % p->tile;
+    p->passes = ws_merge_passes(p->n, p->tile);
+    if (!p->passes) return;
+    const size_t chunk = (size_t)ws_cut_chunk(kb, vb, p->family);
+    size_t slots = 0, run = p->tile;
+    for (int i = 0; i < p->passes; i++, run *= 4) {
+        ws_pass_shape s;
+        s.n = p->n;
+        s.run_shift = ws_log2(run);
+        s.chunk_shift = ws_log2(chunk);
+        p->pass[i] = s;
+        p->pass_blocks[i] = ws_pass_slots(s);
+        slots = ws_max(slots, p->pass_blocks[i]);
+    }
+    p->lay.vals_tmp = ws_align256(p->n * p->key_bytes);
+    p->lay.cuts = p->lay.vals_tmp + ws_align256(p->n * p->value_bytes);
+    p->lay.total = p->lay.cuts + ws_align256(4 * slots * sizeof(size_t));
+}
+
+/* Splitters per level: buckets of about half a tile (the spread of a 16x
+ * oversampled split stays inside one tile, and two tiles take the tail). */
+static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned tile) {
+    const size_t target = tile / 2;
+    size_t r = (p->n + target - 1) / target;
+    while (r > 1 && p->levels < lim->levels && p->levels < WS_MAX_LEVELS) {
+        size_t b = ws_min(ws_pow2_at_least(r), (size_t)WS_TREE_SLOTS);
+        b = ws_min(b, (size_t)lim->splitters + 1);
+        p->splitters[p->levels++] = (unsigned)(b - 1);
+        r = (r + b - 1) / b;
+    }
+    /* A last level after the first takes only the buckets the level before
+     * left bigger than cap, up to a few times cap: sized for n / target it
+     * would draw 1-7 splitters and leave buckets still over cap for the
+     * one-block fallback; 31 splitters bring them below a tile. */
+    if (p->levels >= 2) {
+        unsigned *last = &p->splitters[p->levels - 1];
+        const unsigned floor_s = lim->splitters < 31u ? lim->splitters : 31u;
+        *last = *last > floor_s ? *last : floor_s;
+    }
+}
+
+/* The sample sort's grids, list capacities and workspace. */
+static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
+    const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
+    const unsigned T = (unsigned)ws_tile_items_total(kb, vb);
+    p->cap = 2 * T;
+    for (int c = 0; c < WS_SORT_CLASSES; c++) p->class_cap[c] = T << c;
+    ws_plan_levels(p, lim, T);
+    /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
+     * few as that allows, so few count entries too. */
+    const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items(kb, vb);
+    const size_t slots = (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);
+    const size_t tiles = ((p->n + D - 1) / D + slots - 1) / slots;
+    const size_t base_blocks = (p->n + D * tiles - 1) / (D * tiles);
+    size_t buckets_total = 0;
+    for (int l = 0; l < p->levels; l++) {
+        p->chunk[l] = (unsigned)(D * tiles);
+        p->max_segs[l] = l == 0 ? 1u
+                                : (unsigned)ws_min((size_t)p->max_segs[l - 1] *
+                                                       ws_level_buckets(p->splitters[l - 1]),
+                                                   p->n / (p->cap + 1) + 1);
+        p->max_blocks[l] = (unsigned)(base_blocks + (l ? p->max_segs[l] : 0));
+        /* Count entries per block: the level's own bucket bound. */
+        const size_t entries = (size_t)p->max_blocks[l] * ws_level_buckets(p->splitters[l]);
+        p->max_cnt = ws_max(p->max_cnt, entries);
+        buckets_total += ws_min(p->n, (size_t)p->max_segs[l] * ws_level_buckets(p->splitters[l]));
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++)
+        p->sort_list_cap[c] = ws_min(buckets_total, p->n / (c ? p->class_cap[c - 1] + 1 : 1) + 1);
+    p->copy_list_cap = buckets_total + p->n / WS_COPY_PIECE + 1;
+    p->big_list_cap = p->n / (p->cap + 1) + 1;
+
+    ws_layout *L = &p->lay;
+    size_t off = ws_align256(p->n * p->key_bytes);
+    L->vals_tmp = off;
+    off += ws_align256(p->n * p->value_bytes);
+    L->cnt = off;
+    off += ws_align256((p->max_cnt + 1) * sizeof(unsigned long long));
+    L->partials = off;
+    off += ws_align256((p->max_cnt / WS_SCAN_TILE + 2) * sizeof(unsigned long long));
+    L->ctl = off;
+    off += ws_align256(WS_MAX_LEVELS * sizeof(ws_level_ctl) + sizeof(ws_final_ctl));
+    for (int l = 0; l < p->levels; l++) {
+        L->segs[l] = off;
+        off += ws_align256(p->max_segs[l] * sizeof(ws_dist_seg));
+        L->splits[l] = off;
+        off += ws_align256((size_t)p->max_segs[l] * WS_TREE_SLOTS * p->key_bytes);
+        L->blockseg[l] = off;
+        off += l ? ws_align256(p->max_blocks[l] * sizeof(unsigned)) : 0;
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++) {
+        L->sort_list[c] = off;
+        off += ws_align256(p->sort_list_cap[c] * sizeof(ws_bucket));
+    }
+    L->copy_list = off;
+    off += ws_align256(p->copy_list_cap * sizeof(ws_bucket));
+    L->big_list = off;
+    off += ws_align256(p->big_list_cap * sizeof(ws_big_bucket));
+    L->total = off;
+}
+
+ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes,
+                       size_t value_bytes) {
+    ws_plan_t p = {};
+    p.n = n;
+    p.key_bytes = key_bytes;
+    p.value_bytes = value_bytes;
+    p.family = dev->family;
+    p.sm_count = dev->sm_count;
+    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
+    /* The sample sort's shapes are Hopper's (measured there); other
+     * families keep the merge passes, whose rows tuning.cuh has for them. */
+    if (n <= tile || n < dev->sample.min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
+        p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
+        ws_plan_merge(&p);
+        return p;
+    }
+    p.path = WS_PATH_SAMPLE;
+    ws_plan_sample(&p, &dev->sample);
+    return p;
+}
+
+/*=== the bench's byte report (plan_report.h) ===*/
+
+struct ws_pass_list {
+    ws_pass_bytes *out;
+    size_t cap, count;
+};
+static void ws_pass_add(ws_pass_list *l, const char *what, int i, unsigned long long read,
+                        unsigned long long written) {
+    if (l->count < l->cap) {
+        ws_pass_bytes *b = &l->out[l->count];
+        if (i >= 0) snprintf(b->name, sizeof b->name, "%s %d", what, i);
+        else snprintf(b->name, sizeof b->name, "%s", what);
+        b->read = read;
+        b->written = written;
+    }
+    l->count++;
+}
+
+extern "C" size_t ws_plan_passes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
+                                 size_t value_bytes, ws_pass_bytes *out, size_t cap) {
+    const ws_cuda_state *st = ws_state(ctx);
+    if (!st) return 0;
+    const ws_plan_t p = ws_plan_make(&st->dev, n, key_bytes, value_bytes);
+    const unsigned long long keys = (unsigned long long)n * key_bytes;
+    const unsigned long long all = (unsigned long long)n * (key_bytes + value_bytes);
+    ws_pass_list l = {out, cap, 0};
+    if (p.path == WS_PATH_SAMPLE) {
+        for (int i = 0; i < p.levels; i++) {
+            ws_pass_add(&l, "count, level", i, keys, 0);
+            ws_pass_add(&l, "scatter, level", i, all, all);
+        }
+        ws_pass_add(&l, "bucket sort", -1, all, all);
+    } else {
+        ws_pass_add(&l, "tile sort", -1, all, all);
+        for (int i = 0; i < p.passes; i++) ws_pass_add(&l, "merge pass", i + 1, all, all);
+    }
+    return l.count;
+}

@@ -1,0 +1,223 @@
+/*
+ * sample_sort.cu - the sample-sort path of the device sort (leaf).
+ *
+ * plan.levels distribution levels (distribute.cuh) cut the keys into
+ * buckets small enough for the on-chip sort; then every bucket is sorted on
+ * chip in two size classes (tile_sort.cuh), equality buckets are copied,
+ * and the rare bucket too big after the last level is sorted by one block.
+ * Every launch is enqueued on the stream: nothing waits for the GPU. Grids
+ * and list capacities come from the plan; grids are sized for the worst
+ * case and blocks past the counts the previous launch wrote return at once.
+ */
+#include "device_sort.h"
+#include "dispatch.cuh"
+#include "distribute.cuh"
+#include "kernel_shapes.cuh"
+
+static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
+
+#define WS_STEP(what_, launch)                             \
+    do {                                                   \
+        *what = (what_);                                   \
+        launch;                                            \
+        cudaError_t e_ = cudaGetLastError();               \
+        if (e_ != cudaSuccess) return e_;                  \
+    } while (0)
+
+/* Sets a kernel's dynamic shared memory and returns how many blocks fill
+ * the GPU with it (for grid-stride kernels). */
+template <typename K>
+static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_count,
+                                     unsigned *grid) {
+    cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess) return err;
+    int per_sm = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    if (err != cudaSuccess) return err;
+    *grid = (unsigned)((per_sm > 0 ? per_sm : 1) * sm_count);
+    return cudaSuccess;
+}
+
+/* Bucket-sort class c: one tile per block (SUB 1), or two tiles merged on
+ * chip (SUB 2). */
+template <typename KB, typename V, bool STABLE, int C>
+static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys,
+                                          V *vals, KB *ktmp, V *vtmp,
+                                          const ws_final_ctl *fin, key_codec codec,
+                                          cudaStream_t stream) {
+    using S = ws_shapes<KB, V>;
+    constexpr int SUB = C + 1;
+    constexpr int THREADS = S::SHAPE.tile_threads;
+    constexpr int ITEMS = S::SHAPE.tile_items, RUN = S::SHAPE.tile_run;
+    constexpr int MIN_BLOCKS = S::SHAPE.tile_min_blocks; /* the tile sort's registers */
+    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>;
+    const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
+    unsigned grid = 0;
+    cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, p.sm_count, &grid);
+    if (err != cudaSuccess) return err;
+    grid = (unsigned)ws_min(grid, p.sort_list_cap[C]);
+    kernel<<<grid, THREADS, smem, stream>>>(keys, vals, ktmp, vtmp,
+                                            (const ws_bucket *)(ws + p.lay.sort_list[C]),
+                                            &fin->sort_count[C], codec);
+    return cudaGetLastError();
+}
+
+/* What a level's finalize writes for the next level and the bucket sorts. */
+static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int l,
+                                     ws_level_ctl *ctl, ws_final_ctl *fin) {
+    const ws_layout &L = p.lay;
+    ws_level_out out = {};
+    if (l + 1 < p.levels) {
+        out.segs = (ws_dist_seg *)(ws + L.segs[l + 1]);
+        out.blockseg = (unsigned *)(ws + L.blockseg[l + 1]);
+        out.ctl = &ctl[l + 1];
+        out.chunk = p.chunk[l + 1];
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++) {
+        out.sort[c] = (ws_bucket *)(ws + L.sort_list[c]);
+        out.class_cap[c] = p.class_cap[c];
+    }
+    out.copy = (ws_bucket *)(ws + L.copy_list);
+    out.big = (ws_big_bucket *)(ws + L.big_list);
+    out.fin = fin;
+    return out;
+}
+
+/* The distribution levels: sample, count, scan, scatter, finalize each. */
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
+                                 key_codec codec, cudaStream_t stream, const char **what) {
+    using S = ws_shapes<KB, V>;
+    constexpr int DI = ws_dist_items(S::KEY_BYTES, S::VALUE_BYTES);
+    const ws_layout &L = p.lay;
+    KB *ktmp = (KB *)ws;
+    V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
+    unsigned long long *cnt = (unsigned long long *)(ws + L.cnt);
+    unsigned long long *partials = (unsigned long long *)(ws + L.partials);
+    ws_level_ctl *ctl = (ws_level_ctl *)(ws + L.ctl);
+    ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
+    /* Argsort and stable sorts need a stable distribution; the rest rank
+     * with atomics (the scatter's shared memory shrinks 4x). */
+    auto count = ws_dist_count<KB, DI>;
+    auto scatter = ws_dist_scatter<KB, V, DI, STABLE>;
+    const size_t count_smem = sizeof(ws_count_smem<KB, DI>);
+    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE>);
+    cudaError_t err;
+    *what = "cudaFuncSetAttribute (distribution)";
+    if ((err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)count_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)scatter_smem)) != cudaSuccess)
+        return err;
+
+    ws_level_nb nbuckets = {};
+    for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
+    WS_STEP("ws_dist_init", (ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]),
+                                                               ctl, fin, p.n, p.chunk[0],
+                                                               nbuckets)));
+    const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
+    for (int l = 0; l < p.levels; l++) {
+        const bool even = l % 2 == 0;
+        const KB *src = even ? keys : ktmp;
+        KB *dst = even ? ktmp : keys;
+        const V *vsrc = even ? vals : vtmp;
+        V *vdst = even ? vtmp : vals;
+        const int raw = l == 0;
+        ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
+        KB *splits = (KB *)(ws + L.splits[l]);
+        const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
+        WS_STEP("ws_dist_sample", (ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0,
+                                                        stream>>>(src, raw, codec, segs, &ctl[l],
+                                                                  splits, p.splitters[l])));
+        WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
+                                     src, raw, codec, segs, blockseg, &ctl[l], splits,
+                                     p.chunk[l], cnt)));
+        WS_STEP("ws_scan", (ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
+                               cnt, &ctl[l], partials),
+                           ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]),
+                           ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
+                               cnt, &ctl[l], partials)));
+        WS_STEP("ws_dist_scatter",
+                (scatter<<<p.max_blocks[l], WS_DIST_THREADS, scatter_smem, stream>>>(
+                    src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits,
+                    p.chunk[l], cnt)));
+        /* A block per segment. */
+        const ws_level_out out = ws_level_out_for(p, ws, l, ctl, fin);
+        const unsigned fgrid = (unsigned)ws_min((size_t)p.max_segs[l], (size_t)p.sm_count * 8);
+        WS_STEP("ws_dist_finalize", (ws_dist_finalize<<<fgrid, WS_FIN_THREADS, 0, stream>>>(
+                                        segs, &ctl[l], cnt, even ? 1u : 0u, out)));
+    }
+    return cudaSuccess;
+}
+
+/* The buckets the levels left: sorted on chip by size class, equality
+ * buckets decoded and copied, oversized ones sorted by one block each. */
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
+                                   key_codec codec, cudaStream_t stream, const char **what) {
+    using S = ws_shapes<KB, V>;
+    const ws_layout &L = p.lay;
+    KB *ktmp = (KB *)ws;
+    V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
+    const ws_final_ctl *fin =
+        (const ws_final_ctl *)((const ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
+    cudaError_t err;
+    *what = "ws_bucket_sort_kernel";
+    /* The biggest class first: the longest jobs start early. */
+    if ((err = ws_launch_bucket_class<KB, V, STABLE, 1>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
+                                                        stream)) != cudaSuccess ||
+        (err = ws_launch_bucket_class<KB, V, STABLE, 0>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
+                                                        stream)) != cudaSuccess)
+        return err;
+    const unsigned copy_grid = (unsigned)ws_min(p.copy_list_cap, (size_t)p.sm_count * 8);
+    WS_STEP("ws_bucket_copy_kernel",
+            (ws_bucket_copy_kernel<KB, V><<<copy_grid, 256, 0, stream>>>(
+                keys, vals, ktmp, vtmp, (const ws_bucket *)(ws + L.copy_list), &fin->copy_count,
+                codec)));
+    constexpr int THREADS = S::SHAPE.tile_threads, ITEMS = S::SHAPE.tile_items;
+    auto big = ws_big_bucket_kernel<KB, V, THREADS, ITEMS, S::SHAPE.tile_run>;
+    const size_t smem = ws_big_smem_bytes<KB, V, THREADS, ITEMS>();
+    *what = "ws_big_bucket_kernel";
+    if ((err = cudaFuncSetAttribute(big, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem)) != cudaSuccess)
+        return err;
+    WS_STEP("ws_big_bucket_kernel",
+            (big<<<(unsigned)ws_min(p.big_list_cap, (size_t)p.sm_count), THREADS, smem, stream>>>(
+                keys, vals, ktmp, vtmp, (const ws_big_bucket *)(ws + L.big_list), &fin->big_count,
+                codec)));
+    return cudaSuccess;
+}
+
+struct ws_sample_sort_op {
+    template <typename KB, typename V>
+    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
+                           bool stable, unsigned char *ws, cudaStream_t s, const char **what) {
+        KB *k = (KB *)keys;
+        V *v = (V *)vals;
+        /* Unstable pairs: positions only in the rare job that needs them
+         * (ws_sort_tile_block). */
+        cudaError_t err = stable ? ws_distribute<KB, V, true>(*p, ws, k, v, codec, s, what)
+                                 : ws_distribute<KB, V, false>(*p, ws, k, v, codec, s, what);
+        if (err != cudaSuccess) return err;
+        return stable ? ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what)
+                      : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
+    }
+};
+
+cudaError_t ws_sample_sort_run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
+                               bool stable, unsigned char *ws, cudaStream_t stream,
+                               const char **what) {
+    return ws_dispatch_kv<ws_sample_sort_op>(p->key_bytes, p->value_bytes, p, keys, vals, codec,
+                                             stable, ws, stream, what);
+}
+
+/* The sample kernels carry code for Hopper and newer only (WS_SAMPLE_ARCH):
+ * a device running them from older PTX (a JIT build) keeps the merge path. */
+int ws_sample_kernels_ok(void) {
+    cudaFuncAttributes fa;
+    const int ok = cudaFuncGetAttributes(&fa, ws_dist_count<uint32_t, 16>) == cudaSuccess &&
+                   fa.ptxVersion >= 90;
+    (void)cudaGetLastError();
+    return ok;
+}

@@ -1,0 +1,18 @@
+# Sources of the CUDA backend, relative to the project root, by layer:
+# the router, the host pipeline (calls the leaf), the leaf and below.
+set(WARPSORT_CUDA_SOURCES
+  src/cuda/backend.cu
+  src/cuda/pipeline/pipeline.cu
+  src/cuda/pipeline/incore.cu
+  src/cuda/pipeline/out_of_core.cu
+  src/cuda/pipeline/staging.cu
+  src/cuda/pipeline/pipe.cu
+  src/cuda/pipeline/trace.cu
+  src/cuda/pipeline/merge2.cu
+  src/cuda/device.cu
+  src/cuda/workspace.cu
+  src/cuda/device_sort.cu
+  src/cuda/plan.cu
+  src/cuda/merge_sort.cu
+  src/cuda/sample_sort.cu
+  src/cuda/iota.cu)
