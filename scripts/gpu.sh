@@ -34,7 +34,7 @@ stage() {
     set -e
     # The committed tuning table always: a failed stage-variant may have left a header set.
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DWARPSORT_TUNING_HEADER= >/dev/null
+        -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=ON -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_cli warpsort_bench \
         warpsort_host_bench test_device warpsort_device_bench example_warp_sort_32x4 \
         example_block_sort_pairs example_warp_compact radix_timing_probe wide_pairs
@@ -50,7 +50,7 @@ stage() {
     # so the driver compiles it for the H100 as it would for a chip newer than
     # the build ('run jit80' adds the shared-memory limits of 8.x chips).
     cmake -S . -B build-gpu-jit80 -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DWARPSORT_BUILD_BENCH=OFF \
+        -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=OFF \
         -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu-jit80 test_gpu_props
     strip -o .gpu/test_gpu_props-jit80 build-gpu-jit80/tests/gpu/test_gpu_props
