@@ -253,6 +253,72 @@ WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const v
                                    unsigned flags);
 
 /*======================================================================
+ * Top-k
+ *
+ * The k best keys of an array, or of each of `rows` rows of `row_len`
+ * keys (row r is keys[r*row_len .. r*row_len+row_len-1]), sorted best
+ * first, with their indices (positions inside the array or row).
+ *  - Default: the k largest in descending order (as torch.topk);
+ *    WARPSORT_TOPK_SMALLEST: the k smallest in ascending order. The order
+ *    is the library's (see "Sorting"): NaNs are the largest keys, so the
+ *    largest put NaNs first; -0.0 is below +0.0.
+ *  - Ties always go to the lower index, so the result is deterministic
+ *    and k = n gives the stable sort of the whole array.
+ *  - Outputs hold rows * k elements, row r's from r*k on: out_keys (the key
+ *    bits), out_indices (index_bytes 4, uint32_t, needs row_len <= 2^32; or
+ *    8, uint64_t) and, for the pairs form, out_values (values[idx] of the
+ *    same row; value_bytes 4 or 8). Either of out_keys / out_indices may be
+ *    NULL, not both; index_bytes is ignored when out_indices is NULL.
+ *  - 1 <= k <= row_len, else INVALID_ARGUMENT. rows = 0 or row_len = 0
+ *    with rows * row_len = 0 is an empty call (k is then not checked).
+ *    Outputs must not overlap each other or the inputs.
+ *  - Memory and errors as for the sorts: device or host memory on the CUDA
+ *    backend (device outputs are written asynchronously on the context's
+ *    stream), host memory on the CPU backend; on any error nothing is
+ *    written. With a workspace set (warpsort_set_workspace, sized by
+ *    warpsort_topk_workspace_size) a call on device memory neither
+ *    allocates nor synchronises with the host: it can be captured in a
+ *    CUDA graph.
+ *====================================================================*/
+
+/* Top-k flag (its own bit: never a sort flag): the k smallest, ascending. */
+#define WARPSORT_TOPK_SMALLEST 0x100u
+
+/* Top-k of one array of n keys. */
+WARPSORT_API warpsort_status_t warpsort_topk(warpsort_context_t *ctx, const void *keys, size_t n,
+                                             warpsort_dtype_t dtype, size_t k, unsigned flags,
+                                             void *out_keys, void *out_indices,
+                                             size_t index_bytes);
+
+/* Top-k of each row of a rows x row_len matrix (rows * row_len keys). */
+WARPSORT_API warpsort_status_t warpsort_topk_rows(warpsort_context_t *ctx, const void *keys,
+                                                  size_t rows, size_t row_len,
+                                                  warpsort_dtype_t dtype, size_t k,
+                                                  unsigned flags, void *out_keys,
+                                                  void *out_indices, size_t index_bytes);
+
+/* As warpsort_topk_rows (rows = 1: one array), with a value per key:
+ * out_values receives the values of the selected keys. values and
+ * out_values may both be NULL (then value_bytes is ignored). */
+WARPSORT_API warpsort_status_t warpsort_topk_pairs(warpsort_context_t *ctx, const void *keys,
+                                                   const void *values, size_t rows,
+                                                   size_t row_len, warpsort_dtype_t dtype,
+                                                   size_t value_bytes, size_t k, unsigned flags,
+                                                   void *out_keys, void *out_values,
+                                                   void *out_indices, size_t index_bytes);
+
+/* Bytes of workspace a top-k call on device memory needs on this context
+ * (value_bytes 0 for keys alone). Host arrays are staged through the
+ * workspace too: add rows * row_len * (key size + value size) and
+ * rows * k * (key size + value size + 8), each rounded up to a multiple of
+ * 256. 0 on the CPU backend. Returns a status only (ctx is const). */
+WARPSORT_API warpsort_status_t warpsort_topk_workspace_size(const warpsort_context_t *ctx,
+                                                            size_t rows, size_t row_len,
+                                                            warpsort_dtype_t dtype,
+                                                            size_t value_bytes, size_t k,
+                                                            size_t *bytes);
+
+/*======================================================================
  * Advanced: workspace control (CUDA backend)
  * The context caches device workspace and grows it on demand. A caller
  * that forbids allocation on the hot path can ask the size a call needs and

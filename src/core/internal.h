@@ -42,6 +42,19 @@ warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, co
 /* Number of online CPU cores (>= 1). */
 unsigned ws_cpu_count(void);
 
+/* One top-k call, validated by src/core/topk.c: rows >= 1, 1 <= k <=
+ * row_len, values and out_values both NULL or both set (value_bytes then 4
+ * or 8), out_keys or out_indices set (index_bytes 4 or 8 when the latter
+ * is), nothing overlapping. */
+typedef struct ws_topk_args {
+    const void *keys, *values;
+    size_t rows, row_len, k;
+    warpsort_dtype_t dtype;
+    size_t value_bytes, index_bytes;
+    int smallest; /* 1: the k smallest ascending; 0: the k largest descending */
+    void *out_keys, *out_values, *out_indices;
+} ws_topk_args_t;
+
 /*--- CPU backend (src/cpu) ---*/
 /* Arguments are already validated by core. values may be NULL (keys only). */
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
@@ -49,6 +62,7 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
 warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
                                  unsigned flags);
+warpsort_status_t ws_cpu_topk(warpsort_context_t *ctx, const ws_topk_args_t *a);
 
 /*--- CUDA backend (src/cuda), present when WARPSORT_HAVE_CUDA ---*/
 #ifdef WARPSORT_HAVE_CUDA
@@ -71,6 +85,11 @@ warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n
                                          unsigned flags, size_t *bytes);
 warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
 warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx);
+/* Top-k (src/cuda/topk.cu); the size is for device-resident arrays. */
+warpsort_status_t ws_cuda_topk(warpsort_context_t *ctx, const ws_topk_args_t *a);
+warpsort_status_t ws_cuda_topk_workspace_size(const warpsort_context_t *ctx, size_t rows,
+                                              size_t row_len, warpsort_dtype_t dtype,
+                                              size_t value_bytes, size_t k, size_t *bytes);
 #endif
 
 #ifdef __cplusplus
