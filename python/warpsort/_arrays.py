@@ -152,7 +152,8 @@ class NumpyAdapter:
 
     def canonical(self, m):
         # -0.0 + 0.0 = +0.0; every NaN -> the one quiet NaN. A fresh C-contiguous copy.
-        c = np.add(m, m.dtype.type(0), order="C")
+        with np.errstate(invalid="ignore"):  # signalling NaNs
+            c = np.add(m, m.dtype.type(0), order="C")
         c[np.isnan(c)] = np.nan
         return c
 

@@ -451,6 +451,7 @@ static struct PyModuleDef ws_module = {
     -1, ws_methods, NULL, NULL, NULL, NULL,
 };
 
+PyMODINIT_FUNC PyInit__warpsort(void); /* the one exported symbol */
 PyMODINIT_FUNC PyInit__warpsort(void) {
     PyObject *m = PyModule_Create(&ws_module);
     if (!m)
