@@ -27,6 +27,8 @@ struct warpsort_context {
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
     void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
     size_t cpu_scratch_bytes;
+    const void *seg_verdict;    /* src/cuda/segmented.cu: where the last batched call with a
+                                   caller workspace left its device-offsets verdict; NULL none */
     char last_error[WS_ERROR_MAX];
 };
 
@@ -55,6 +57,27 @@ typedef struct ws_topk_args {
     void *out_keys, *out_values, *out_indices;
 } ws_topk_args_t;
 
+/* One batched call (rows or segments), validated by src/core/segmented.c
+ * except for the offsets, which the backends check where they live. */
+typedef struct ws_seg_call {
+    const void *keys_in;      /* the keys read (== keys unless argsort) */
+    void *keys;               /* sorted in place; NULL for argsort */
+    void *values;             /* values, or argsort indices; NULL for keys alone */
+    size_t n;                 /* items in all */
+    const uint64_t *offsets;  /* num_segments + 1 offsets; NULL: rows of row_len */
+    size_t num_segments;      /* segments (or rows), >= 1 */
+    size_t row_len;           /* rows only */
+    warpsort_dtype_t dtype;
+    size_t value_bytes;       /* value or index bytes; 0 for keys alone */
+    unsigned flags;
+    int argsort;              /* values receive segment-local indices */
+    const char *fn;           /* the public call, for messages */
+} ws_seg_call_t;
+/* Checks host offsets against the rules of warpsort.h (src/core/segmented.c):
+ * INVALID_ARGUMENT naming the first bad index, else OK. */
+warpsort_status_t ws_seg_check_offsets(warpsort_context_t *ctx, const uint64_t *offsets,
+                                       size_t num_segments, size_t n, const char *fn);
+
 /*--- CPU backend (src/cpu) ---*/
 /* Arguments are already validated by core. values may be NULL (keys only). */
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
@@ -63,6 +86,8 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
                                  size_t n, warpsort_dtype_t dtype, size_t index_bytes,
                                  unsigned flags);
 warpsort_status_t ws_cpu_topk(warpsort_context_t *ctx, const ws_topk_args_t *a);
+/* Batched rows / segments (src/cpu/cpu_segmented.c); host offsets checked there. */
+warpsort_status_t ws_cpu_segmented(warpsort_context_t *ctx, const ws_seg_call_t *c);
 
 /*--- CUDA backend (src/cuda), present when WARPSORT_HAVE_CUDA ---*/
 #ifdef WARPSORT_HAVE_CUDA
@@ -90,6 +115,14 @@ warpsort_status_t ws_cuda_topk(warpsort_context_t *ctx, const ws_topk_args_t *a)
 warpsort_status_t ws_cuda_topk_workspace_size(const warpsort_context_t *ctx, size_t rows,
                                               size_t row_len, warpsort_dtype_t dtype,
                                               size_t value_bytes, size_t k, size_t *bytes);
+/* Batched rows / segments (src/cuda/segmented.cu); the size is for
+ * device-resident arrays (flags as warpsort_segmented_workspace_size). */
+warpsort_status_t ws_cuda_segmented(warpsort_context_t *ctx, const ws_seg_call_t *c);
+warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_context_t *ctx, size_t n,
+                                                   size_t num_segments, warpsort_dtype_t dtype,
+                                                   size_t value_bytes, unsigned flags,
+                                                   size_t *bytes);
+warpsort_status_t ws_cuda_segments_check(warpsort_context_t *ctx);
 #endif
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #include "core/internal.h"
 #include "core/keybits.h"
 #include "cpu/cpu_parallel.h"
+#include "cpu/cpu_sort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -458,6 +459,19 @@ static unsigned ws_threads_for(const warpsort_context_t *ctx, size_t n) {
     return t ? t : 1u;
 }
 
+/* Fills the per-call fields of rs: n, sizes, order, digit count. */
+static void ws_radix_init(struct ws_radix *rs, size_t n, warpsort_dtype_t dtype,
+                          unsigned value_bytes, unsigned flags) {
+    memset(rs, 0, sizeof *rs);
+    rs->n = n;
+    rs->nthreads = 1;
+    rs->key_bytes = (unsigned)warpsort_dtype_size(dtype);
+    rs->value_bytes = value_bytes;
+    rs->kind = ws_dtype_kind(dtype);
+    rs->desc = (flags & WARPSORT_DESCENDING) != 0;
+    rs->ndigits = (rs->key_bytes * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
+}
+
 static void ws_radix_end(struct ws_radix *rs) {
     free(rs->hist);
     free(rs->swc);
@@ -471,14 +485,8 @@ static warpsort_status_t ws_radix_begin(warpsort_context_t *ctx, struct ws_radix
                                         size_t n, warpsort_dtype_t dtype, unsigned value_bytes,
                                         unsigned flags, size_t scratch_per_key, char **scratch,
                                         const char *fn) {
-    memset(rs, 0, sizeof *rs);
-    rs->n = n;
+    ws_radix_init(rs, n, dtype, value_bytes, flags);
     rs->nthreads = ws_threads_for(ctx, n);
-    rs->key_bytes = (unsigned)warpsort_dtype_size(dtype);
-    rs->value_bytes = value_bytes;
-    rs->kind = ws_dtype_kind(dtype);
-    rs->desc = (flags & WARPSORT_DESCENDING) != 0;
-    rs->ndigits = (rs->key_bytes * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
     rs->hist = malloc((size_t)rs->nthreads * rs->ndigits * WS_BUCKETS * sizeof *rs->hist);
     *scratch = n <= SIZE_MAX / scratch_per_key ? ws_cpu_scratch(ctx, n * scratch_per_key) : NULL;
     /* n * bytes of one pass, compared without the product (n may be huge) */
@@ -503,6 +511,83 @@ static unsigned ws_count_and_plan(struct ws_radix *rs, const void *keys, unsigne
     return ws_plan_passes(rs, digits);
 }
 
+/* The radix sort of keys (and values, if vb) in place, given rs set up for
+ * n >= WS_SMALL_N and n * (kb + vb) bytes of scratch. Cannot fail. */
+static void ws_sort_pairs_radix(struct ws_radix *rs, void *keys, void *values, char *scratch) {
+    const size_t n = rs->n;
+    const unsigned kb = rs->key_bytes, vb = rs->value_bytes;
+    /* The wider array goes first so both halves stay aligned. */
+    void *scratch_keys = kb >= vb ? scratch : scratch + n * (size_t)vb;
+    void *scratch_values = !vb ? NULL : kb >= vb ? scratch + n * (size_t)kb : scratch;
+
+    /* The passes ping-pong between the caller's arrays and scratch; an odd
+     * count would end in scratch and need a copy back. 32-bit keys have 3
+     * digits, so their counting pass also copies the keys to scratch (a
+     * write, where copying back is a read and a write); when the count is
+     * odd the passes then start from scratch and end in the caller's. */
+    if (rs->ndigits & 1) rs->copy_keys = scratch_keys;
+    unsigned digits[WS_MAX_DIGITS];
+    const unsigned passes = ws_count_and_plan(rs, keys, digits);
+    /* passes == 0: every key has the same bits, already sorted (stably). */
+    const unsigned start = (passes & 1) && rs->copy_keys ? 1u : 0u;
+    if (start && vb) { /* the values go along */
+        rs->src_keys = NULL;
+        rs->src_values = values;
+        rs->dst_values = scratch_values;
+        ws_parallel_run(rs->nthreads, ws_copy_task, rs);
+    }
+    const int identity = rs->kind == 0 && !rs->desc;
+    void *buf_keys[2] = {keys, scratch_keys};
+    void *buf_values[2] = {values, scratch_values};
+    for (unsigned p = 0; p < passes; p++) {
+        rs->src_keys = buf_keys[(p + start) & 1];
+        rs->src_values = buf_values[(p + start) & 1];
+        rs->dst_keys = buf_keys[(p + start + 1) & 1];
+        rs->dst_values = buf_values[(p + start + 1) & 1];
+        rs->encode = p == 0 && !identity;
+        rs->decode = p == passes - 1 && !identity;
+        ws_run_pass(rs, digits, p);
+    }
+    if ((passes + start) & 1) { /* the result is in scratch, already decoded */
+        rs->src_keys = scratch_keys;
+        rs->src_values = scratch_values;
+        rs->dst_keys = keys;
+        rs->dst_values = values;
+        ws_parallel_run(rs->nthreads, ws_copy_task, rs);
+    }
+}
+
+/* The radix argsort of keys (read only) into indices, given rs set up for
+ * n >= WS_SMALL_N and n * (2 kb + ib) bytes of scratch. Cannot fail. */
+static void ws_argsort_radix(struct ws_radix *rs, const void *keys, void *indices, char *scratch) {
+    const size_t n = rs->n;
+    const unsigned kb = rs->key_bytes, ib = rs->value_bytes;
+    /* Ordered keys ping-pong between two scratch buffers (the caller's keys
+     * are const); indices between scratch and the caller's array, arranged
+     * so the last pass lands in the caller's. */
+    const int keys_first = kb >= ib; /* the wider arrays first keep all aligned */
+    char *key_area = keys_first ? scratch : scratch + n * (size_t)ib;
+    void *key_buf[2] = {key_area, key_area + n * (size_t)kb};
+    void *index_buf[2] = {indices, keys_first ? scratch + 2u * n * kb : scratch};
+
+    unsigned digits[WS_MAX_DIGITS];
+    const unsigned passes = ws_count_and_plan(rs, keys, digits);
+    if (passes == 0) { /* all keys equal: the identity permutation is the stable order */
+        rs->dst_values = indices;
+        ws_parallel_run(rs->nthreads, ws_iota_task, rs);
+    }
+    for (unsigned p = 0; p < passes; p++) {
+        rs->src_keys = p == 0 ? keys : key_buf[(p - 1) & 1];
+        rs->dst_keys = p == passes - 1 ? NULL : key_buf[p & 1]; /* last pass: keys unused */
+        rs->src_values = p == 0 ? NULL : index_buf[(passes - p) & 1];
+        rs->dst_values = index_buf[(passes - 1 - p) & 1];
+        rs->encode = p == 0;
+        rs->decode = 0;
+        rs->iota = p == 0;
+        ws_run_pass(rs, digits, p);
+    }
+}
+
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
     /* Keys-only sorts come here too: name the call the caller made. */
@@ -520,45 +605,7 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
     warpsort_status_t st =
         ws_radix_begin(ctx, &rs, n, dtype, vb, flags, (size_t)kb + vb, &scratch, fn);
     if (st != WARPSORT_OK) return st;
-    /* The wider array goes first so both halves stay aligned. */
-    void *scratch_keys = kb >= vb ? scratch : scratch + n * (size_t)vb;
-    void *scratch_values = !vb ? NULL : kb >= vb ? scratch + n * (size_t)kb : scratch;
-
-    /* The passes ping-pong between the caller's arrays and scratch; an odd
-     * count would end in scratch and need a copy back. 32-bit keys have 3
-     * digits, so their counting pass also copies the keys to scratch (a
-     * write, where copying back is a read and a write); when the count is
-     * odd the passes then start from scratch and end in the caller's. */
-    if (rs.ndigits & 1) rs.copy_keys = scratch_keys;
-    unsigned digits[WS_MAX_DIGITS];
-    const unsigned passes = ws_count_and_plan(&rs, keys, digits);
-    /* passes == 0: every key has the same bits, already sorted (stably). */
-    const unsigned start = (passes & 1) && rs.copy_keys ? 1u : 0u;
-    if (start && vb) { /* the values go along */
-        rs.src_keys = NULL;
-        rs.src_values = values;
-        rs.dst_values = scratch_values;
-        ws_parallel_run(rs.nthreads, ws_copy_task, &rs);
-    }
-    const int identity = kind == 0 && !desc;
-    void *buf_keys[2] = {keys, scratch_keys};
-    void *buf_values[2] = {values, scratch_values};
-    for (unsigned p = 0; p < passes; p++) {
-        rs.src_keys = buf_keys[(p + start) & 1];
-        rs.src_values = buf_values[(p + start) & 1];
-        rs.dst_keys = buf_keys[(p + start + 1) & 1];
-        rs.dst_values = buf_values[(p + start + 1) & 1];
-        rs.encode = p == 0 && !identity;
-        rs.decode = p == passes - 1 && !identity;
-        ws_run_pass(&rs, digits, p);
-    }
-    if ((passes + start) & 1) { /* the result is in scratch, already decoded */
-        rs.src_keys = scratch_keys;
-        rs.src_values = scratch_values;
-        rs.dst_keys = keys;
-        rs.dst_values = values;
-        ws_parallel_run(rs.nthreads, ws_copy_task, &rs);
-    }
+    ws_sort_pairs_radix(&rs, keys, values, scratch);
     ws_radix_end(&rs);
     return WARPSORT_OK;
 }
@@ -574,36 +621,69 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
         ws_insertion_argsort(keys, indices, n, kb, ib, kind, desc);
         return WARPSORT_OK;
     }
-
-    /* Ordered keys ping-pong between two scratch buffers (the caller's keys
-     * are const); indices between scratch and the caller's array, arranged
-     * so the last pass lands in the caller's. */
     struct ws_radix rs;
     char *scratch;
     warpsort_status_t st =
         ws_radix_begin(ctx, &rs, n, dtype, ib, flags, 2u * kb + ib, &scratch, fn);
     if (st != WARPSORT_OK) return st;
-    const int keys_first = kb >= ib; /* the wider arrays first keep all aligned */
-    char *key_area = keys_first ? scratch : scratch + n * (size_t)ib;
-    void *key_buf[2] = {key_area, key_area + n * (size_t)kb};
-    void *index_buf[2] = {indices, keys_first ? scratch + 2u * n * kb : scratch};
-
-    unsigned digits[WS_MAX_DIGITS];
-    const unsigned passes = ws_count_and_plan(&rs, keys, digits);
-    if (passes == 0) { /* all keys equal: the identity permutation is the stable order */
-        rs.dst_values = indices;
-        ws_parallel_run(rs.nthreads, ws_iota_task, &rs);
-    }
-    for (unsigned p = 0; p < passes; p++) {
-        rs.src_keys = p == 0 ? keys : key_buf[(p - 1) & 1];
-        rs.dst_keys = p == passes - 1 ? NULL : key_buf[p & 1]; /* last pass: keys unused */
-        rs.src_values = p == 0 ? NULL : index_buf[(passes - p) & 1];
-        rs.dst_values = index_buf[(passes - 1 - p) & 1];
-        rs.encode = p == 0;
-        rs.decode = 0;
-        rs.iota = p == 0;
-        ws_run_pass(&rs, digits, p);
-    }
+    ws_argsort_radix(&rs, keys, indices, scratch);
     ws_radix_end(&rs);
     return WARPSORT_OK;
+}
+
+/*--- one array in caller memory (batched rows and segments) ---*/
+
+#define WS_ALIGN64(x) (((x) + 63u) & ~(size_t)63u)
+
+/* Where ws_cpu_sort_in places its parts inside the caller's scratch. */
+struct ws_in_layout {
+    size_t hist, swc, data, total;
+};
+static struct ws_in_layout ws_in_layout_for(size_t n, warpsort_dtype_t dtype,
+                                            unsigned value_bytes, int argsort, unsigned nthreads) {
+    const size_t kb = warpsort_dtype_size(dtype);
+    const size_t ndigits = (kb * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
+    const int use_swc = n >= WS_SWC_MIN_BYTES / (kb + value_bytes);
+    struct ws_in_layout l;
+    l.hist = 0;
+    l.swc = WS_ALIGN64(l.hist + (size_t)nthreads * ndigits * WS_BUCKETS * sizeof(size_t));
+    l.data = WS_ALIGN64(l.swc + (use_swc ? (size_t)nthreads * sizeof(struct ws_swc) : 0));
+    l.total = l.data + n * ((argsort ? 2u : 1u) * kb + value_bytes);
+    return l;
+}
+
+unsigned ws_cpu_threads_for(const warpsort_context_t *ctx, size_t n) {
+    return ws_threads_for(ctx, n);
+}
+
+size_t ws_cpu_sort_in_bytes(size_t n, warpsort_dtype_t dtype, unsigned value_bytes, int argsort,
+                            unsigned nthreads) {
+    return ws_in_layout_for(n, dtype, value_bytes, argsort, nthreads).total;
+}
+
+void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n,
+                    warpsort_dtype_t dtype, unsigned value_bytes, unsigned flags, int argsort,
+                    unsigned nthreads, void *scratch) {
+    const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
+    const int kind = ws_dtype_kind(dtype), desc = (flags & WARPSORT_DESCENDING) != 0;
+    if (n < WS_SMALL_N) {
+        if (argsort)
+            ws_insertion_argsort(keys_in, values, n, kb, value_bytes, kind, desc);
+        else
+            ws_insertion_sort(keys, values, n, kb, value_bytes, kind, desc);
+        return;
+    }
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > WS_CPU_MAX_THREADS) nthreads = WS_CPU_MAX_THREADS;
+    const struct ws_in_layout l = ws_in_layout_for(n, dtype, value_bytes, argsort, nthreads);
+    struct ws_radix rs;
+    ws_radix_init(&rs, n, dtype, value_bytes, flags);
+    rs.nthreads = nthreads;
+    rs.hist = (size_t *)(void *)((char *)scratch + l.hist);
+    rs.swc = l.data > l.swc ? (struct ws_swc *)(void *)((char *)scratch + l.swc) : NULL;
+    char *data = (char *)scratch + l.data;
+    if (argsort)
+        ws_argsort_radix(&rs, keys_in, values, data);
+    else
+        ws_sort_pairs_radix(&rs, keys, values, data);
 }
