@@ -203,3 +203,12 @@ def test_threads_share_cached_contexts():
         assert_array_equal(r, ref_argsort(a))
     ws.clear_cache()
     assert_array_equal(ws.sort(arrays[0]), np.sort(arrays[0]))
+
+
+def test_docstring_examples():
+    # the examples in warpsort's docstrings are run as written
+    import doctest
+
+    res = doctest.testmod(ws, extraglobs={"warpsort": ws, "np": np}, verbose=False)
+    assert res.attempted >= 15
+    assert res.failed == 0
