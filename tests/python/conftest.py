@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+# database=None: no .hypothesis folder in the work tree (failures print their example).
 settings.register_profile(
-    "warpsort", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "warpsort", max_examples=60, deadline=None, database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("warpsort-long", max_examples=600, deadline=None)
+settings.register_profile("warpsort-long", max_examples=600, deadline=None, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "warpsort"))
 
 KEY_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
