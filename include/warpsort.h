@@ -29,8 +29,9 @@ extern "C" {
 /*======================================================================
  * Version
  *====================================================================*/
+/* The one place the version is defined: CMakeLists.txt reads these three lines. */
 #define WARPSORT_VERSION_MAJOR 0
-#define WARPSORT_VERSION_MINOR 2
+#define WARPSORT_VERSION_MINOR 3
 #define WARPSORT_VERSION_PATCH 0
 /* One comparable code: MAJOR*10000 + MINOR*100 + PATCH. */
 #define WARPSORT_VERSION_CODE \

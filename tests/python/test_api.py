@@ -12,7 +12,12 @@ from conftest import assert_bits_equal, ref_argsort
 
 
 def test_version_and_backend():
-    assert ws.__version__ == "0.2.0"
+    # include/warpsort.h is the one place the version is defined.
+    import pathlib, re
+    header = pathlib.Path(__file__).resolve().parents[2] / "include" / "warpsort.h"
+    parts = dict(re.findall(r"#define WARPSORT_VERSION_(MAJOR|MINOR|PATCH) (\d+)",
+                            header.read_text()))
+    assert ws.__version__ == "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
     assert ws.backend() in ("cpu", "cuda")
 
 
