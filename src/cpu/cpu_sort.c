@@ -34,8 +34,7 @@
 /*--- tuning ---*/
 /* 11-bit digits: 3 passes for 32-bit keys, 6 for 64-bit. With the
  * write-combining scatter the 2048 buckets cost little more per pass than
- * 256 do; measured (CPU time, 1 thread, dev VM) 2^24 u32: 8-bit 574 ms,
- * 11-bit 405 ms; 2^22 u64: 283 -> 251 ms; no loss from 2^16 to 2^20. */
+ * 256 do, so fewer passes win (bench/NOTES.md, "CPU backend"). */
 #define WS_DIGIT_BITS 11u
 #define WS_BUCKETS (1u << WS_DIGIT_BITS)
 #define WS_DIGIT_MASK ((uint64_t)WS_BUCKETS - 1u)
@@ -45,7 +44,7 @@
 #define WS_SMALL_N 64u
 /* Scatters whose output reaches this go through write-combining lines and
  * non-temporal stores; below it the data stays in cache, where plain stores
- * are as fast or faster (measured on the 2-core dev VM, 35 MiB L3). */
+ * are as fast or faster (bench/NOTES.md, "CPU backend"). */
 #define WS_SWC_MIN_BYTES ((size_t)4 << 20)
 /* A thread must get at least this many keys to pay for its creation. */
 #define WS_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
@@ -163,9 +162,9 @@ static unsigned ws_plan_passes(const struct ws_radix *rs, unsigned *digits) {
 /* Software write-combining. A scatter into thousands of buckets touches a
  * new cache line every few keys and stalls on the read-for-ownership of
  * each; staging one line per bucket and array and writing full lines with
- * non-temporal stores avoids those reads (2^24 u32 keys, 11-bit digits:
- * 490 -> 405 ms CPU time on the dev VM). Lines a thread owns only in part
- * (at the edges of its region of a bucket) are written with plain stores. */
+ * non-temporal stores avoids those reads (bench/NOTES.md, "CPU backend").
+ * Lines a thread owns only in part (at the edges of its region of a bucket)
+ * are written with plain stores. */
 struct ws_swc {
     _Alignas(64) unsigned char key_lines[WS_BUCKETS][64];
     _Alignas(64) unsigned char value_lines[WS_BUCKETS][64];
@@ -340,8 +339,8 @@ static void ws_scatter_task(void *arg, unsigned t) {
 /* Runs pass p of the sort over digits[p] from src_* to dst_*. The first
  * pass uses the whole-array counts; with one thread those serve every pass
  * (the global histogram of a digit does not depend on the order). Counting
- * the next digit inside the scatter instead of in a read pass was measured:
- * no gain, as the scatter is bound by memory, not by instructions. */
+ * the next digit inside the scatter instead of in a read pass gains nothing:
+ * the scatter is bound by memory, not by instructions. */
 static void ws_run_pass(struct ws_radix *rs, const unsigned *digits, unsigned p) {
     rs->digit = digits[p];
     if (p > 0 && rs->nthreads > 1) ws_parallel_run(rs->nthreads, ws_count_digit_task, rs);
@@ -426,9 +425,9 @@ static void ws_insertion_argsort(const void *keys, void *indices, size_t n, unsi
 /*--- entry points ---*/
 
 /* Scratch is written once per pass in one scattered stream per bucket; on large
- * buffers transparent huge pages halve the cost of first touch (measured
- * 59 -> 27 ms per fresh 64 MiB on the 2-core dev VM) and spare TLB misses.
- * Where THP is unavailable the hint is ignored. */
+ * buffers transparent huge pages halve the cost of first touch and spare TLB
+ * misses (bench/NOTES.md, "CPU backend"). Where THP is unavailable the hint is
+ * ignored. */
 #define WS_HUGE_PAGE ((size_t)2 << 20)
 static void *ws_scratch_alloc(size_t bytes) {
     if (bytes < 4 * WS_HUGE_PAGE) return malloc(bytes ? bytes : 1);
@@ -441,8 +440,9 @@ static void *ws_scratch_alloc(size_t bytes) {
 }
 
 /* The context keeps its scratch between calls, so a loop of sorts pays for
- * allocation and first touch once (a fresh 64 MiB costs ~59 ms here against
- * ~15 ms reused). It grows on demand and is freed by warpsort_destroy. */
+ * allocation and first touch once (first touch dominates a fresh buffer:
+ * bench/NOTES.md, "CPU backend"). It grows on demand and is freed by
+ * warpsort_destroy. */
 static char *ws_cpu_scratch(warpsort_context_t *ctx, size_t bytes) {
     if (bytes <= ctx->cpu_scratch_bytes) return ctx->cpu_scratch;
     free(ctx->cpu_scratch);
