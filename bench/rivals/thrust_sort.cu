@@ -1,5 +1,5 @@
 /*
- * thrust_sort.cu - rival: thrust::sort / thrust::sort_by_key.
+ * thrust_sort.cu - rival thrust: thrust::sort / thrust::sort_by_key, u32 values.
  *
  * Called as a user would, thrust::cuda::par(alloc).on(stream), in place on
  * the working buffers, with a caching allocator: the temporary storage
@@ -9,7 +9,7 @@
  * Thrust synchronizes the stream before returning; the CUDA events still
  * time the GPU work.
  */
-#include "bench.cuh"
+#include "rivals/factories.h"
 
 #include <cstddef>
 #include <map>
@@ -29,9 +29,9 @@ public:
     CachingAllocator() = default;
     CachingAllocator(const CachingAllocator &) = delete;
     CachingAllocator &operator=(const CachingAllocator &) = delete;
-    ~CachingAllocator() {
-        for (auto &f : free_) cudaFree(f.second);
-        for (auto &u : used_) cudaFree(u.first);
+    ~CachingAllocator() { /* a destructor must not throw: see DeviceMemory::release */
+        for (auto &f : free_) (void)cudaFree(f.second);
+        for (auto &u : used_) (void)cudaFree(u.first);
     }
     char *allocate(std::ptrdiff_t bytes) {
         auto it = free_.find((size_t)bytes);
@@ -40,8 +40,7 @@ public:
             p = it->second;
             free_.erase(it);
         } else {
-            cudaError_t e = cudaMalloc(&p, (size_t)bytes);
-            if (e != cudaSuccess) {
+            if (cudaMalloc(&p, (size_t)bytes) != cudaSuccess) {
                 (void)cudaGetLastError();
                 throw std::bad_alloc();
             }
@@ -71,7 +70,7 @@ public:
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *) override {
         /* Thrust sorts primitive keys with CUB's radix sort into a second
          * copy of keys (and values): an estimate, since it cannot be asked. */
-        size_t per = b.key_bytes + (pairs_ ? sizeof(uint32_t) : 0);
+        const size_t per = b.key_bytes + (pairs_ ? sizeof(uint32_t) : 0);
         *bytes = b.n * per + b.n * per / 16 + ((size_t)64 << 20);
         return true;
     }
@@ -79,7 +78,7 @@ public:
     bool run(const Buffers &b, std::string *) override {
         thrust::device_ptr<K> k((K *)b.keys_work);
         if (pairs_) {
-            thrust::device_ptr<uint32_t> v(b.vals_work);
+            thrust::device_ptr<uint32_t> v((uint32_t *)b.vals_work);
             thrust::sort_by_key(thrust::cuda::par(alloc_).on(b.stream), k, k + b.n, v);
         } else {
             thrust::sort(thrust::cuda::par(alloc_).on(b.stream), k, k + b.n);
@@ -97,12 +96,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<DeviceRival> make_thrust(const Regime &r, std::string *why) {
+std::unique_ptr<DeviceRival> make_thrust(const Regime &r, const RivalEnv &, std::string *why) {
     if (r.seg_size) {
         *why = "whole-array sort";
         return nullptr;
     }
-    return make_typed<ThrustSort>(r.dtype, r.pairs);
+    if (wide_values_refused(r, why)) return nullptr;
+    return make_typed<ThrustSort>(r.dtype, r.pairs());
 }
 
 } // namespace wsb

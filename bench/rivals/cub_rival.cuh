@@ -4,10 +4,10 @@
  * timing, then make the call. Subclasses supply call() and, for the
  * DoubleBuffer entry points, where the result landed.
  */
-#ifndef WSB_CUB_RIVAL_CUH
-#define WSB_CUB_RIVAL_CUH
+#ifndef WSB_RIVALS_CUB_RIVAL_CUH
+#define WSB_RIVALS_CUB_RIVAL_CUH
 
-#include "bench.cuh"
+#include "rivals/rival.h"
 
 #include <climits>
 
@@ -76,25 +76,23 @@ private:
 
 /* Rivals on cub::DoubleBuffer: CUB may leave the result in the alternate
  * buffers, so the double buffers are rewound before every run. */
-template <class K> class CubDoubleBufferRival : public CubRival {
+template <class K, class V> class CubDoubleBufferRival : public CubRival {
 public:
     void before_run(const Buffers &b) override { rewind(b); }
     const void *out_keys(const Buffers &) const override { return keys_.d_buffers[keys_.selector]; }
-    const uint32_t *out_vals(const Buffers &) const override {
-        return vals_.d_buffers[vals_.selector];
-    }
+    const void *out_vals(const Buffers &) const override { return vals_.d_buffers[vals_.selector]; }
 
 protected:
     using CubRival::CubRival;
     void rewind(const Buffers &b) override {
         keys_ = cub::DoubleBuffer<K>((K *)b.keys_work, (K *)b.keys_alt);
-        vals_ = cub::DoubleBuffer<uint32_t>(b.vals_work, b.vals_alt);
+        vals_ = cub::DoubleBuffer<V>((V *)b.vals_work, (V *)b.vals_alt);
     }
 
     cub::DoubleBuffer<K> keys_;
-    cub::DoubleBuffer<uint32_t> vals_;
+    cub::DoubleBuffer<V> vals_;
 };
 
 } // namespace wsb
 
-#endif /* WSB_CUB_RIVAL_CUH */
+#endif /* WSB_RIVALS_CUB_RIVAL_CUH */

@@ -1,6 +1,6 @@
 /*
- * seed_baseline.cu - the seed document's two bitonic sorts, rebuilt as
- * rivals so its figures can be reproduced beside ours (the document the
+ * seed_bitonic.cu - rivals seed-naive and seed-hybrid: the seed document's
+ * two bitonic sorts, rebuilt as rivals so its figures can be reproduced beside ours (the document the
  * project started from, not kept in this repository: "naive" 268 MEPS;
  * hybrid kernel time 78.8 ms, both on an H100 with the input padded to 2^27).
  *
@@ -19,11 +19,11 @@
  * network over n keys) and, here, n >= 1024 (a full tile and full warps);
  * the harness shows other n as n/a. The document sorted 32-bit ints; here
  * the same kernels are templated over every dtype and carry u32 values for
- * pairs, so its network can be seen in every regime. Comparisons use the
+ * pairs (not 8-byte values), so its network can be seen in every regime. Comparisons use the
  * key type's own `<`/`>` (the inputs hold no NaN, zero or subnormal).
  * Ascending only.
  */
-#include "bench.cuh"
+#include "rivals/factories.h"
 
 namespace wsb {
 namespace {
@@ -131,6 +131,24 @@ unsigned log2_of(size_t n) {
     return l;
 }
 
+/* Launches: log2(n) (log2(n) + 1) / 2 for the naive sort; the hybrid's
+ * 1 + sum over k = 11..log2(n) of (k - 9). Every launch reads the array and
+ * writes (at most) all of it, so bytes = passes x 2 x n x item bytes is an
+ * upper bound. */
+double seed_naive_passes(size_t n) {
+    const double l = (double)log2_of(n);
+    return l * (l + 1.0) / 2.0;
+}
+
+double seed_hybrid_passes(size_t n) {
+    const unsigned lt = log2_of(kTile), l = log2_of(n);
+    double passes = 1.0; /* phase A */
+    for (unsigned k = lt + 1; k <= l; ++k) passes += (double)(k - lt) + 1.0; /* globals + fused */
+    return passes;
+}
+
+double pass_bytes(const Buffers &b) { return 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes); }
+
 bool seed_size_ok(const Buffers &b, std::string *err) {
     if (!is_pow2(b.n) || b.n < kTile) {
         *err = "needs n a power of two >= 1024";
@@ -192,7 +210,7 @@ public:
             for (unsigned d = s / 2; d >= 1; d >>= 1) {
                 if (pairs_)
                     global_stage_kernel<K, true><<<blocks_, kTile, 0, b.stream>>>(
-                        (K *)b.keys_work, b.vals_work, n, s, d);
+                        (K *)b.keys_work, (uint32_t *)b.vals_work, n, s, d);
                 else
                     global_stage_kernel<K, false><<<blocks_, kTile, 0, b.stream>>>(
                         (K *)b.keys_work, nullptr, n, s, d);
@@ -200,7 +218,7 @@ public:
             }
         return true;
     }
-    double model_passes(const Buffers &b) const override { return seed_naive_passes(b.n); }
+    double model_bytes(const Buffers &b) const override { return seed_naive_passes(b.n) * pass_bytes(b); }
 };
 
 template <class K> class SeedHybrid final : public SeedRival {
@@ -209,7 +227,7 @@ public:
     bool run(const Buffers &b, std::string *err) override {
         const unsigned n = (unsigned)b.n;
         K *a = (K *)b.keys_work;
-        uint32_t *v = b.vals_work;
+        uint32_t *v = (uint32_t *)b.vals_work;
         /* Phase A: sort every tile. */
         if (!shared(a, v, n, 0, false, b.stream, err)) return false;
         /* Phase B: grow the sorted runs. */
@@ -225,7 +243,7 @@ public:
         }
         return true;
     }
-    double model_passes(const Buffers &b) const override { return seed_hybrid_passes(b.n); }
+    double model_bytes(const Buffers &b) const override { return seed_hybrid_passes(b.n) * pass_bytes(b); }
 
 private:
     bool shared(K *a, uint32_t *v, unsigned n, unsigned s, bool fused, cudaStream_t st,
@@ -240,32 +258,21 @@ private:
 
 } // namespace
 
-double seed_naive_passes(size_t n) {
-    double l = (double)log2_of(n);
-    return l * (l + 1.0) / 2.0;
-}
-
-double seed_hybrid_passes(size_t n) {
-    const unsigned lt = log2_of(kTile), l = log2_of(n);
-    double passes = 1.0; /* phase A */
-    for (unsigned k = lt + 1; k <= l; ++k) passes += (double)(k - lt) + 1.0; /* globals + fused */
-    return passes;
-}
-
-std::unique_ptr<DeviceRival> make_seed_naive(const Regime &r, std::string *why) {
+/* true if the seed kernels can sort r's regime at all (else *why). */
+static bool seed_regime_ok(const Regime &r, std::string *why) {
     if (r.seg_size || r.stable) {
         *why = r.stable ? "not stable (a bitonic network)" : "whole-array sort";
-        return nullptr;
+        return false;
     }
-    return make_typed<SeedNaive>(r.dtype, r.pairs);
+    return !wide_values_refused(r, why);
 }
 
-std::unique_ptr<DeviceRival> make_seed_hybrid(const Regime &r, std::string *why) {
-    if (r.seg_size || r.stable) {
-        *why = r.stable ? "not stable (a bitonic network)" : "whole-array sort";
-        return nullptr;
-    }
-    return make_typed<SeedHybrid>(r.dtype, r.pairs);
+std::unique_ptr<DeviceRival> make_seed_naive(const Regime &r, const RivalEnv &, std::string *why) {
+    return seed_regime_ok(r, why) ? make_typed<SeedNaive>(r.dtype, r.pairs()) : nullptr;
+}
+
+std::unique_ptr<DeviceRival> make_seed_hybrid(const Regime &r, const RivalEnv &, std::string *why) {
+    return seed_regime_ok(r, why) ? make_typed<SeedHybrid>(r.dtype, r.pairs()) : nullptr;
 }
 
 } // namespace wsb
