@@ -88,6 +88,13 @@ static const char sort_help[] =
     "      --device-budget SIZE  CUDA backend: device memory the sort may use, in bytes\n"
     "                          (16M = 16 MiB; default: the free memory); larger files are\n"
     "                          sorted out of core, through host memory\n"
+    "      --row-length L      sort each row of L keys on its own (the keys must be\n"
+    "                          whole rows; values, if any, follow within the row)\n"
+    "      --offsets OFILE     sort each segment on its own: OFILE holds S + 1 u64\n"
+    "                          offsets (native byte order), 0 first, the key count\n"
+    "                          last, never decreasing; segment s is keys\n"
+    "                          offsets[s] .. offsets[s+1]-1 (a bad offset is an\n"
+    "                          error naming its index; nothing is written)\n"
     "\n"
     "Order: -0.0 before +0.0; NaNs (any sign) after +inf ascending, first descending.\n";
 
