@@ -15,15 +15,15 @@ static int ws_topk_overlap(const void *a, size_t abytes, const void *b, size_t b
 }
 
 /* An element size of 4 or 8 and an aligned, non-NULL pointer. */
-static warpsort_status_t ws_topk_check_array(warpsort_context_t *ctx, const void *p,
-                                             size_t bytes, const char *what, const char *fn) {
+static warpsort_status_t ws_topk_check_array(warpsort_context_t *ctx, const void *p, size_t bytes,
+                                             const char *what, const char *fn) {
     if (bytes != 4 && bytes != 8)
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %s size must be 4 or 8, got %zu",
-                        fn, what, bytes);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %s size must be 4 or 8, got %zu", fn,
+                        what, bytes);
     if (!p) return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: %s is NULL", fn, what);
     if ((uintptr_t)p % bytes)
-        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: %s %p not aligned to %zu bytes", fn, what,
-                        p, bytes);
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: %s %p not aligned to %zu bytes", fn, what, p,
+                        bytes);
     return WARPSORT_OK;
 }
 
@@ -39,8 +39,8 @@ static warpsort_status_t ws_topk_check(warpsort_context_t *ctx, const ws_topk_ar
                         "%s: unknown flag bits 0x%x (top-k takes WARPSORT_TOPK_SMALLEST)", fn,
                         flags & ~(unsigned)WS_TOPK_KNOWN_FLAGS);
     if (a->row_len && a->rows > WS_TOPK_MAX_N / a->row_len)
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %zu rows of %zu keys is too large",
-                        fn, a->rows, a->row_len);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %zu rows of %zu keys is too large", fn,
+                        a->rows, a->row_len);
     if (a->k == 0 || a->k > a->row_len)
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
                         "%s: k = %zu must be between 1 and the row length %zu", fn, a->k,
@@ -50,15 +50,14 @@ static warpsort_status_t ws_topk_check(warpsort_context_t *ctx, const ws_topk_ar
     if (!a->out_keys && !a->out_indices)
         return ws_error(ctx, WARPSORT_NULL_POINTER,
                         "%s: out_keys and out_indices are both NULL (nothing to write)", fn);
-    if (a->out_keys && (st = ws_topk_check_array(ctx, a->out_keys, kb, "out_keys", fn)))
-        return st;
+    if (a->out_keys && (st = ws_topk_check_array(ctx, a->out_keys, kb, "out_keys", fn))) return st;
     if (a->out_indices &&
         (st = ws_topk_check_array(ctx, a->out_indices, a->index_bytes, "out_indices", fn)))
         return st;
     if (a->out_indices && a->index_bytes == 4 && a->row_len > (size_t)UINT32_MAX + 1)
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
-                        "%s: rows of %zu keys need 8-byte indices (index_bytes = 4 holds 2^32)",
-                        fn, a->row_len);
+                        "%s: rows of %zu keys need 8-byte indices (index_bytes = 4 holds 2^32)", fn,
+                        a->row_len);
     if ((a->values == NULL) != (a->out_values == NULL))
         return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: %s is NULL but %s is not", fn,
                         a->values ? "out_values" : "values", a->values ? "values" : "out_values");
@@ -88,8 +87,8 @@ static warpsort_status_t ws_topk_check(warpsort_context_t *ctx, const ws_topk_ar
     return WARPSORT_OK;
 }
 
-static warpsort_status_t ws_topk_entry(warpsort_context_t *ctx, ws_topk_args_t *a,
-                                       unsigned flags, const char *fn) {
+static warpsort_status_t ws_topk_entry(warpsort_context_t *ctx, ws_topk_args_t *a, unsigned flags,
+                                       const char *fn) {
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     ctx->last_error[0] = '\0';
     if (!a->values) a->value_bytes = 0;
@@ -116,8 +115,7 @@ static warpsort_status_t ws_topk_entry(warpsort_context_t *ctx, ws_topk_args_t *
 warpsort_status_t warpsort_topk(warpsort_context_t *ctx, const void *keys, size_t n,
                                 warpsort_dtype_t dtype, size_t k, unsigned flags, void *out_keys,
                                 void *out_indices, size_t index_bytes) {
-    ws_topk_args_t a = {keys, NULL, 1, n, k, dtype, 0, index_bytes, 0, out_keys, NULL,
-                        out_indices};
+    ws_topk_args_t a = {keys, NULL, 1, n, k, dtype, 0, index_bytes, 0, out_keys, NULL, out_indices};
     return ws_topk_entry(ctx, &a, flags, "warpsort_topk");
 }
 
@@ -125,18 +123,17 @@ warpsort_status_t warpsort_topk_rows(warpsort_context_t *ctx, const void *keys, 
                                      size_t row_len, warpsort_dtype_t dtype, size_t k,
                                      unsigned flags, void *out_keys, void *out_indices,
                                      size_t index_bytes) {
-    ws_topk_args_t a = {keys, NULL, rows, row_len, k, dtype, 0, index_bytes, 0, out_keys, NULL,
-                        out_indices};
+    ws_topk_args_t a = {keys, NULL,        rows, row_len,  k,    dtype,
+                        0,    index_bytes, 0,    out_keys, NULL, out_indices};
     return ws_topk_entry(ctx, &a, flags, "warpsort_topk_rows");
 }
 
-warpsort_status_t warpsort_topk_pairs(warpsort_context_t *ctx, const void *keys,
-                                      const void *values, size_t rows, size_t row_len,
-                                      warpsort_dtype_t dtype, size_t value_bytes, size_t k,
-                                      unsigned flags, void *out_keys, void *out_values,
-                                      void *out_indices, size_t index_bytes) {
-    ws_topk_args_t a = {keys,  values,      rows,        row_len,  k,          dtype,
-                        value_bytes, index_bytes, 0, out_keys, out_values, out_indices};
+warpsort_status_t warpsort_topk_pairs(warpsort_context_t *ctx, const void *keys, const void *values,
+                                      size_t rows, size_t row_len, warpsort_dtype_t dtype,
+                                      size_t value_bytes, size_t k, unsigned flags, void *out_keys,
+                                      void *out_values, void *out_indices, size_t index_bytes) {
+    ws_topk_args_t a = {keys,        values,      rows, row_len,  k,          dtype,
+                        value_bytes, index_bytes, 0,    out_keys, out_values, out_indices};
     return ws_topk_entry(ctx, &a, flags, "warpsort_topk_pairs");
 }
 

@@ -61,9 +61,9 @@ static void ws_sift_down(ws_titem *h, size_t m, size_t pos) {
 
 struct ws_topk_job {
     const ws_topk_args_t *a;
-    unsigned kb;  /* key bytes */
-    int kind;     /* keybits.h kind of the dtype */
-    int desc;     /* 1: descending bits (the largest are best) */
+    unsigned kb; /* key bytes */
+    int kind;    /* keybits.h kind of the dtype */
+    int desc;    /* 1: descending bits (the largest are best) */
     unsigned nthreads;
     ws_titem *heaps; /* [nthreads][k] */
     size_t *run_len; /* chunks of one row: items in each thread's run */
@@ -169,7 +169,7 @@ static void ws_merge_runs(const struct ws_topk_job *j, unsigned *heap, size_t *p
         pos[t] = 0;
         if (j->run_len[t]) heap[m++] = t;
     }
-#define WS_HEAD(t) (j->heaps[(size_t)(t) * k + pos[t]])
+#define WS_HEAD(t) (j->heaps[(size_t)(t)*k + pos[t]])
     /* sift-down of a min-heap of run heads */
 #define WS_SIFT(start)                                                                  \
     do {                                                                                \
@@ -226,8 +226,7 @@ static unsigned ws_topk_threads(const warpsort_context_t *ctx, size_t n, size_t 
 warpsort_status_t ws_cpu_topk(warpsort_context_t *ctx, const ws_topk_args_t *a) {
     static const char fn[] = "warpsort_topk (cpu)";
     const size_t n = a->rows * a->row_len;
-    if (a->rows == 1 && a->row_len >= WS_TOPK_SORT_MIN_N &&
-        a->k > a->row_len / WS_TOPK_SORT_RATIO)
+    if (a->rows == 1 && a->row_len >= WS_TOPK_SORT_MIN_N && a->k > a->row_len / WS_TOPK_SORT_RATIO)
         return ws_topk_by_argsort(ctx, a);
 
     struct ws_topk_job j;

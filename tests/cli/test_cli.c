@@ -30,11 +30,13 @@
 
 #include <cmocka.h>
 
+#include "../cpu/topk_cases.h" /* the top-k oracle */
+
 #define STATE cli_t *c = *state
 
 static const warpsort_dtype_t all_dtypes[] = {WARPSORT_U32, WARPSORT_I32, WARPSORT_F32,
                                               WARPSORT_U64, WARPSORT_I64, WARPSORT_F64};
-static const char *const commands[] = {"run", "gen", "sort", "check", "bench"};
+static const char *const commands[] = {"run", "gen", "sort", "topk", "check", "bench"};
 
 static uint32_t f32_bits(float f) {
     uint32_t b;
@@ -1105,6 +1107,80 @@ static void test_threads_above_cap(void **state) {
     }
 }
 
+
+/* topk: keys and indices of a whole file and of rows, both directions and
+ * index sizes, judged by the top-k oracle (tests/cpu/topk_cases.h). */
+static void check_topk_files(cli_t *c, warpsort_dtype_t dt, size_t rows, size_t len, size_t k,
+                             int smallest, size_t ib) {
+    size_t in_bytes, kbytes, ibytes;
+    void *in = cli_read(c, "in.bin", &in_bytes);
+    void *keys = cli_read(c, "top.bin", &kbytes);
+    void *idx = cli_read(c, "idx.bin", &ibytes);
+    const size_t kb = warpsort_dtype_size(dt);
+    assert_int_equal(in_bytes, rows * len * kb);
+    assert_int_equal(kbytes, rows * k * kb);
+    assert_int_equal(ibytes, rows * k * ib);
+    tk_case_t tc = {dt, smallest, rows, len, k, KEYGEN_RANDOM, 0, ib, 0, TK_BOTH};
+    size_t *order = malloc(len * sizeof *order);
+    uint64_t *sel = malloc(k * sizeof *sel);
+    char msg[512];
+    for (size_t r = 0; r < rows; r++)
+        if (tk_check_row(&tc, in, NULL, r, keys, idx, NULL, order, sel, msg, sizeof msg))
+            fail_msg("%s", msg);
+    free(order);
+    free(sel);
+    free(in);
+    free(keys);
+    free(idx);
+}
+
+static void test_topk_file_and_rows(void **state) {
+    STATE;
+    for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
+        const warpsort_dtype_t dt = all_dtypes[d];
+        const char *name = warpsort_dtype_name(dt);
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name,
+                                 "--dist", "nan-mix", "--seed", "7", NULL), 0);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "33", "-o",
+                                 "top.bin", "--indices-out", "idx.bin", NULL), 0);
+        check_topk_files(c, dt, 1, 3000, 33, 0, 8);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "3000",
+                                 "--smallest", "-o", "top.bin", "--indices-out", "idx.bin",
+                                 "--index-bytes", "4", NULL), 0);
+        check_topk_files(c, dt, 1, 3000, 3000, 1, 4);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "7",
+                                 "--row-length", "100", "-o", "top.bin", "--indices-out",
+                                 "idx.bin", NULL), 0);
+        check_topk_files(c, dt, 30, 100, 7, 0, 8);
+    }
+}
+
+/* Bad k, row length or outputs: exit 2, one line, outputs untouched. */
+static void test_topk_errors(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "100", "--dtype", "u32", NULL), 0);
+    cli_write(c, "top.bin", "old", 3);
+    static const char *const bad[][4] = {{"-k", "0", NULL, NULL},
+                                         {"-k", "101", NULL, NULL},
+                                         {"-k", "3", "--row-length", "7"},
+                                         {"-k", "8", "--row-length", "5"},
+                                         {"-k", "3", "--index-bytes", "2"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", bad[i][0], bad[i][1],
+                                 "-o", "top.bin", "--indices-out", "idx.bin", bad[i][2],
+                                 bad[i][3], NULL),
+                         2);
+        size_t bytes;
+        char *old = cli_read(c, "top.bin", &bytes);
+        assert_int_equal(bytes, 3);
+        assert_memory_equal(old, "old", 3);
+        free(old);
+        assert_false(cli_exists(c, "idx.bin"));
+    }
+    assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", "-k", "3", NULL), 2);
+    assert_int_equal(cli_run(c, "topk", "in.bin", "-k", "3", "-o", "top.bin", NULL), 2);
+}
+
 /*====================================================================
  * sort --row-length / --offsets: batched rows and segments
  *==================================================================*/
@@ -1229,6 +1305,7 @@ int main(int argc, char **argv) {
         T(test_stable_ascending),                T(test_stable_descending),
         T(test_sort_rows_and_segments),          T(test_sort_segments_errors),
         T(test_float_order),                     T(test_sort_out_of_core_gpu),
+        T(test_topk_file_and_rows),              T(test_topk_errors),
     };
     const struct CMUnitTest errors[] = {
         T(test_error_missing_file),

@@ -8,8 +8,8 @@
 #include "topk_cases.h"
 #include "wt_cmocka.h"
 
-static warpsort_context_t *g_ctx;  /* 4 threads: single rows are cut in chunks */
-static warpsort_context_t *g_one;  /* 1 thread */
+static warpsort_context_t *g_ctx; /* 4 threads: single rows are cut in chunks */
+static warpsort_context_t *g_one; /* 1 thread */
 static int g_quick;
 
 static void run(warpsort_context_t *ctx, tk_case_t c) {
@@ -22,8 +22,8 @@ static void run(warpsort_context_t *ctx, tk_case_t c) {
 static const size_t g_lengths[] = {1, 2, 3, 31, 32, 33, 100, 255, 256, 257, 1000, 4095, 4096, 5000};
 
 static void ks_for(size_t n, size_t *ks, size_t *count) {
-    const size_t cand[] = {1, 2, 31, 32, 33, 63, 64, 65, 255, 256, 257,
-                           n / 8, n / 8 + 1, n / 8 - 1, n - 1, n};
+    const size_t cand[] = {1,   2,   31,  32,    33,        63,        64,    65,
+                           255, 256, 257, n / 8, n / 8 + 1, n / 8 - 1, n - 1, n};
     *count = 0;
     for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
         size_t k = cand[i];
@@ -37,8 +37,8 @@ static void ks_for(size_t n, size_t *ks, size_t *count) {
 /* state: the dtype. Every length, every k, both directions, some dists. */
 static void test_single_rows(void **state) {
     const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
-    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_NAN_MIX, KEYGEN_FEW, KEYGEN_EQUAL,
-                                   KEYGEN_SORTED, KEYGEN_REVERSED};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_NAN_MIX, KEYGEN_FEW,
+                                   KEYGEN_EQUAL,  KEYGEN_SORTED,  KEYGEN_REVERSED};
     for (size_t li = 0; li < sizeof g_lengths / sizeof g_lengths[0]; li++) {
         const size_t n = g_lengths[li];
         size_t ks[16], nk;
@@ -77,8 +77,8 @@ static void test_rows(void **state) {
         const size_t ks[] = {1, 2, len > 32 ? 32 : len, len - (len > 1), len};
         for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
             for (int sm = 0; sm < 2 && ks[i] <= len; sm++)
-                run(g_ctx, (tk_case_t){dt, sm, rows, len, ks[i], KEYGEN_NAN_MIX, 21 + s,
-                                       4, 0, TK_BOTH});
+                run(g_ctx,
+                    (tk_case_t){dt, sm, rows, len, ks[i], KEYGEN_NAN_MIX, 21 + s, 4, 0, TK_BOTH});
     }
     /* many rows spread over the threads */
     run(g_ctx, (tk_case_t){dt, 0, 300, 1000, 10, KEYGEN_RANDOM, 4, 8, 0, TK_BOTH});
@@ -126,9 +126,9 @@ static void test_float_specials(void **state) {
     assert_int_equal(idx[4], 0); /* +0.0 before -0.0 when largest */
     assert_int_equal(idx[5], 1);
     assert_true(out[6] == -1.0f && out[7] == -inf);
-    assert_int_equal(warpsort_topk(g_ctx, keys, 8, WARPSORT_F32, 3, WARPSORT_TOPK_SMALLEST, out,
-                                   idx, 8),
-                     WARPSORT_OK);
+    assert_int_equal(
+        warpsort_topk(g_ctx, keys, 8, WARPSORT_F32, 3, WARPSORT_TOPK_SMALLEST, out, idx, 8),
+        WARPSORT_OK);
     assert_int_equal(idx[0], 4);
     assert_int_equal(idx[1], 7);
     assert_int_equal(idx[2], 1); /* -0.0 */
@@ -157,22 +157,26 @@ static void test_bad_arguments(void **state) {
     memcpy(canary[1], oi, sizeof oi);
     memcpy(canary[2], ov, sizeof ov);
     const size_t all = sizeof ok;
-#define EXPECT(call, want)                                 \
-    do {                                                   \
-        warpsort_status_t st_ = (call);                    \
-        expect_untouched(st_, want, ok, canary[0], all);   \
-        assert_memory_equal(oi, canary[1], all);           \
-        assert_memory_equal(ov, canary[2], all);           \
+#define EXPECT(call, want)                               \
+    do {                                                 \
+        warpsort_status_t st_ = (call);                  \
+        expect_untouched(st_, want, ok, canary[0], all); \
+        assert_memory_equal(oi, canary[1], all);         \
+        assert_memory_equal(ov, canary[2], all);         \
     } while (0)
-    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 0, 0, ok, oi, 8), WARPSORT_INVALID_ARGUMENT);
+    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 0, 0, ok, oi, 8),
+           WARPSORT_INVALID_ARGUMENT);
     assert_non_null(strstr(warpsort_last_error(g_ctx), "k = 0"));
-    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 65, 0, ok, oi, 8), WARPSORT_INVALID_ARGUMENT);
+    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 65, 0, ok, oi, 8),
+           WARPSORT_INVALID_ARGUMENT);
     assert_non_null(strstr(warpsort_last_error(g_ctx), "k = 65"));
     EXPECT(warpsort_topk_rows(g_ctx, keys, 4, 16, WARPSORT_U64, 17, 0, ok, oi, 8),
            WARPSORT_INVALID_ARGUMENT);
     EXPECT(warpsort_topk(g_ctx, NULL, 64, WARPSORT_U64, 3, 0, ok, oi, 8), WARPSORT_NULL_POINTER);
-    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 3, 0, NULL, NULL, 8), WARPSORT_NULL_POINTER);
-    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 3, 0, ok, oi, 2), WARPSORT_INVALID_ARGUMENT);
+    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 3, 0, NULL, NULL, 8),
+           WARPSORT_NULL_POINTER);
+    EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 3, 0, ok, oi, 2),
+           WARPSORT_INVALID_ARGUMENT);
     EXPECT(warpsort_topk(g_ctx, keys, 64, (warpsort_dtype_t)9, 3, 0, ok, oi, 8),
            WARPSORT_UNSUPPORTED_DTYPE);
     EXPECT(warpsort_topk(g_ctx, keys, 64, WARPSORT_U64, 3, WARPSORT_DESCENDING, ok, oi, 8),
@@ -187,8 +191,9 @@ static void test_bad_arguments(void **state) {
            WARPSORT_NULL_POINTER);
     EXPECT(warpsort_topk_pairs(g_ctx, keys, vals, 1, 64, WARPSORT_U64, 3, 3, 0, ok, ov, oi, 8),
            WARPSORT_INVALID_ARGUMENT);
-    EXPECT(warpsort_topk_pairs(g_ctx, keys, vals, 1, 64, WARPSORT_U64, 8, 3, 0, ok, vals + 1, oi, 8),
-           WARPSORT_OVERLAP);
+    EXPECT(
+        warpsort_topk_pairs(g_ctx, keys, vals, 1, 64, WARPSORT_U64, 8, 3, 0, ok, vals + 1, oi, 8),
+        WARPSORT_OVERLAP);
     /* empty calls succeed and write nothing */
     EXPECT(warpsort_topk(g_ctx, keys, 0, WARPSORT_U64, 0, 0, ok, oi, 8), WARPSORT_OK);
     EXPECT(warpsort_topk_rows(g_ctx, keys, 0, 16, WARPSORT_U64, 3, 0, ok, oi, 8), WARPSORT_OK);
@@ -233,14 +238,14 @@ int main(int argc, char **argv) {
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
             snprintf(names[f][d], sizeof names[f][d], "topk_%s_%s", kinds[f],
                      warpsort_dtype_name((warpsort_dtype_t)d));
-            tests[count++] = (struct CMUnitTest){names[f][d], fns[f], NULL, NULL,
-                                                 (void *)(uintptr_t)d};
+            tests[count++] =
+                (struct CMUnitTest){names[f][d], fns[f], NULL, NULL, (void *)(uintptr_t)d};
         }
     tests[count++] = (struct CMUnitTest){"topk_equal_keys", test_equal_keys_take_lowest_indices,
                                          NULL, NULL, NULL};
-    tests[count++] = (struct CMUnitTest){"topk_float_specials", test_float_specials, NULL, NULL,
-                                         NULL};
-    tests[count++] = (struct CMUnitTest){"topk_bad_arguments", test_bad_arguments, NULL, NULL,
-                                         NULL};
+    tests[count++] =
+        (struct CMUnitTest){"topk_float_specials", test_float_specials, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"topk_bad_arguments", test_bad_arguments, NULL, NULL, NULL};
     return _cmocka_run_group_tests("topk", tests, count, setup, teardown);
 }

@@ -42,8 +42,9 @@ static inline void tk_describe(const tk_case_t *c, char *buf, size_t len) {
     snprintf(buf, len, "topk %s %s rows=%zu len=%zu k=%zu %s i%zu v%zu%s",
              warpsort_dtype_name(c->dtype), c->smallest ? "smallest" : "largest", c->rows,
              c->row_len, c->k, keygen_dist_name(c->dist), c->index_bytes, c->value_bytes,
-             c->outputs == TK_KEYS_ONLY ? " keys-only"
-             : c->outputs == TK_INDICES_ONLY ? " indices-only" : "");
+             c->outputs == TK_KEYS_ONLY      ? " keys-only"
+             : c->outputs == TK_INDICES_ONLY ? " indices-only"
+                                             : "");
 }
 
 static inline int tk_fail(char *msg, size_t len, const char *fmt, ...) {
@@ -59,14 +60,14 @@ static const void *tk_sort_keys;
 static size_t tk_sort_kb;
 static warpsort_dtype_t tk_sort_dtype;
 static int tk_sort_sign;
-static int tk_cmp_index(const void *pa, const void *pb) {
+static inline int tk_cmp_index(const void *pa, const void *pb) {
     const size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     int c = tk_sort_sign * wt_ref_cmp(wt_bits(tk_sort_keys, a, tk_sort_kb),
                                       wt_bits(tk_sort_keys, b, tk_sort_kb), tk_sort_dtype);
     if (c) return c;
     return a < b ? -1 : a > b;
 }
-static int tk_cmp_u64(const void *pa, const void *pb) {
+static inline int tk_cmp_u64(const void *pa, const void *pb) {
     const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
     return a < b ? -1 : a > b;
 }
@@ -74,9 +75,9 @@ static int tk_cmp_u64(const void *pa, const void *pb) {
 /* Checks row `row` of the outputs (host copies; keys of the whole input).
  * out_keys or out_idx may be NULL (not requested). order[] and sel[] are
  * scratch of row_len and k elements. */
-static int tk_check_row(const tk_case_t *c, const void *keys, const void *values, size_t row,
-                        const void *out_keys, const void *out_idx, const void *out_vals,
-                        size_t *order, uint64_t *sel, char *msg, size_t len) {
+static inline int tk_check_row(const tk_case_t *c, const void *keys, const void *values, size_t row,
+                               const void *out_keys, const void *out_idx, const void *out_vals,
+                               size_t *order, uint64_t *sel, char *msg, size_t len) {
     const size_t kb = warpsort_dtype_size(c->dtype), L = c->row_len, k = c->k;
     const void *rk = (const char *)keys + row * L * kb;
     const int sign = c->smallest ? 1 : -1;
@@ -94,8 +95,8 @@ static int tk_check_row(const tk_case_t *c, const void *keys, const void *values
             uint64_t got = wt_bits(out_keys, row * k + r, kb);
             uint64_t want = wt_bits(rk, order[r], kb);
             if (wt_is_nan(want, c->dtype) ? !wt_is_nan(got, c->dtype) : got != want)
-                return tk_fail(msg, len, "row %zu rank %zu: key 0x%llx, reference 0x%llx", row,
-                               r, (unsigned long long)got, (unsigned long long)want);
+                return tk_fail(msg, len, "row %zu rank %zu: key 0x%llx, reference 0x%llx", row, r,
+                               (unsigned long long)got, (unsigned long long)want);
         }
         return 0;
     }
@@ -115,8 +116,8 @@ static int tk_check_row(const tk_case_t *c, const void *keys, const void *values
         const uint64_t bits = wt_bits(rk, idx, kb);
         sel[r] = bits;
         if (out_keys && wt_bits(out_keys, row * k + r, kb) != bits)
-            bad = tk_fail(msg, len, "row %zu rank %zu: key 0x%llx is not keys[%llu] = 0x%llx",
-                          row, r, (unsigned long long)wt_bits(out_keys, row * k + r, kb),
+            bad = tk_fail(msg, len, "row %zu rank %zu: key 0x%llx is not keys[%llu] = 0x%llx", row,
+                          r, (unsigned long long)wt_bits(out_keys, row * k + r, kb),
                           (unsigned long long)idx, (unsigned long long)bits);
         if (!bad && out_vals &&
             wt_bits(out_vals, row * k + r, c->value_bytes) !=
@@ -131,7 +132,7 @@ static int tk_check_row(const tk_case_t *c, const void *keys, const void *values
         }
         const uint64_t want = wt_bits(rk, order[r], kb);
         if (!bad && (wt_is_nan(want, c->dtype) ? !wt_is_nan(bits, c->dtype)
-                                                : (idx != order[r] || bits != want)))
+                                               : (idx != order[r] || bits != want)))
             bad = tk_fail(msg, len, "row %zu rank %zu: index %llu, reference index %zu", row, r,
                           (unsigned long long)idx, order[r]);
         prev_bits = bits;
@@ -163,9 +164,8 @@ static inline warpsort_status_t tk_call(warpsort_context_t *ctx, const tk_case_t
                                         void *out_vals, void *out_idx) {
     const unsigned flags = c->smallest ? WARPSORT_TOPK_SMALLEST : 0u;
     if (values)
-        return warpsort_topk_pairs(ctx, keys, values, c->rows, c->row_len, c->dtype,
-                                   c->value_bytes, c->k, flags, out_keys, out_vals, out_idx,
-                                   c->index_bytes);
+        return warpsort_topk_pairs(ctx, keys, values, c->rows, c->row_len, c->dtype, c->value_bytes,
+                                   c->k, flags, out_keys, out_vals, out_idx, c->index_bytes);
     if (c->rows == 1)
         return warpsort_topk(ctx, keys, c->row_len, c->dtype, c->k, flags, out_keys, out_idx,
                              c->index_bytes);
@@ -176,8 +176,8 @@ static inline warpsort_status_t tk_call(warpsort_context_t *ctx, const tk_case_t
 /* Runs c on ctx with arrays in mem and checks it. If same is not NULL the
  * outputs must also be byte-identical to those of ctx `same` on host
  * memory (the GPU against the CPU backend). 0 on success. */
-static int tk_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const tk_case_t *c,
-                       warpsort_context_t *same, char *msg, size_t len) {
+static inline int tk_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const tk_case_t *c,
+                              warpsort_context_t *same, char *msg, size_t len) {
     const size_t kb = warpsort_dtype_size(c->dtype), vb = c->value_bytes, ib = c->index_bytes;
     const size_t n = c->rows * c->row_len, m = c->rows * c->k;
     const int want_keys = c->outputs != TK_INDICES_ONLY, want_idx = c->outputs != TK_KEYS_ONLY;
@@ -202,7 +202,8 @@ static int tk_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const tk
         bad = tk_fail(msg, len, "cannot allocate %s memory", mem->name);
         goto done;
     }
-    if (mem->upload(dk, keys, n * kb, mem->user) || (vb && mem->upload(dv, values, n * vb, mem->user))) {
+    if (mem->upload(dk, keys, n * kb, mem->user) ||
+        (vb && mem->upload(dv, values, n * vb, mem->user))) {
         bad = tk_fail(msg, len, "upload failed");
         goto done;
     }
@@ -231,12 +232,12 @@ static int tk_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const tk
         if (!sk || !si || !sv) {
             bad = tk_fail(msg, len, "out of host memory");
         } else {
-            st = tk_call(same, c, keys, vb ? values : NULL, want_keys ? sk : NULL,
-                         vb ? sv : NULL, want_idx ? si : NULL);
+            st = tk_call(same, c, keys, vb ? values : NULL, want_keys ? sk : NULL, vb ? sv : NULL,
+                         want_idx ? si : NULL);
             if (st != WARPSORT_OK)
                 bad = tk_fail(msg, len, "reference backend: %s", warpsort_last_error(same));
-            else if ((want_keys && memcmp(sk, ok, m * kb)) || (want_idx && memcmp(si, oi, m * ib)) ||
-                     (vb && memcmp(sv, ov, m * vb)))
+            else if ((want_keys && memcmp(sk, ok, m * kb)) ||
+                     (want_idx && memcmp(si, oi, m * ib)) || (vb && memcmp(sv, ov, m * vb)))
                 bad = tk_fail(msg, len, "differs from the %s backend",
                               warpsort_backend_name(warpsort_get_backend(same)));
         }
