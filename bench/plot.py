@@ -3,9 +3,12 @@
 
 usage: python3 bench/plot.py RESULTS.json [--out DIR]
 
+RESULTS.json: written by `warpsort_bench device` or `warpsort_bench wide-pairs`
+(schema warpsort-bench/2), or by the harness of before the modes (warpsort-bench/1).
+
 One PNG per regime (dtype x keys/pairs x distribution [x segment size]), one line
 per rival, log2(n) on the x axis, written next to the JSON (or into DIR) as
-<json stem>_<dtype>_<kind>_<dist>[_seg<S>].png. Only verified rows are drawn;
+<json stem>_<dtype>_<kind>[64]_<dist>[_seg<S>].png (64: 8-byte values). Only verified rows are drawn;
 rows that FAILED verification or errored are listed on the plot in red. A dashed
 line marks the keys/s at which one pass over memory (read + write of every key
 and value) would run at the measured copy bandwidth.
@@ -13,7 +16,7 @@ and value) would run at the measured copy bandwidth.
 usage: python3 bench/plot.py --timeline TRACE.csv [--calls 0,1] [-o OUT.png]
 
 Timelines of host-array sorts: TRACE.csv is the library's own trace
-(WARPSORT_TRACE=FILE, as `warpsort_host_bench --timeline` and scripts/gpu.sh
+(WARPSORT_TRACE=FILE, as `warpsort_bench host --timeline` and scripts/gpu.sh
 bench-host write it); one panel per call, one row per lane (phase, host staging
 threads, H2D stream, compute stream, D2H stream), so the copies can be seen
 overlapping the sort. Prints each lane's busy time per kind of span.
@@ -27,12 +30,14 @@ import sys
 RIVAL_STYLE = {  # fixed colours so plots compare across runs
     "warpsort": ("#d62728", "o", 2.4),
     "cub-radix": ("#1f77b4", "s", 1.6),
+    "cub-radix-i32": ("#aec7e8", "s", 1.2),
     "cub-merge": ("#2ca02c", "^", 1.6),
     "cub-segmented": ("#17becf", "v", 1.6),
     "thrust": ("#9467bd", "D", 1.6),
     "seed-naive": ("#7f7f7f", "x", 1.2),
     "seed-hybrid": ("#8c564b", "+", 1.2),
     "warpsort-cpu": ("#ff7f0e", "*", 1.2),
+    "warpsort-host": ("#e377c2", "P", 1.2),
 }
 
 
@@ -51,23 +56,27 @@ def load(path):
         die(f"{path} is not valid JSON: {e}")
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         die(f"{path} has no 'rows' list: not a warpsort_bench results file")
-    if data.get("schema") != "warpsort-bench/1":
-        die(f"{path}: unknown schema {data.get('schema')!r} (expected 'warpsort-bench/1')")
+    schema = data.get("schema")
+    if schema not in ("warpsort-bench/1", "warpsort-bench/2"):
+        die(f"{path}: unknown schema {schema!r} (expected 'warpsort-bench/1' or '/2')")
+    if schema == "warpsort-bench/2" and data.get("mode") not in ("device", "wide-pairs"):
+        die(f"{path}: mode {data.get('mode')!r} has no n sweep to plot (device and wide-pairs do)")
     return data
 
 
 def regime_key(row):
-    return (row["dtype"], row["kind"], row["dist"], int(row.get("segment_size", 0)))
+    vb = int(row.get("value_bytes", 4 if row["kind"] == "pairs" else 0))
+    return (row["dtype"], row["kind"], row["dist"], int(row.get("segment_size", 0)), vb)
 
 
 def regime_file_part(key):
-    dtype, kind, dist, seg = key
-    return f"{dtype}_{kind}_{dist}" + (f"_seg{seg}" if seg else "")
+    dtype, kind, dist, seg, vb = key
+    return f"{dtype}_{kind}{'64' if vb == 8 else ''}_{dist}" + (f"_seg{seg}" if seg else "")
 
 
 def regime_title(key):
-    dtype, kind, dist, seg = key
-    kind_text = "keys only" if kind == "keys" else "key/value pairs (u32 values)"
+    dtype, kind, dist, seg, vb = key
+    kind_text = "keys only" if kind == "keys" else f"key/value pairs (u{8 * vb} values)"
     seg_text = f", segments of {seg}" if seg else ""
     return f"{dtype} {kind_text}, {dist} input{seg_text}"
 

@@ -29,8 +29,9 @@ extern "C" {
 /*======================================================================
  * Version
  *====================================================================*/
+/* The one place the version is defined: CMakeLists.txt reads these three lines. */
 #define WARPSORT_VERSION_MAJOR 0
-#define WARPSORT_VERSION_MINOR 2
+#define WARPSORT_VERSION_MINOR 3
 #define WARPSORT_VERSION_PATCH 0
 /* One comparable code: MAJOR*10000 + MINOR*100 + PATCH. */
 #define WARPSORT_VERSION_CODE \
@@ -263,6 +264,165 @@ WARPSORT_API warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void
 WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
                                    size_t n, warpsort_dtype_t key_dtype, size_t index_bytes,
                                    unsigned flags);
+
+/*======================================================================
+ * Top-k
+ *
+ * The k best keys of an array, or of each of `rows` rows of `row_len`
+ * keys (row r is keys[r*row_len .. r*row_len+row_len-1]), sorted best
+ * first, with their indices (positions inside the array or row).
+ *  - Default: the k largest in descending order (as torch.topk);
+ *    WARPSORT_TOPK_SMALLEST: the k smallest in ascending order. The order
+ *    is the library's (see "Sorting"): NaNs are the largest keys, so the
+ *    largest put NaNs first; -0.0 is below +0.0.
+ *  - Ties always go to the lower index, so the result is deterministic
+ *    and k = n gives the stable sort of the whole array.
+ *  - Outputs hold rows * k elements, row r's from r*k on: out_keys (the key
+ *    bits), out_indices (index_bytes 4, uint32_t, needs row_len <= 2^32; or
+ *    8, uint64_t) and, for the pairs form, out_values (values[idx] of the
+ *    same row; value_bytes 4 or 8). Either of out_keys / out_indices may be
+ *    NULL, not both; index_bytes is ignored when out_indices is NULL.
+ *  - 1 <= k <= row_len, else INVALID_ARGUMENT. rows = 0 or row_len = 0
+ *    with rows * row_len = 0 is an empty call (k is then not checked).
+ *    Outputs must not overlap each other or the inputs.
+ *  - Memory and errors as for the sorts: device or host memory on the CUDA
+ *    backend (device outputs are written asynchronously on the context's
+ *    stream), host memory on the CPU backend; on any error nothing is
+ *    written. With a workspace set (warpsort_set_workspace, sized by
+ *    warpsort_topk_workspace_size) a call on device memory neither
+ *    allocates nor synchronises with the host: it can be captured in a
+ *    CUDA graph.
+ *====================================================================*/
+
+/* Top-k flag (its own bit: never a sort flag): the k smallest, ascending. */
+#define WARPSORT_TOPK_SMALLEST 0x100u
+
+/* Top-k of one array of n keys. */
+WARPSORT_API warpsort_status_t warpsort_topk(warpsort_context_t *ctx, const void *keys, size_t n,
+                                             warpsort_dtype_t dtype, size_t k, unsigned flags,
+                                             void *out_keys, void *out_indices,
+                                             size_t index_bytes);
+
+/* Top-k of each row of a rows x row_len matrix (rows * row_len keys). */
+WARPSORT_API warpsort_status_t warpsort_topk_rows(warpsort_context_t *ctx, const void *keys,
+                                                  size_t rows, size_t row_len,
+                                                  warpsort_dtype_t dtype, size_t k,
+                                                  unsigned flags, void *out_keys,
+                                                  void *out_indices, size_t index_bytes);
+
+/* As warpsort_topk_rows (rows = 1: one array), with a value per key:
+ * out_values receives the values of the selected keys. values and
+ * out_values may both be NULL (then value_bytes is ignored). */
+WARPSORT_API warpsort_status_t warpsort_topk_pairs(warpsort_context_t *ctx, const void *keys,
+                                                   const void *values, size_t rows,
+                                                   size_t row_len, warpsort_dtype_t dtype,
+                                                   size_t value_bytes, size_t k, unsigned flags,
+                                                   void *out_keys, void *out_values,
+                                                   void *out_indices, size_t index_bytes);
+
+/* Bytes of workspace a top-k call on device memory needs on this context
+ * (value_bytes 0 for keys alone). Host arrays are staged through the
+ * workspace too: add rows * row_len * (key size + value size) and
+ * rows * k * (key size + value size + 8), each rounded up to a multiple of
+ * 256. 0 on the CPU backend. Returns a status only (ctx is const). */
+WARPSORT_API warpsort_status_t warpsort_topk_workspace_size(const warpsort_context_t *ctx,
+                                                            size_t rows, size_t row_len,
+                                                            warpsort_dtype_t dtype,
+                                                            size_t value_bytes, size_t k,
+                                                            size_t *bytes);
+
+/*======================================================================
+ * Batched rows and segments
+ *
+ * Many independent sorts in one call: `rows` consecutive rows of `row_len`
+ * items (row r is items r*row_len .. r*row_len+row_len-1), or segments of
+ * one array of n items given by num_segments + 1 offsets (segment s is
+ * items offsets[s] .. offsets[s+1]-1; an empty segment is legal). Each row
+ * or segment is sorted on its own, with the semantics of "Sorting": every
+ * dtype, WARPSORT_DESCENDING, WARPSORT_STABLE (the argsort form is always
+ * stable), the output a permutation of the input bits. The argsort form
+ * writes indices relative to each segment's start (as torch.sort(dim=-1)
+ * and numpy.argsort(axis=-1) return them); index_bytes 4 needs every
+ * segment to hold at most 2^32 items.
+ *
+ * Offsets are uint64_t, 8-byte aligned, and must satisfy offsets[0] = 0,
+ * offsets[s] <= offsets[s+1], offsets[num_segments] = n. The first index i
+ * that breaks one of these rules is "the first bad index": the call returns
+ * INVALID_ARGUMENT naming it in warpsort_last_error and writes nothing.
+ *  - Offsets in host memory (either backend) are checked on the host
+ *    before anything is queued.
+ *  - Offsets in device memory (CUDA backend) are checked on the device, by
+ *    a kernel that records the first bad index in the workspace; every sort
+ *    kernel of the call reads that verdict first and writes nothing if it
+ *    is set. Without a caller workspace the call waits for the verdict
+ *    (one 8-byte copy, before the sorts are queued) and reports it. With a
+ *    caller workspace the call neither waits nor allocates (it can be
+ *    captured in a CUDA graph); a bad offset then leaves the data
+ *    untouched and is reported by warpsort_segments_check.
+ * Memory as for the sorts: device memory is sorted asynchronously on the
+ * context's stream; host arrays are copied in whole, sorted and copied back
+ * (nothing is written to them unless the sort succeeded). For graph
+ * capture use device memory for the arrays and the offsets, and set a
+ * workspace of warpsort_segmented_workspace_size bytes.
+ *====================================================================*/
+
+/* Sorts each of `rows` rows of row_len keys in place. */
+WARPSORT_API warpsort_status_t warpsort_sort_rows(warpsort_context_t *ctx, void *keys,
+                                                  size_t rows, size_t row_len,
+                                                  warpsort_dtype_t dtype, unsigned flags);
+/* As warpsort_sort_rows, values (value_bytes 4 or 8) following their keys. */
+WARPSORT_API warpsort_status_t warpsort_sort_rows_pairs(warpsort_context_t *ctx, void *keys,
+                                                        void *values, size_t rows,
+                                                        size_t row_len, warpsort_dtype_t dtype,
+                                                        size_t value_bytes, unsigned flags);
+/* Writes each row's argsort (indices 0 .. row_len-1 within the row) to
+ * indices; keys are only read. */
+WARPSORT_API warpsort_status_t warpsort_argsort_rows(warpsort_context_t *ctx, const void *keys,
+                                                     void *indices, size_t rows, size_t row_len,
+                                                     warpsort_dtype_t dtype, size_t index_bytes,
+                                                     unsigned flags);
+
+/* Sorts each segment of keys[0, n) in place; offsets holds num_segments + 1
+ * entries (offsets = {0} with n = 0 for no segment). */
+WARPSORT_API warpsort_status_t warpsort_sort_segments(warpsort_context_t *ctx, void *keys,
+                                                      size_t n, const uint64_t *offsets,
+                                                      size_t num_segments,
+                                                      warpsort_dtype_t dtype, unsigned flags);
+/* As warpsort_sort_segments, values (value_bytes 4 or 8) following their keys. */
+WARPSORT_API warpsort_status_t warpsort_sort_segments_pairs(warpsort_context_t *ctx, void *keys,
+                                                            void *values, size_t n,
+                                                            const uint64_t *offsets,
+                                                            size_t num_segments,
+                                                            warpsort_dtype_t dtype,
+                                                            size_t value_bytes, unsigned flags);
+/* Segment-local argsort: indices[offsets[s] + j] is the position, relative
+ * to offsets[s], of the j-th key of segment s in sorted order. Stable. */
+WARPSORT_API warpsort_status_t warpsort_argsort_segments(warpsort_context_t *ctx,
+                                                         const void *keys, void *indices,
+                                                         size_t n, const uint64_t *offsets,
+                                                         size_t num_segments,
+                                                         warpsort_dtype_t dtype,
+                                                         size_t index_bytes, unsigned flags);
+
+/* Bytes of workspace a batched call on device memory needs: n items in
+ * num_segments segments (rows: rows * row_len items in `rows` segments),
+ * value_bytes 0 for keys alone; for the argsort forms the index size with
+ * WARPSORT_WORKSPACE_ARGSORT in flags. Host arrays are staged through the
+ * workspace too: add n * key size, n * value size and, for host offsets,
+ * (num_segments + 1) * 8, each rounded up to a multiple of 256. 0 on the
+ * CPU backend. Returns a status only (ctx is const). */
+WARPSORT_API warpsort_status_t warpsort_segmented_workspace_size(const warpsort_context_t *ctx,
+                                                                 size_t n, size_t num_segments,
+                                                                 warpsort_dtype_t dtype,
+                                                                 size_t value_bytes,
+                                                                 unsigned flags, size_t *bytes);
+
+/* Waits for the context's stream, then reports the offsets verdict of the
+ * last batched call on device offsets made with a caller workspace:
+ * INVALID_ARGUMENT naming the first bad index (that call wrote nothing),
+ * else OK. Call it before another call reuses the workspace. OK when there
+ * is no such call (and always on the CPU backend). */
+WARPSORT_API warpsort_status_t warpsort_segments_check(warpsort_context_t *ctx);
 
 /*======================================================================
  * Advanced: workspace control (CUDA backend)

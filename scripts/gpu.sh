@@ -17,11 +17,11 @@
 #       .git/info/exclude) instead of .gpu; 'run' unpacks it.
 #   scripts/gpu.sh run WHAT...      (on the GPU machine, from the repo root)
 #       WHAT: info | tests | quick | jit80 | sanitize | device-tests | examples |
-#             sanitize-device | bench-device | bench-quick | bench-sweep | bench-full |
+#             sanitize-device | bench-collectives | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
-#             bench-targets | kernel-times |
-#             radix-probe
+#             bench-targets | kernel-times
+#       every bench step runs the one harness, .gpu/warpsort_bench MODE (bench/README.md)
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
 #       few files); a summary table of each step's exit status is printed last.
@@ -34,23 +34,20 @@ stage() {
     set -e
     # The committed tuning table always: a failed stage-variant may have left a header set.
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DWARPSORT_TUNING_HEADER= >/dev/null
+        -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=ON -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_cli warpsort_bench \
-        warpsort_host_bench test_device warpsort_device_bench example_warp_sort_32x4 \
-        example_block_sort_pairs example_warp_compact radix_timing_probe wide_pairs
+        test_device example_warp_sort_32x4 example_block_sort_pairs example_warp_compact
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
        build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/cli/test_cli \
-       build-gpu/bench/warpsort_bench build-gpu/bench/warpsort_host_bench \
-       build-gpu/tests/device/test_device build-gpu/bench/warpsort_device_bench \
-       build-gpu/examples/example_* build-gpu/bench/radix_timing_probe \
-       build-gpu/bench/wide_pairs .gpu/
+       build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
+       build-gpu/examples/example_* .gpu/
     cp bench/plot.py .gpu/
     # The GPU suite through the JIT: no machine code, PTX for compute_80 only,
     # so the driver compiles it for the H100 as it would for a chip newer than
     # the build ('run jit80' adds the shared-memory limits of 8.x chips).
     cmake -S . -B build-gpu-jit80 -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DWARPSORT_BUILD_BENCH=OFF \
+        -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=OFF \
         -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu-jit80 test_gpu_props
     strip -o .gpu/test_gpu_props-jit80 build-gpu-jit80/tests/gpu/test_gpu_props
@@ -154,43 +151,39 @@ run() {
         device-tests) step device-tests .gpu/test_device ;;
         examples)
             for ex in .gpu/example_*; do step "${ex#.gpu/}" "$ex"; done ;;
-        bench-device) # the device API vs CUB's collectives, in-kernel
-            step bench-device .gpu/warpsort_device_bench --json "$out/bench-device.json" ;;
-        bench-quick) step bench-quick .gpu/warpsort_bench --quick --json "$out/bench-quick.json" ;;
-        bench-full) step bench-full .gpu/warpsort_bench --full --json "$out/bench-full.json" ;;
+        bench-collectives) # the device API vs CUB's collectives, in-kernel
+            step bench-collectives .gpu/warpsort_bench collectives --json "$out/bench-collectives.json" ;;
+        bench-quick) step bench-quick .gpu/warpsort_bench device --quick --json "$out/bench-quick.json" ;;
+        bench-full) step bench-full .gpu/warpsort_bench device --full --json "$out/bench-full.json" ;;
         bench-sweep) # the issue-4 regimes that fit a short lease: no cliff up to 2^30,
                      # every dtype, and the non-random distributions at 2^27
-            step bench-sweep .gpu/warpsort_bench --dtype u32,u64 --kind keys --dist random \
+            step bench-sweep .gpu/warpsort_bench device --dtype u32,u64 --kind keys --dist random \
                 --min-log 20 --max-log 30 --rivals warpsort,cub-radix,cub-merge \
                 --repeat 7 --json "$out/bench-sweep.json"
-            step bench-dists .gpu/warpsort_bench --dtype u32 --kind keys --dist all \
+            step bench-dists .gpu/warpsort_bench device --dtype u32 --kind keys --dist all \
                 --min-log 27 --max-log 27 --rivals warpsort,cub-radix,cub-merge \
                 --json "$out/bench-dists.json" ;;
         bench-targets) # the sample sort's closing set (issue 10), warpsort and CUB in one process
                        # per step: target rows, the 2^16..2^30 sweep with its plots, every
                        # distribution at 2^27, stable against unstable, 64-bit pairs
             local R=warpsort,cub-radix,cub-radix-i32,cub-merge
-            step targets-27 .gpu/warpsort_bench --rivals $R --dtype u32,f32 --kind keys,pairs \
+            step targets-27 .gpu/warpsort_bench device --rivals $R --dtype u32,f32 --kind keys,pairs \
                 --min-log 27 --max-log 27 --repeat 7 --json "$out/targets-27.json"
-            step targets-26 .gpu/warpsort_bench --rivals $R --dtype u64,f64 --kind keys,pairs \
+            step targets-26 .gpu/warpsort_bench device --rivals $R --dtype u64,f64 --kind keys,pairs \
                 --min-log 26 --max-log 26 --repeat 7 --json "$out/targets-26.json"
-            step sweep .gpu/warpsort_bench --rivals $R --dtype u32,u64 --kind keys --dist random \
+            step sweep .gpu/warpsort_bench device --rivals $R --dtype u32,u64 --kind keys --dist random \
                 --min-log 16 --max-log 30 --repeat 7 --json "$out/sweep.json"
             step plot-sweep python3 .gpu/plot.py "$out/sweep.json"
-            step dists .gpu/warpsort_bench --rivals $R --dtype u32 --kind keys --dist all \
+            step dists .gpu/warpsort_bench device --rivals $R --dtype u32 --kind keys --dist all \
                 --min-log 27 --max-log 27 --repeat 7 --json "$out/dists.json"
-            step stable .gpu/warpsort_bench --rivals warpsort --stable --dtype u32,u64 \
+            step stable .gpu/warpsort_bench device --rivals warpsort --stable --dtype u32,u64 \
                 --kind keys,pairs --min-log 27 --max-log 27 --repeat 7 --json "$out/stable.json"
-            step stable-baseline .gpu/warpsort_bench --rivals warpsort --dtype u32,u64 \
+            step stable-baseline .gpu/warpsort_bench device --rivals warpsort --dtype u32,u64 \
                 --kind keys,pairs --min-log 27 --max-log 27 --repeat 7 --json "$out/stable-baseline.json"
-            step bench-wide .gpu/wide_pairs --log 24,26 --dtype u64,f64 --repeat 7 \
-                --json "$out/bench-wide.json" ;;
+            step bench-wide .gpu/warpsort_bench wide-pairs --repeat 7 --json "$out/bench-wide.json" ;;
         main) step main .gpu/warpsort run ;;
         bench-wide) # 64-bit keys with 64-bit values against CUB radix and merge pairs
-            step bench-wide .gpu/wide_pairs --log 24,26 --dtype u64,f64 --repeat 7 \
-                --json "$out/bench-wide.json" ;;
-        radix-probe) # does a timing setting of the harness slow CUB's radix sort down?
-            step radix-probe .gpu/radix_timing_probe 27 ;;
+            step bench-wide .gpu/warpsort_bench wide-pairs --repeat 7 --json "$out/bench-wide.json" ;;
         pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
             step gpu-pipeline .gpu/test_gpu_pipeline ;;
         sanitize-split) # racecheck is too slow for one process over a quick suite: every
@@ -229,21 +222,15 @@ run() {
             mkdir -p "$out/cli-scratch"
             step cli-gpu env WARPSORT_CLI_PATH="$PWD/.gpu/warpsort" \
                 WARPSORT_TEST_TMP="$out/cli-scratch" .gpu/test_cli sort ;;
-        bench-host) # host-to-host rows (pageable, pinned, out of core), then the other
-                    # staging modes (registered, memcpy), and the timeline picture
-            step bench-host .gpu/warpsort_host_bench --sizes 10M,100M,1000M --repeat 5 \
+        bench-host) # host-to-host rows (pageable, pinned, out of core) and the timeline picture
+            step bench-host .gpu/warpsort_bench host --sizes 10M,100M,1000M --repeat 5 \
                 --ooc-n 2^32 --ooc-budget 4294967296 --json "$out/bench-host.json"
             # small host arrays against the pre-pipeline copy-sort-copy
-            step bench-host-small .gpu/warpsort_host_bench --sizes 2^10,2^12,2^14,2^16,2^18,2^20 \
+            step bench-host-small .gpu/warpsort_bench host --sizes 2^10,2^12,2^14,2^16,2^18,2^20 \
                 --repeat 11 --no-cpu --json "$out/bench-host-small.json"
-            step bench-host-register env WARPSORT_HOST_REGISTER=1 .gpu/warpsort_host_bench \
-                --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-register.json"
-            # staging by plain memcpy instead of streaming stores, same machine
-            step bench-host-memcpy env WARPSORT_STAGING_STORES=memcpy .gpu/warpsort_host_bench \
-                --sizes 100M --repeat 5 --no-cpu --json "$out/bench-host-memcpy.json"
             # the library's own trace (WARPSORT_TRACE) of one 100M pinned and pageable
-            # sort and one out-of-core sort of 2^30 keys under a 1 GiB budget
-            step host-timeline .gpu/warpsort_host_bench --timeline 100M --ooc-n 2^30 \
+            # sort and two out-of-core sorts of 2^30 keys under a 1 GiB budget
+            step host-timeline .gpu/warpsort_bench host --timeline 100M --ooc-n 2^30 \
                 --ooc-budget 1073741824 --trace "$out/host-timeline.csv"
             step plot-timeline python3 .gpu/plot.py --timeline "$out/host-timeline.csv" \
                 -o "$out/host-timeline.png" ;;
@@ -251,11 +238,11 @@ run() {
             for b in .gpu/warpsort_bench .gpu/warpsort_bench-*; do
                 [ -x "$b" ] || continue
                 local v=${b#.gpu/warpsort_bench}; v=${v#-}
-                step "variant-${v:-base}" "$b" --rivals warpsort --dtype u32,u64 --kind keys,pairs \
+                step "variant-${v:-base}" "$b" device --rivals warpsort --dtype u32,u64 --kind keys,pairs \
                     --min-log 24 --max-log 28 --repeat 7 --json "$out/variant-${v:-base}.json"
             done ;;
         bench-tune) # warpsort alone over the target regimes: the quick tuning loop
-            step bench-tune .gpu/warpsort_bench --rivals warpsort --dtype u32,f32,u64 \
+            step bench-tune .gpu/warpsort_bench device --rivals warpsort --dtype u32,f32,u64 \
                 --kind keys,pairs --min-log 20 --max-log 28 --repeat 7 \
                 --json "$out/bench-tune.json" ;;
         kernel-times) # per-kernel time of the sample sort (ncu at the chip's own clocks):
@@ -264,17 +251,17 @@ run() {
             for dt in u32 u64; do
                 n=27; [ "$dt" = u64 ] && n=26
                 step "kernel-times-$dt" ncu --clock-control none --metrics gpu__time_duration.sum \
-                    -k regex:'ws_' .gpu/warpsort_bench --rivals warpsort --dtype "$dt" --kind keys \
+                    -k regex:'ws_' .gpu/warpsort_bench device --rivals warpsort --dtype "$dt" --kind keys \
                     --min-log "$n" --max-log "$n" --repeat 1 --warmup 1 --no-json
             done ;;
         profile) # per-kernel time of one 2^27 u32 device sort (the sample sort's kernels),
                  # then ncu's full sections for its count, scatter and bucket sorts
             step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
-                -k regex:'ws_' --launch-count 20 .gpu/warpsort_bench --rivals warpsort --dtype u32 \
+                -k regex:'ws_' --launch-count 20 .gpu/warpsort_bench device --rivals warpsort --dtype u32 \
                 --kind keys --min-log 27 --max-log 27 --repeat 1 --warmup 1
             step profile-full ncu --set full --import-source no -f -o "$out/prof-sample" \
                 -k regex:'ws_dist_count|ws_dist_scatter|ws_bucket_sort' --launch-count 6 \
-                .gpu/warpsort_bench --rivals warpsort --dtype u32 --kind keys --min-log 27 \
+                .gpu/warpsort_bench device --rivals warpsort --dtype u32 --kind keys --min-log 27 \
                 --max-log 27 --repeat 1 --warmup 1
             step profile-details ncu -i "$out/prof-sample.ncu-rep" --page details ;;
         profile-sass) # ncu source counters (instructions, stalls per SASS line) of the

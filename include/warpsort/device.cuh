@@ -1,7 +1,7 @@
 /*
  * warpsort/device.cuh - the whole public device API in one include: key
- * traits, warp sort, block sort, block merge, warp primitives, and the
- * shared-memory layout they use. CUDA C++17, header-only, namespace
+ * traits, warp sort, block sort, block merge, segment sorts, warp
+ * primitives, and the shared-memory layout they use. CUDA C++17, header-only, namespace
  * warpsort; see docs/device-api.md.
  */
 #ifndef WARPSORT_DEVICE_CUH
@@ -10,6 +10,7 @@
 #include "block_merge.cuh"
 #include "block_sort.cuh"
 #include "key_traits.cuh"
+#include "segment_sort.cuh"
 #include "smem_layout.cuh"
 #include "warp_ops.cuh"
 #include "warp_sort.cuh"

@@ -129,33 +129,51 @@ static int ws_cuda_driver_loaded(void) {
     return 1;
 }
 
-static int ws_host_pointers(const void *a, const void *b) {
+static int ws_host_pointers(const void *const *ptrs, size_t count) {
     if (!ws_cuda_driver_loaded()) return 1;
-    return (!a || !ws_cuda_device_pointer(a)) && (!b || !ws_cuda_device_pointer(b));
+    for (size_t i = 0; i < count; i++)
+        if (ptrs[i] && ws_cuda_device_pointer(ptrs[i])) return 0;
+    return 1;
+}
+
+/* AUTO's choice for one call (ws_route). */
+static warpsort_status_t ws_route_auto(warpsort_context_t *ctx, size_t n, const void *const *ptrs,
+                                       size_t count, warpsort_backend_t *out) {
+    const int small = n < WS_AUTO_CPU_BELOW;
+    *out = WARPSORT_BACKEND_CPU;
+    if (small && !ctx->cuda && ws_host_pointers(ptrs, count)) return WARPSORT_OK;
+    warpsort_status_t st = ws_resolve_auto(ctx);
+    if (st != WARPSORT_OK) return st;
+    if (ctx->backend == WARPSORT_BACKEND_CPU || (small && ws_host_pointers(ptrs, count)))
+        return WARPSORT_OK;
+    *out = WARPSORT_BACKEND_CUDA;
+    return WARPSORT_OK;
 }
 #endif
 
-warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *a, const void *b,
-                           warpsort_backend_t *out) {
-    *out = WARPSORT_BACKEND_CPU;
+warpsort_status_t ws_resolve(warpsort_context_t *ctx) {
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->requested == WARPSORT_BACKEND_CPU) return WARPSORT_OK;
-    if (ctx->requested == WARPSORT_BACKEND_AUTO) {
-        const int small = n < WS_AUTO_CPU_BELOW;
-        if (small && !ctx->cuda && ws_host_pointers(a, b)) return WARPSORT_OK;
-        warpsort_status_t st = ws_resolve_auto(ctx);
-        if (st != WARPSORT_OK) return st;
-        if (ctx->backend == WARPSORT_BACKEND_CPU) return WARPSORT_OK;
-        if (small && ws_host_pointers(a, b)) return WARPSORT_OK;
-    }
-    *out = WARPSORT_BACKEND_CUDA;
+    return ws_resolve_auto(ctx);
 #else
     (void)ctx;
-    (void)n;
-    (void)a;
-    (void)b;
-#endif
     return WARPSORT_OK;
+#endif
+}
+
+warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *const *ptrs,
+                           size_t count, warpsort_backend_t *out) {
+    warpsort_status_t st = WARPSORT_OK;
+    *out = WARPSORT_BACKEND_CPU;
+#ifdef WARPSORT_HAVE_CUDA
+    if (ctx->requested == WARPSORT_BACKEND_CUDA) *out = WARPSORT_BACKEND_CUDA;
+    else if (ctx->requested == WARPSORT_BACKEND_AUTO) st = ws_route_auto(ctx, n, ptrs, count, out);
+#else
+    (void)n;
+    (void)ptrs;
+    (void)count;
+#endif
+    if (st == WARPSORT_OK) ctx->last_backend = *out;
+    return st;
 }
 
 warpsort_backend_t warpsort_get_backend(const warpsort_context_t *cctx) {
@@ -228,10 +246,10 @@ static warpsort_status_t ws_check_second(warpsort_context_t *ctx, const void *ke
 static warpsort_status_t ws_dispatch_sort_pairs(warpsort_context_t *ctx, void *keys,
                                                 void *values, size_t n, warpsort_dtype_t dtype,
                                                 size_t value_bytes, unsigned flags) {
+    const void *const arrays[2] = {keys, values};
     warpsort_backend_t b;
-    warpsort_status_t st = ws_route(ctx, n, keys, values, &b);
+    warpsort_status_t st = ws_route(ctx, n, arrays, 2, &b);
     if (st != WARPSORT_OK) return st;
-    ctx->last_backend = b;
 #ifdef WARPSORT_HAVE_CUDA
     if (b == WARPSORT_BACKEND_CUDA)
         return ws_cuda_sort_pairs(ctx, keys, values, n, dtype, value_bytes, flags);
@@ -276,10 +294,10 @@ warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, vo
         return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
                         "%s: n = %zu needs 8-byte indices (index_bytes = 4 holds 2^32)", fn, n);
     if (n == 0) return WARPSORT_OK;
+    const void *const arrays[2] = {keys, indices};
     warpsort_backend_t b;
-    st = ws_route(ctx, n, keys, indices, &b);
+    st = ws_route(ctx, n, arrays, 2, &b);
     if (st != WARPSORT_OK) return st;
-    ctx->last_backend = b;
 #ifdef WARPSORT_HAVE_CUDA
     if (b == WARPSORT_BACKEND_CUDA)
         return ws_cuda_argsort(ctx, keys, indices, n, dtype, index_bytes, flags);
@@ -302,8 +320,7 @@ warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t 
 #ifdef WARPSORT_HAVE_CUDA
     /* The workspace is for device calls: AUTO resolves here (a caller that
      * sizes a workspace is about to use the GPU). */
-    warpsort_context_t *mctx = (warpsort_context_t *)ctx;
-    warpsort_status_t st = ws_resolve_auto(mctx);
+    warpsort_status_t st = ws_resolve((warpsort_context_t *)ctx);
     if (st != WARPSORT_OK) return st;
     if (ctx->backend == WARPSORT_BACKEND_CUDA)
         return ws_cuda_workspace_size(ctx, n, dtype, value_bytes, flags, bytes);
@@ -316,7 +333,7 @@ warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, siz
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     ctx->last_error[0] = '\0';
 #ifdef WARPSORT_HAVE_CUDA
-    warpsort_status_t st = ws_resolve_auto(ctx);
+    warpsort_status_t st = ws_resolve(ctx);
     if (st != WARPSORT_OK) return st;
     if (ctx->backend == WARPSORT_BACKEND_CUDA) return ws_cuda_set_workspace(ctx, ptr, bytes);
 #endif

@@ -21,6 +21,7 @@
 #include "core/internal.h"
 #include "core/keybits.h"
 #include "core/pool.h"
+#include "cpu/cpu_sort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,8 +34,7 @@
 /*--- tuning ---*/
 /* 11-bit digits: 3 passes for 32-bit keys, 6 for 64-bit. With the
  * write-combining scatter the 2048 buckets cost little more per pass than
- * 256 do; measured (CPU time, 1 thread, dev VM) 2^24 u32: 8-bit 574 ms,
- * 11-bit 405 ms; 2^22 u64: 283 -> 251 ms; no loss from 2^16 to 2^20. */
+ * 256 do, so fewer passes win (bench/NOTES.md, "CPU backend"). */
 #define WS_DIGIT_BITS 11u
 #define WS_BUCKETS (1u << WS_DIGIT_BITS)
 #define WS_DIGIT_MASK ((uint64_t)WS_BUCKETS - 1u)
@@ -44,7 +44,7 @@
 #define WS_SMALL_N 64u
 /* Scatters whose output reaches this go through write-combining lines and
  * non-temporal stores; below it the data stays in cache, where plain stores
- * are as fast or faster (measured on the 2-core dev VM, 35 MiB L3). */
+ * are as fast or faster (bench/NOTES.md, "CPU backend"). */
 #define WS_SWC_MIN_BYTES ((size_t)4 << 20)
 /* A thread must get at least this many keys to pay for its creation. */
 #define WS_MIN_KEYS_PER_THREAD ((size_t)1 << 16)
@@ -162,9 +162,9 @@ static unsigned ws_plan_passes(const struct ws_radix *rs, unsigned *digits) {
 /* Software write-combining. A scatter into thousands of buckets touches a
  * new cache line every few keys and stalls on the read-for-ownership of
  * each; staging one line per bucket and array and writing full lines with
- * non-temporal stores avoids those reads (2^24 u32 keys, 11-bit digits:
- * 490 -> 405 ms CPU time on the dev VM). Lines a thread owns only in part
- * (at the edges of its region of a bucket) are written with plain stores. */
+ * non-temporal stores avoids those reads (bench/NOTES.md, "CPU backend").
+ * Lines a thread owns only in part (at the edges of its region of a bucket)
+ * are written with plain stores. */
 struct ws_swc {
     _Alignas(64) unsigned char key_lines[WS_BUCKETS][64];
     _Alignas(64) unsigned char value_lines[WS_BUCKETS][64];
@@ -339,8 +339,8 @@ static void ws_scatter_task(void *arg, unsigned t) {
 /* Runs pass p of the sort over digits[p] from src_* to dst_*. The first
  * pass uses the whole-array counts; with one thread those serve every pass
  * (the global histogram of a digit does not depend on the order). Counting
- * the next digit inside the scatter instead of in a read pass was measured:
- * no gain, as the scatter is bound by memory, not by instructions. */
+ * the next digit inside the scatter instead of in a read pass gains nothing:
+ * the scatter is bound by memory, not by instructions. */
 static void ws_run_pass(struct ws_radix *rs, const unsigned *digits, unsigned p) {
     rs->digit = digits[p];
     if (p > 0 && rs->nthreads > 1) ws_parallel_run(rs->nthreads, ws_count_digit_task, rs);
@@ -425,9 +425,9 @@ static void ws_insertion_argsort(const void *keys, void *indices, size_t n, unsi
 /*--- entry points ---*/
 
 /* Scratch is written once per pass in one scattered stream per bucket; on large
- * buffers transparent huge pages halve the cost of first touch (measured
- * 59 -> 27 ms per fresh 64 MiB on the 2-core dev VM) and spare TLB misses.
- * Where THP is unavailable the hint is ignored. */
+ * buffers transparent huge pages halve the cost of first touch and spare TLB
+ * misses (bench/NOTES.md, "CPU backend"). Where THP is unavailable the hint is
+ * ignored. */
 #define WS_HUGE_PAGE ((size_t)2 << 20)
 static void *ws_scratch_alloc(size_t bytes) {
     if (bytes < 4 * WS_HUGE_PAGE) return malloc(bytes ? bytes : 1);
@@ -440,8 +440,9 @@ static void *ws_scratch_alloc(size_t bytes) {
 }
 
 /* The context keeps its scratch between calls, so a loop of sorts pays for
- * allocation and first touch once (a fresh 64 MiB costs ~59 ms here against
- * ~15 ms reused). It grows on demand and is freed by warpsort_destroy. */
+ * allocation and first touch once (first touch dominates a fresh buffer:
+ * bench/NOTES.md, "CPU backend"). It grows on demand and is freed by
+ * warpsort_destroy. */
 static char *ws_cpu_scratch(warpsort_context_t *ctx, size_t bytes) {
     if (bytes <= ctx->cpu_scratch_bytes) return ctx->cpu_scratch;
     free(ctx->cpu_scratch);
@@ -458,6 +459,19 @@ static unsigned ws_threads_for(const warpsort_context_t *ctx, size_t n) {
     return t ? t : 1u;
 }
 
+/* Fills the per-call fields of rs: n, sizes, order, digit count. */
+static void ws_radix_init(struct ws_radix *rs, size_t n, warpsort_dtype_t dtype,
+                          unsigned value_bytes, unsigned flags) {
+    memset(rs, 0, sizeof *rs);
+    rs->n = n;
+    rs->nthreads = 1;
+    rs->key_bytes = (unsigned)warpsort_dtype_size(dtype);
+    rs->value_bytes = value_bytes;
+    rs->kind = ws_dtype_kind(dtype);
+    rs->desc = (flags & WARPSORT_DESCENDING) != 0;
+    rs->ndigits = (rs->key_bytes * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
+}
+
 static void ws_radix_end(struct ws_radix *rs) {
     free(rs->hist);
     free(rs->swc);
@@ -471,14 +485,8 @@ static warpsort_status_t ws_radix_begin(warpsort_context_t *ctx, struct ws_radix
                                         size_t n, warpsort_dtype_t dtype, unsigned value_bytes,
                                         unsigned flags, size_t scratch_per_key, char **scratch,
                                         const char *fn) {
-    memset(rs, 0, sizeof *rs);
-    rs->n = n;
+    ws_radix_init(rs, n, dtype, value_bytes, flags);
     rs->nthreads = ws_threads_for(ctx, n);
-    rs->key_bytes = (unsigned)warpsort_dtype_size(dtype);
-    rs->value_bytes = value_bytes;
-    rs->kind = ws_dtype_kind(dtype);
-    rs->desc = (flags & WARPSORT_DESCENDING) != 0;
-    rs->ndigits = (rs->key_bytes * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
     rs->hist = malloc((size_t)rs->nthreads * rs->ndigits * WS_BUCKETS * sizeof *rs->hist);
     *scratch = n <= SIZE_MAX / scratch_per_key ? ws_cpu_scratch(ctx, n * scratch_per_key) : NULL;
     /* n * bytes of one pass, compared without the product (n may be huge) */
@@ -503,6 +511,83 @@ static unsigned ws_count_and_plan(struct ws_radix *rs, const void *keys, unsigne
     return ws_plan_passes(rs, digits);
 }
 
+/* The radix sort of keys (and values, if vb) in place, given rs set up for
+ * n >= WS_SMALL_N and n * (kb + vb) bytes of scratch. Cannot fail. */
+static void ws_sort_pairs_radix(struct ws_radix *rs, void *keys, void *values, char *scratch) {
+    const size_t n = rs->n;
+    const unsigned kb = rs->key_bytes, vb = rs->value_bytes;
+    /* The wider array goes first so both halves stay aligned. */
+    void *scratch_keys = kb >= vb ? scratch : scratch + n * (size_t)vb;
+    void *scratch_values = !vb ? NULL : kb >= vb ? scratch + n * (size_t)kb : scratch;
+
+    /* The passes ping-pong between the caller's arrays and scratch; an odd
+     * count would end in scratch and need a copy back. 32-bit keys have 3
+     * digits, so their counting pass also copies the keys to scratch (a
+     * write, where copying back is a read and a write); when the count is
+     * odd the passes then start from scratch and end in the caller's. */
+    if (rs->ndigits & 1) rs->copy_keys = scratch_keys;
+    unsigned digits[WS_MAX_DIGITS];
+    const unsigned passes = ws_count_and_plan(rs, keys, digits);
+    /* passes == 0: every key has the same bits, already sorted (stably). */
+    const unsigned start = (passes & 1) && rs->copy_keys ? 1u : 0u;
+    if (start && vb) { /* the values go along */
+        rs->src_keys = NULL;
+        rs->src_values = values;
+        rs->dst_values = scratch_values;
+        ws_parallel_run(rs->nthreads, ws_copy_task, rs);
+    }
+    const int identity = rs->kind == 0 && !rs->desc;
+    void *buf_keys[2] = {keys, scratch_keys};
+    void *buf_values[2] = {values, scratch_values};
+    for (unsigned p = 0; p < passes; p++) {
+        rs->src_keys = buf_keys[(p + start) & 1];
+        rs->src_values = buf_values[(p + start) & 1];
+        rs->dst_keys = buf_keys[(p + start + 1) & 1];
+        rs->dst_values = buf_values[(p + start + 1) & 1];
+        rs->encode = p == 0 && !identity;
+        rs->decode = p == passes - 1 && !identity;
+        ws_run_pass(rs, digits, p);
+    }
+    if ((passes + start) & 1) { /* the result is in scratch, already decoded */
+        rs->src_keys = scratch_keys;
+        rs->src_values = scratch_values;
+        rs->dst_keys = keys;
+        rs->dst_values = values;
+        ws_parallel_run(rs->nthreads, ws_copy_task, rs);
+    }
+}
+
+/* The radix argsort of keys (read only) into indices, given rs set up for
+ * n >= WS_SMALL_N and n * (2 kb + ib) bytes of scratch. Cannot fail. */
+static void ws_argsort_radix(struct ws_radix *rs, const void *keys, void *indices, char *scratch) {
+    const size_t n = rs->n;
+    const unsigned kb = rs->key_bytes, ib = rs->value_bytes;
+    /* Ordered keys ping-pong between two scratch buffers (the caller's keys
+     * are const); indices between scratch and the caller's array, arranged
+     * so the last pass lands in the caller's. */
+    const int keys_first = kb >= ib; /* the wider arrays first keep all aligned */
+    char *key_area = keys_first ? scratch : scratch + n * (size_t)ib;
+    void *key_buf[2] = {key_area, key_area + n * (size_t)kb};
+    void *index_buf[2] = {indices, keys_first ? scratch + 2u * n * kb : scratch};
+
+    unsigned digits[WS_MAX_DIGITS];
+    const unsigned passes = ws_count_and_plan(rs, keys, digits);
+    if (passes == 0) { /* all keys equal: the identity permutation is the stable order */
+        rs->dst_values = indices;
+        ws_parallel_run(rs->nthreads, ws_iota_task, rs);
+    }
+    for (unsigned p = 0; p < passes; p++) {
+        rs->src_keys = p == 0 ? keys : key_buf[(p - 1) & 1];
+        rs->dst_keys = p == passes - 1 ? NULL : key_buf[p & 1]; /* last pass: keys unused */
+        rs->src_values = p == 0 ? NULL : index_buf[(passes - p) & 1];
+        rs->dst_values = index_buf[(passes - 1 - p) & 1];
+        rs->encode = p == 0;
+        rs->decode = 0;
+        rs->iota = p == 0;
+        ws_run_pass(rs, digits, p);
+    }
+}
+
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
     /* Keys-only sorts come here too: name the call the caller made. */
@@ -520,45 +605,7 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
     warpsort_status_t st =
         ws_radix_begin(ctx, &rs, n, dtype, vb, flags, (size_t)kb + vb, &scratch, fn);
     if (st != WARPSORT_OK) return st;
-    /* The wider array goes first so both halves stay aligned. */
-    void *scratch_keys = kb >= vb ? scratch : scratch + n * (size_t)vb;
-    void *scratch_values = !vb ? NULL : kb >= vb ? scratch + n * (size_t)kb : scratch;
-
-    /* The passes ping-pong between the caller's arrays and scratch; an odd
-     * count would end in scratch and need a copy back. 32-bit keys have 3
-     * digits, so their counting pass also copies the keys to scratch (a
-     * write, where copying back is a read and a write); when the count is
-     * odd the passes then start from scratch and end in the caller's. */
-    if (rs.ndigits & 1) rs.copy_keys = scratch_keys;
-    unsigned digits[WS_MAX_DIGITS];
-    const unsigned passes = ws_count_and_plan(&rs, keys, digits);
-    /* passes == 0: every key has the same bits, already sorted (stably). */
-    const unsigned start = (passes & 1) && rs.copy_keys ? 1u : 0u;
-    if (start && vb) { /* the values go along */
-        rs.src_keys = NULL;
-        rs.src_values = values;
-        rs.dst_values = scratch_values;
-        ws_parallel_run(rs.nthreads, ws_copy_task, &rs);
-    }
-    const int identity = kind == 0 && !desc;
-    void *buf_keys[2] = {keys, scratch_keys};
-    void *buf_values[2] = {values, scratch_values};
-    for (unsigned p = 0; p < passes; p++) {
-        rs.src_keys = buf_keys[(p + start) & 1];
-        rs.src_values = buf_values[(p + start) & 1];
-        rs.dst_keys = buf_keys[(p + start + 1) & 1];
-        rs.dst_values = buf_values[(p + start + 1) & 1];
-        rs.encode = p == 0 && !identity;
-        rs.decode = p == passes - 1 && !identity;
-        ws_run_pass(&rs, digits, p);
-    }
-    if ((passes + start) & 1) { /* the result is in scratch, already decoded */
-        rs.src_keys = scratch_keys;
-        rs.src_values = scratch_values;
-        rs.dst_keys = keys;
-        rs.dst_values = values;
-        ws_parallel_run(rs.nthreads, ws_copy_task, &rs);
-    }
+    ws_sort_pairs_radix(&rs, keys, values, scratch);
     ws_radix_end(&rs);
     return WARPSORT_OK;
 }
@@ -574,36 +621,69 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
         ws_insertion_argsort(keys, indices, n, kb, ib, kind, desc);
         return WARPSORT_OK;
     }
-
-    /* Ordered keys ping-pong between two scratch buffers (the caller's keys
-     * are const); indices between scratch and the caller's array, arranged
-     * so the last pass lands in the caller's. */
     struct ws_radix rs;
     char *scratch;
     warpsort_status_t st =
         ws_radix_begin(ctx, &rs, n, dtype, ib, flags, 2u * kb + ib, &scratch, fn);
     if (st != WARPSORT_OK) return st;
-    const int keys_first = kb >= ib; /* the wider arrays first keep all aligned */
-    char *key_area = keys_first ? scratch : scratch + n * (size_t)ib;
-    void *key_buf[2] = {key_area, key_area + n * (size_t)kb};
-    void *index_buf[2] = {indices, keys_first ? scratch + 2u * n * kb : scratch};
-
-    unsigned digits[WS_MAX_DIGITS];
-    const unsigned passes = ws_count_and_plan(&rs, keys, digits);
-    if (passes == 0) { /* all keys equal: the identity permutation is the stable order */
-        rs.dst_values = indices;
-        ws_parallel_run(rs.nthreads, ws_iota_task, &rs);
-    }
-    for (unsigned p = 0; p < passes; p++) {
-        rs.src_keys = p == 0 ? keys : key_buf[(p - 1) & 1];
-        rs.dst_keys = p == passes - 1 ? NULL : key_buf[p & 1]; /* last pass: keys unused */
-        rs.src_values = p == 0 ? NULL : index_buf[(passes - p) & 1];
-        rs.dst_values = index_buf[(passes - 1 - p) & 1];
-        rs.encode = p == 0;
-        rs.decode = 0;
-        rs.iota = p == 0;
-        ws_run_pass(&rs, digits, p);
-    }
+    ws_argsort_radix(&rs, keys, indices, scratch);
     ws_radix_end(&rs);
     return WARPSORT_OK;
+}
+
+/*--- one array in caller memory (batched rows and segments) ---*/
+
+#define WS_ALIGN64(x) (((x) + 63u) & ~(size_t)63u)
+
+/* Where ws_cpu_sort_in places its parts inside the caller's scratch. */
+struct ws_in_layout {
+    size_t hist, swc, data, total;
+};
+static struct ws_in_layout ws_in_layout_for(size_t n, warpsort_dtype_t dtype,
+                                            unsigned value_bytes, int argsort, unsigned nthreads) {
+    const size_t kb = warpsort_dtype_size(dtype);
+    const size_t ndigits = (kb * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
+    const int use_swc = n >= WS_SWC_MIN_BYTES / (kb + value_bytes);
+    struct ws_in_layout l;
+    l.hist = 0;
+    l.swc = WS_ALIGN64(l.hist + (size_t)nthreads * ndigits * WS_BUCKETS * sizeof(size_t));
+    l.data = WS_ALIGN64(l.swc + (use_swc ? (size_t)nthreads * sizeof(struct ws_swc) : 0));
+    l.total = l.data + n * ((argsort ? 2u : 1u) * kb + value_bytes);
+    return l;
+}
+
+unsigned ws_cpu_threads_for(const warpsort_context_t *ctx, size_t n) {
+    return ws_threads_for(ctx, n);
+}
+
+size_t ws_cpu_sort_in_bytes(size_t n, warpsort_dtype_t dtype, unsigned value_bytes, int argsort,
+                            unsigned nthreads) {
+    return ws_in_layout_for(n, dtype, value_bytes, argsort, nthreads).total;
+}
+
+void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n,
+                    warpsort_dtype_t dtype, unsigned value_bytes, unsigned flags, int argsort,
+                    unsigned nthreads, void *scratch) {
+    const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
+    const int kind = ws_dtype_kind(dtype), desc = (flags & WARPSORT_DESCENDING) != 0;
+    if (n < WS_SMALL_N) {
+        if (argsort)
+            ws_insertion_argsort(keys_in, values, n, kb, value_bytes, kind, desc);
+        else
+            ws_insertion_sort(keys, values, n, kb, value_bytes, kind, desc);
+        return;
+    }
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > WS_CPU_MAX_THREADS) nthreads = WS_CPU_MAX_THREADS;
+    const struct ws_in_layout l = ws_in_layout_for(n, dtype, value_bytes, argsort, nthreads);
+    struct ws_radix rs;
+    ws_radix_init(&rs, n, dtype, value_bytes, flags);
+    rs.nthreads = nthreads;
+    rs.hist = (size_t *)(void *)((char *)scratch + l.hist);
+    rs.swc = l.data > l.swc ? (struct ws_swc *)(void *)((char *)scratch + l.swc) : NULL;
+    char *data = (char *)scratch + l.data;
+    if (argsort)
+        ws_argsort_radix(&rs, keys_in, values, data);
+    else
+        ws_sort_pairs_radix(&rs, keys, values, data);
 }

@@ -1,7 +1,10 @@
 # Sources of the CUDA backend, relative to the project root, by layer:
-# the router, the host pipeline (calls the leaf), the leaf and below.
+# the router and the batched calls, the host pipeline (calls the leaf), the
+# leaf and below.
 set(WARPSORT_CUDA_SOURCES
   src/cuda/backend.cu
+  src/cuda/segmented.cu
+  src/cuda/topk.cu
   src/cuda/pipeline/pipeline.cu
   src/cuda/pipeline/incore.cu
   src/cuda/pipeline/out_of_core.cu

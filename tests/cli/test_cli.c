@@ -30,11 +30,13 @@
 
 #include <cmocka.h>
 
+#include "../cpu/topk_cases.h" /* the top-k oracle */
+
 #define STATE cli_t *c = *state
 
 static const warpsort_dtype_t all_dtypes[] = {WARPSORT_U32, WARPSORT_I32, WARPSORT_F32,
                                               WARPSORT_U64, WARPSORT_I64, WARPSORT_F64};
-static const char *const commands[] = {"run", "gen", "sort", "check", "bench"};
+static const char *const commands[] = {"run", "gen", "sort", "topk", "check", "bench"};
 
 static uint32_t f32_bits(float f) {
     uint32_t b;
@@ -1105,6 +1107,185 @@ static void test_threads_above_cap(void **state) {
     }
 }
 
+
+/* topk: keys and indices of a whole file and of rows, both directions and
+ * index sizes, judged by the top-k oracle (tests/cpu/topk_cases.h). */
+static void check_topk_files(cli_t *c, warpsort_dtype_t dt, size_t rows, size_t len, size_t k,
+                             int smallest, size_t ib) {
+    size_t in_bytes, kbytes, ibytes;
+    void *in = cli_read(c, "in.bin", &in_bytes);
+    void *keys = cli_read(c, "top.bin", &kbytes);
+    void *idx = cli_read(c, "idx.bin", &ibytes);
+    const size_t kb = warpsort_dtype_size(dt);
+    assert_int_equal(in_bytes, rows * len * kb);
+    assert_int_equal(kbytes, rows * k * kb);
+    assert_int_equal(ibytes, rows * k * ib);
+    tk_case_t tc = {dt, smallest, rows, len, k, KEYGEN_RANDOM, 0, ib, 0, TK_BOTH};
+    size_t *order = malloc(len * sizeof *order);
+    uint64_t *sel = malloc(k * sizeof *sel);
+    char msg[512];
+    for (size_t r = 0; r < rows; r++)
+        if (tk_check_row(&tc, in, NULL, r, keys, idx, NULL, order, sel, msg, sizeof msg))
+            fail_msg("%s", msg);
+    free(order);
+    free(sel);
+    free(in);
+    free(keys);
+    free(idx);
+}
+
+static void test_topk_file_and_rows(void **state) {
+    STATE;
+    for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
+        const warpsort_dtype_t dt = all_dtypes[d];
+        const char *name = warpsort_dtype_name(dt);
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name,
+                                 "--dist", "nan-mix", "--seed", "7", NULL), 0);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "33", "-o",
+                                 "top.bin", "--indices-out", "idx.bin", NULL), 0);
+        check_topk_files(c, dt, 1, 3000, 33, 0, 8);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "3000",
+                                 "--smallest", "-o", "top.bin", "--indices-out", "idx.bin",
+                                 "--index-bytes", "4", NULL), 0);
+        check_topk_files(c, dt, 1, 3000, 3000, 1, 4);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "7",
+                                 "--row-length", "100", "-o", "top.bin", "--indices-out",
+                                 "idx.bin", NULL), 0);
+        check_topk_files(c, dt, 30, 100, 7, 0, 8);
+    }
+}
+
+/* Bad k, row length or outputs: exit 2, one line, outputs untouched. */
+static void test_topk_errors(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "100", "--dtype", "u32", NULL), 0);
+    cli_write(c, "top.bin", "old", 3);
+    static const char *const bad[][4] = {{"-k", "0", NULL, NULL},
+                                         {"-k", "101", NULL, NULL},
+                                         {"-k", "3", "--row-length", "7"},
+                                         {"-k", "8", "--row-length", "5"},
+                                         {"-k", "3", "--index-bytes", "2"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", bad[i][0], bad[i][1],
+                                 "-o", "top.bin", "--indices-out", "idx.bin", bad[i][2],
+                                 bad[i][3], NULL),
+                         2);
+        size_t bytes;
+        char *old = cli_read(c, "top.bin", &bytes);
+        assert_int_equal(bytes, 3);
+        assert_memory_equal(old, "old", 3);
+        free(old);
+        assert_false(cli_exists(c, "idx.bin"));
+    }
+    assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", "-k", "3", NULL), 2);
+    assert_int_equal(cli_run(c, "topk", "in.bin", "-k", "3", "-o", "top.bin", NULL), 2);
+}
+
+/*====================================================================
+ * sort --row-length / --offsets: batched rows and segments
+ *==================================================================*/
+
+/* Every segment [offs[s], offs[s+1]) of `output` is the sorted segment of
+ * `input`; values (iota over the file, if vname) follow their keys. */
+static void check_segments(cli_t *c, const char *input, const char *output, const char *vname,
+                           warpsort_dtype_t dt, const uint64_t *offs, size_t segs, int desc) {
+    size_t ib, ob, vb = 0;
+    char *in = cli_read(c, input, &ib), *out = cli_read(c, output, &ob);
+    uint32_t *v = vname ? cli_read(c, vname, &vb) : NULL;
+    const size_t es = warpsort_dtype_size(dt);
+    assert_int_equal(ib, ob);
+    assert_int_equal(offs[segs], ob / es);
+    for (size_t s = 0; s < segs; s++) {
+        const size_t b = (size_t)offs[s], len = (size_t)(offs[s + 1] - offs[s]);
+        if (!test_is_sorted(out + b * es, len, dt, desc))
+            fail_msg("%s: segment %zu is not sorted (%s)", output, s, warpsort_dtype_name(dt));
+        if (!test_same_multiset(in + b * es, out + b * es, len, es))
+            fail_msg("%s: segment %zu is not a permutation of its input", output, s);
+        for (size_t i = 0; v && i < len; i++) {
+            const uint32_t src = v[b + i];
+            if (src < b || src >= b + len || memcmp(in + (size_t)src * es, out + (b + i) * es, es))
+                fail_msg("%s: value %u at %zu did not follow its key within segment %zu", vname,
+                         src, b + i, s);
+        }
+    }
+    free(in);
+    free(out);
+    free(v);
+}
+
+static void test_sort_rows_and_segments(void **state) {
+    STATE;
+    static const uint64_t offs[] = {0, 5, 5, 1000, 1001, 1033, 3000};
+    const size_t segs = sizeof offs / sizeof offs[0] - 1;
+    uint64_t rows[31];
+    for (size_t r = 0; r <= 30; r++) rows[r] = 100 * r;
+    cli_write(c, "offs.bin", offs, sizeof offs);
+    for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
+        const warpsort_dtype_t dt = all_dtypes[d];
+        const char *name = warpsort_dtype_name(dt);
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name,
+                                 "--dist", "nan-mix", "--seed", "11", NULL), 0);
+        assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", name, "--row-length", "100",
+                                 "-o", "rows.bin", NULL), 0);
+        cli_assert_contains(c->out, "in 30 rows");
+        check_segments(c, "in.bin", "rows.bin", NULL, dt, rows, 30, 0);
+        assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", name, "--offsets", "offs.bin",
+                                 "--desc", "-o", "seg.bin", NULL), 0);
+        cli_assert_contains(c->out, "in 6 segments");
+        check_segments(c, "in.bin", "seg.bin", NULL, dt, offs, segs, 1);
+    }
+    /* values follow their keys inside each segment */
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", "u32", "--dist",
+                             "few", NULL), 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "3000", "--dtype", "u32", "--dist",
+                             "iota", NULL), 0);
+    assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", "u32", "--offsets", "offs.bin",
+                             "--stable", "--values", "v.bin", "--values-out", "vo.bin", "-o",
+                             "seg.bin", NULL), 0);
+    check_segments(c, "in.bin", "seg.bin", "vo.bin", WARPSORT_U32, offs, segs, 0);
+    assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", "u32", "--row-length", "100",
+                             "--values", "v.bin", "--values-out", "vo.bin", "-o", "rows.bin",
+                             NULL), 0);
+    check_segments(c, "in.bin", "rows.bin", "vo.bin", WARPSORT_U32, rows, 30, 0);
+}
+
+/* Bad offsets or row lengths: exit 2, one line, the output untouched. */
+static void test_sort_segments_errors(void **state) {
+    STATE;
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "100", "--dtype", "u32", NULL), 0);
+    cli_write(c, "out.bin", "old", 3);
+    static const uint64_t decreasing[] = {0, 50, 40, 100}, short_last[] = {0, 50, 99},
+                          not_zero[] = {1, 100};
+    cli_write(c, "dec.bin", decreasing, sizeof decreasing);
+    cli_write(c, "short.bin", short_last, sizeof short_last);
+    cli_write(c, "nz.bin", not_zero, sizeof not_zero);
+    cli_write(c, "odd.bin", "1234567", 7);
+    cli_write(c, "empty.bin", "", 0);
+    static const struct {
+        const char *opt, *arg, *fragment;
+    } bad[] = {{"--offsets", "dec.bin", "bad offset at index 2"},
+               {"--offsets", "short.bin", "bad offset at index 2"},
+               {"--offsets", "nz.bin", "bad offset at index 0"},
+               {"--offsets", "odd.bin", "not a multiple of 8"},
+               {"--offsets", "empty.bin", "no offsets"},
+               {"--offsets", "missing.bin", "missing.bin"},
+               {"--row-length", "7", "not whole rows"},
+               {"--row-length", "0", "at least 1"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cli_run(c, "sort", "in.bin", "--dtype", "u32", bad[i].opt, bad[i].arg, "-o", "out.bin",
+                NULL);
+        cli_assert_error(c, bad[i].fragment, NULL);
+        size_t bytes;
+        char *old = cli_read(c, "out.bin", &bytes);
+        assert_int_equal(bytes, 3);
+        assert_memory_equal(old, "old", 3);
+        free(old);
+    }
+    cli_run(c, "sort", "in.bin", "--dtype", "u32", "--row-length", "10", "--offsets", "dec.bin",
+            "-o", "out.bin", NULL);
+    cli_assert_error(c, "exclude each other", NULL);
+}
+
 /*====================================================================*/
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, cli_setup, cli_teardown)
@@ -1122,7 +1303,9 @@ int main(int argc, char **argv) {
         T(test_sort_in_place_without_output),    T(test_values_follow_keys_4_bytes),
         T(test_values_follow_keys_8_bytes),      T(test_values_in_place),
         T(test_stable_ascending),                T(test_stable_descending),
+        T(test_sort_rows_and_segments),          T(test_sort_segments_errors),
         T(test_float_order),                     T(test_sort_out_of_core_gpu),
+        T(test_topk_file_and_rows),              T(test_topk_errors),
     };
     const struct CMUnitTest errors[] = {
         T(test_error_missing_file),

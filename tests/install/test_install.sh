@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs warpsort into a scratch prefix, then builds the README example
-# against it the two ways users do (CMake find_package, pkg-config) and runs it.
+# Installs an already-built warpsort tree into a scratch prefix, then builds
+# the README example against it the two ways users do (CMake find_package,
+# pkg-config) and runs it.
 #
-# usage: test_install.sh SOURCE_DIR WORK_DIR GENERATOR ENABLE_CUDA [CUDA_COMPILER]
+# usage: test_install.sh SOURCE_DIR BUILD_DIR CONFIG WORK_DIR GENERATOR VERSION CFLAGS
+#                        ENABLE_CUDA [CUDA_COMPILER [CUDA_ARCHITECTURES]]
+#   VERSION: MAJOR.MINOR that find_package asks for; CFLAGS: the build's C flags
+#   (sanitizers), given to the consumers too.
 set -euo pipefail
-src=$1 work=$2 generator=$3 cuda=$4 nvcc=${5:-}
-jobs=$(nproc 2>/dev/null || echo 2)
+src=$1 build=$2 config=$3 work=$4 generator=$5 version=$6 cflags=$7 cuda=$8
+nvcc=${9:-} cuda_archs=${10:-90}
+cuda_arch=${cuda_archs%%;*}
 prefix=$work/prefix
 
 rm -rf "$work"
@@ -21,18 +26,14 @@ step() {
     exit 1
   fi
 }
-cuda_args=(-DWARPSORT_ENABLE_CUDA="$cuda")
-[[ -n $nvcc ]] && cuda_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 
 echo "== the README's example is tests/install/example.c"
 sed -n '/^```c$/,/^```$/p' "$src/README.md" | sed '1d;$d' | diff - "$src/tests/install/example.c"
 
-echo "== build and install into $prefix"
-step "$work/configure.log" cmake -S "$src" -B "$work/build" -G "$generator" \
-  -DCMAKE_BUILD_TYPE=Release -DWARPSORT_BUILD_TESTS=OFF -DWARPSORT_BUILD_BENCH=OFF \
-  -DCMAKE_INSTALL_PREFIX="$prefix" "${cuda_args[@]}"
-step "$work/build.log" cmake --build "$work/build" -j "$jobs"
-step "$work/install.log" cmake --install "$work/build"
+echo "== install $build into $prefix"
+config_args=()
+[[ -n $config ]] && config_args=(--config "$config")
+step "$work/install.log" cmake --install "$build" --prefix "$prefix" "${config_args[@]}"
 
 expect_sorted() { # the example prints its keys in order; check the order
   local out=$1
@@ -52,7 +53,8 @@ test -f "$(dirname "$(find "$prefix" -name 'warpsortConfig.cmake' -print -quit)"
 
 echo "== find_package(warpsort)"
 step "$work/consumer-configure.log" cmake -S "$src/tests/install/consumer" -B "$work/consumer" \
-  -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/tests/install/example.c"
+  -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/tests/install/example.c" \
+  -DWARPSORT_VERSION="$version" -DCMAKE_C_FLAGS="$cflags"
 step "$work/consumer-build.log" cmake --build "$work/consumer"
 expect_sorted "$("$work/consumer/example_shared")"
 expect_sorted "$("$work/consumer/example_static")"
@@ -62,15 +64,20 @@ if ldd "$work/consumer/example_static" | grep -q libwarpsort; then
 fi
 
 echo "== pkg-config warpsort"
+# The .pc files name the configured prefix; a relocated install overrides it
+# as users of a moved tree would.
 export PKG_CONFIG_PATH=$pcdir
-test "$(pkg-config --modversion warpsort)" = "$("$prefix/bin/warpsort" --version | cut -d' ' -f2)"
-cc -std=c11 -Wall -Wextra -Werror -o "$work/example_pc" "$src/tests/install/example.c" \
-  $(pkg-config --cflags --libs warpsort) -Wl,-rpath,"$libdir"
+pc() { pkg-config --define-variable=prefix="$prefix" "$@"; }
+test "$(pc --modversion warpsort)" = "$("$prefix/bin/warpsort" --version | cut -d' ' -f2)"
+# shellcheck disable=SC2086 # word splitting of flags is intended
+cc -std=c11 -Wall -Wextra -Werror $cflags -o "$work/example_pc" "$src/tests/install/example.c" \
+  $(pc --cflags --libs warpsort) -Wl,-rpath,"$libdir"
 expect_sorted "$("$work/example_pc")"
 # Static link from the archive plus the private dependencies pkg-config lists.
-cc -std=c11 -o "$work/example_pc_static" "$src/tests/install/example.c" \
-  $(pkg-config --cflags warpsort) "$libdir/libwarpsort.a" \
-  $(pkg-config --static --libs warpsort | sed 's/-lwarpsort//')
+# shellcheck disable=SC2086
+cc -std=c11 $cflags -o "$work/example_pc_static" "$src/tests/install/example.c" \
+  $(pc --cflags warpsort) "$libdir/libwarpsort.a" \
+  $(pc --static --libs warpsort | sed 's/-lwarpsort//')
 expect_sorted "$("$work/example_pc_static")"
 
 if [[ $cuda == ON && -n $nvcc ]]; then
@@ -87,13 +94,16 @@ if [[ $cuda == ON && -n $nvcc ]]; then
   }
   step "$work/device-consumer-configure.log" cmake -S "$src/tests/install/device_consumer" \
     -B "$work/device_consumer" -G "$generator" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" \
+    -DWARPSORT_VERSION="$version" \
     -DEXAMPLE_SOURCE="$src/examples/block_sort_pairs.cu"
   step "$work/device-consumer-build.log" cmake --build "$work/device_consumer"
   run_device_example "$work/device_consumer/device_example"
   # Only the installed headers: nothing from the source tree on the path.
-  step "$work/device-pc.log" "$nvcc" -std=c++17 -arch=sm_90 -Xcompiler=-Wall,-Wextra,-Werror \
-    $(pkg-config --cflags warpsort-device) -o "$work/device_example_pc" \
+  arch_flag=-arch=sm_${cuda_arch%%-*}
+  [[ $cuda_arch == native || $cuda_arch == all* ]] && arch_flag=-arch=$cuda_arch
+  step "$work/device-pc.log" "$nvcc" -std=c++17 "$arch_flag" \
+    -Xcompiler=-Wall,-Wextra,-Werror $(pc --cflags warpsort-device) -o "$work/device_example_pc" \
     "$src/examples/warp_sort_32x4.cu"
   run_device_example "$work/device_example_pc"
 fi

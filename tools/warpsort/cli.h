@@ -88,6 +88,7 @@ void cli_format_seconds(double seconds, char *buf, size_t len);
 /* Subcommands (argv[0] is the subcommand name). */
 int cmd_gen(int argc, char **argv);
 int cmd_sort(int argc, char **argv);
+int cmd_topk(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -3,12 +3,13 @@
 #include "io.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 enum {
     OPT_DTYPE, OPT_OUTPUT, OPT_DESC, OPT_STABLE, OPT_VALUES, OPT_VALUE_BYTES, OPT_VALUES_OUT,
-    OPT_BACKEND, OPT_THREADS, OPT_DEVICE_BUDGET
+    OPT_BACKEND, OPT_THREADS, OPT_DEVICE_BUDGET, OPT_ROW_LENGTH, OPT_OFFSETS
 };
 
 static const cli_opt_t sort_opts[] = {
@@ -17,6 +18,7 @@ static const cli_opt_t sort_opts[] = {
     {OPT_VALUES, "values", 0, 1},       {OPT_VALUE_BYTES, "value-bytes", 0, 1},
     {OPT_VALUES_OUT, "values-out", 0, 1}, {OPT_BACKEND, "backend", 0, 1},
     {OPT_THREADS, "threads", 0, 1},     {OPT_DEVICE_BUDGET, "device-budget", 0, 1},
+    {OPT_ROW_LENGTH, "row-length", 0, 1}, {OPT_OFFSETS, "offsets", 0, 1},
 };
 
 /* Largest --threads accepted: far above any machine, low enough to catch typos. */
@@ -31,6 +33,8 @@ typedef struct sort_job {
     warpsort_backend_t backend;
     unsigned threads;
     size_t device_budget; /* bytes; 0 = free device memory */
+    uint64_t row_length;  /* rows of this many keys; 0 = one array */
+    const char *offsets;  /* segments by num_segments + 1 u64 offsets; NULL = none */
 } sort_job_t;
 
 static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
@@ -67,6 +71,14 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
             job->threads = (unsigned)threads;
             break;
         case OPT_DEVICE_BUDGET: ok = cli_parse_size("--device-budget", v, &job->device_budget); break;
+        case OPT_ROW_LENGTH:
+            ok = cli_parse_u64("--row-length", v, UINT64_MAX, &job->row_length);
+            if (ok && job->row_length == 0) {
+                cli_error("sort: --row-length must be at least 1");
+                ok = 0;
+            }
+            break;
+        case OPT_OFFSETS: job->offsets = v; break;
         default: break;
         }
         if (!ok) return 0;
@@ -81,6 +93,10 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
     }
     if (!job->values && (job->values_out || job->have_value_bytes)) {
         cli_error("sort: --values-out and --value-bytes need --values VFILE");
+        return 0;
+    }
+    if (job->row_length && job->offsets) {
+        cli_error("sort: --row-length and --offsets exclude each other");
         return 0;
     }
     if (!job->output) job->output = job->input;
@@ -122,6 +138,27 @@ static int write_outputs(const sort_job_t *job, const void *keys, size_t key_byt
     return io_out_commit_pair(&kout, values ? &vout : NULL);
 }
 
+/* The library call the job asks for: one array, rows, or segments. */
+static warpsort_status_t sort_call(warpsort_context_t *ctx, const sort_job_t *job, void *keys,
+                                   void *values, size_t n, const uint64_t *offsets,
+                                   size_t num_offsets) {
+    if (job->row_length) {
+        const size_t len = (size_t)job->row_length, rows = n / len;
+        return values ? warpsort_sort_rows_pairs(ctx, keys, values, rows, len, job->dtype,
+                                                 job->value_bytes, job->flags)
+                      : warpsort_sort_rows(ctx, keys, rows, len, job->dtype, job->flags);
+    }
+    if (offsets)
+        return values ? warpsort_sort_segments_pairs(ctx, keys, values, n, offsets,
+                                                     num_offsets - 1, job->dtype,
+                                                     job->value_bytes, job->flags)
+                      : warpsort_sort_segments(ctx, keys, n, offsets, num_offsets - 1, job->dtype,
+                                               job->flags);
+    return values ? warpsort_sort_pairs(ctx, keys, values, n, job->dtype, job->value_bytes,
+                                        job->flags)
+                  : warpsort_sort(ctx, keys, n, job->dtype, job->flags);
+}
+
 int cmd_sort(int argc, char **argv) {
     sort_job_t job = {0};
     job.value_bytes = 4;
@@ -134,6 +171,8 @@ int cmd_sort(int argc, char **argv) {
     char unit[32];
     snprintf(unit, sizeof unit, "dtype %s", warpsort_dtype_name(job.dtype));
     void *keys = NULL, *values = NULL;
+    uint64_t *offsets = NULL;
+    size_t num_offsets = 0;
     warpsort_context_t *ctx = NULL;
     int status = CLI_EXIT_ERROR;
 
@@ -149,11 +188,26 @@ int cmd_sort(int argc, char **argv) {
             goto done;
         }
     }
+    if (job.row_length && n % job.row_length) {
+        cli_error("%s: %zu keys are not whole rows of --row-length %llu", job.input, n,
+                  (unsigned long long)job.row_length);
+        goto done;
+    }
+    if (job.offsets) {
+        void *raw = NULL;
+        if (!io_read_array(job.offsets, sizeof(uint64_t), "u64 offsets", &raw, &num_offsets))
+            goto done;
+        offsets = raw;
+        if (num_offsets == 0) {
+            cli_error("%s: no offsets (it holds num_segments + 1 u64 offsets, the first 0 and "
+                      "the last the number of keys)",
+                      job.offsets);
+            goto done;
+        }
+    }
     if (!cli_open_context_budget(&ctx, job.backend, job.threads, job.device_budget)) goto done;
 
-    warpsort_status_t st =
-        values ? warpsort_sort_pairs(ctx, keys, values, n, job.dtype, job.value_bytes, job.flags)
-               : warpsort_sort(ctx, keys, n, job.dtype, job.flags);
+    warpsort_status_t st = sort_call(ctx, &job, keys, values, n, offsets, num_offsets);
     if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
     if (st != WARPSORT_OK) {
         char what[PATH_MAX + 16];
@@ -165,7 +219,12 @@ int cmd_sort(int argc, char **argv) {
 
     char backend[64];
     cli_describe_backend(ctx, job.threads, backend, sizeof backend);
-    printf("sorted %zu %s keys%s %s%s on %s -> %s\n", n, warpsort_dtype_name(job.dtype),
+    char batch[64] = "";
+    if (job.row_length)
+        snprintf(batch, sizeof batch, " in %zu rows", n / (size_t)job.row_length);
+    else if (job.offsets)
+        snprintf(batch, sizeof batch, " in %zu segments", num_offsets - 1);
+    printf("sorted %zu %s keys%s%s %s%s on %s -> %s\n", n, warpsort_dtype_name(job.dtype), batch,
            values ? " with values" : "",
            (job.flags & WARPSORT_DESCENDING) ? "descending" : "ascending",
            (job.flags & WARPSORT_STABLE) ? " (stable)" : "", backend, job.output);
@@ -174,5 +233,6 @@ done:
     warpsort_destroy(ctx);
     free(keys);
     free(values);
+    free(offsets);
     return status;
 }

@@ -16,6 +16,7 @@ static const char tool_help[] =
     "  run     generate keys, sort them with the best backend, verify, report speed\n"
     "  gen     write generated keys to a binary file\n"
     "  sort    sort a binary file of keys (and a values file along with them)\n"
+    "  topk    the k largest (or smallest) keys of a file, or of each row, with indices\n"
     "  check   tell whether a file is sorted (and a permutation of another file)\n"
     "  bench   time repeated sorts, optionally against glibc qsort\n"
     "  help    show the help of a command: warpsort help sort\n"
@@ -88,8 +89,36 @@ static const char sort_help[] =
     "      --device-budget SIZE  CUDA backend: device memory the sort may use, in bytes\n"
     "                          (16M = 16 MiB; default: the free memory); larger files are\n"
     "                          sorted out of core, through host memory\n"
+    "      --row-length L      sort each row of L keys on its own (the keys must be\n"
+    "                          whole rows; values, if any, follow within the row)\n"
+    "      --offsets OFILE     sort each segment on its own: OFILE holds S + 1 u64\n"
+    "                          offsets (native byte order), 0 first, the key count\n"
+    "                          last, never decreasing; segment s is keys\n"
+    "                          offsets[s] .. offsets[s+1]-1 (a bad offset is an\n"
+    "                          error naming its index; nothing is written)\n"
     "\n"
     "Order: -0.0 before +0.0; NaNs (any sign) after +inf ascending, first descending.\n";
+
+static const char topk_help[] =
+    "usage: warpsort topk FILE --dtype T -k K [-o OUT] [--indices-out F] [options]\n"
+    "\n"
+    "Writes the k largest keys of FILE in descending order (or the k smallest in\n"
+    "ascending order), or of each row of --row-length L keys (rows * k results, row\n"
+    "by row), and/or their indices inside the file or row. Ties go to the lower\n"
+    "index. Outputs are replaced atomically, as by 'sort' (see 'help sort').\n"
+    "\n"
+    "      --dtype T           key type: u32 i32 f32 u64 i64 f64 (required)\n"
+    "  -k, --k K               how many keys per row (1 .. row length; required)\n"
+    "      --smallest          the k smallest, ascending (default: the largest)\n"
+    "      --row-length L      rows of L keys (default: the whole file is one row)\n"
+    "  -o, --output OUT        write the selected keys to OUT\n"
+    "      --indices-out F     write their indices to F (at least one output is needed)\n"
+    "      --index-bytes B     bytes per index: 8 (default, u64) or 4 (u32)\n"
+    "      --backend B         auto (default), cpu or cuda\n"
+    "      --threads N         CPU backend worker threads (default: one per core;\n"
+    "                          the library uses at most 256)\n"
+    "\n"
+    "Order: NaNs are the largest keys (first with the default); -0.0 before +0.0.\n";
 
 static const char check_help[] =
     "usage: warpsort check FILE --dtype T [--desc] [--perm-of ORIG]\n"
@@ -130,7 +159,8 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"run", run_help, cmd_run},       {"gen", gen_help, cmd_gen},
-    {"sort", sort_help, cmd_sort},    {"check", check_help, cmd_check},
+    {"sort", sort_help, cmd_sort},    {"topk", topk_help, cmd_topk},
+    {"check", check_help, cmd_check},
     {"bench", bench_help, cmd_bench},
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
@@ -144,7 +174,8 @@ const char *cli_command_help(const char *command) {
 int cli_print_help(const char *command) {
     const char *help = command ? cli_command_help(command) : tool_help;
     if (!help) {
-        cli_error("unknown command '%s' (commands: run gen sort check bench help)", command);
+        cli_error("unknown command '%s' (commands: run gen sort topk check bench help)",
+                  command);
         return CLI_EXIT_ERROR;
     }
     fputs(help, stdout);
@@ -184,7 +215,7 @@ static int run_command(int argc, char **argv) {
     if (first[0] == '-')
         cli_error("unknown option '%s' (see 'warpsort --help')", first);
     else
-        cli_error("unknown command '%s' (commands: run gen sort check bench help)", first);
+        cli_error("unknown command '%s' (commands: run gen sort topk check bench help)", first);
     return CLI_EXIT_ERROR;
 }
 

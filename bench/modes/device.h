@@ -1,0 +1,61 @@
+/*
+ * device.h - the device mode (warpsort against its rivals on device
+ * memory) and the modes that are presets of it (wide-pairs).
+ */
+#ifndef WSB_MODES_DEVICE_H
+#define WSB_MODES_DEVICE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/regime.h"
+
+namespace wsb {
+
+struct DeviceOptions {
+    enum Preset { None, Quick, Full } preset = None;
+    bool dtype_set = false, kind_set = false, dist_set = false, min_set = false, max_set = false,
+         seg_set = false;
+    std::vector<bool> dtypes = {true, false, false, false};
+    std::vector<bool> kinds = {true, false}; /* keys, pairs */
+    std::vector<bool> dists = std::vector<bool>(kNumDists, false);
+    int value_bytes = 4; /* of pairs */
+    int min_log = 10, max_log = 28;
+    std::vector<int> logs; /* --log: these sizes instead of the range */
+    std::vector<uint64_t> seg_sizes;
+    std::vector<bool> rivals; /* per registry entry */
+    int repeat = 7, slow_repeat = 3, warmup = 1;
+    int cpu_max_log = 24, seed_max_log = 27, host_check_max_log = 20;
+    bool flush_l2 = true;
+    uint64_t seed = 20240601;
+    int device = 0;
+    std::string json_path;
+    bool no_json = false;
+    bool list_only = false;
+    bool stable = false;
+};
+
+struct Job {
+    Regime regime;
+    int log2n;
+    std::vector<bool> drop; /* per registry entry: left out of this job */
+};
+
+/* The defaults of a mode built on the device mode, and its help. */
+struct DeviceMode {
+    const char *name;
+    const char *usage;
+    DeviceOptions defaults;
+};
+
+DeviceOptions parse_device_args(const DeviceMode &mode, int argc, char **argv);
+std::vector<Job> make_device_plan(const DeviceOptions &o);
+/* Registry indices of the rivals of one job, in table order. */
+std::vector<int> rivals_for(const DeviceOptions &o, const Job &job);
+/* Runs the plan (device_run.cu). */
+int run_device_mode(const DeviceMode &mode, int argc, char **argv);
+
+} // namespace wsb
+
+#endif /* WSB_MODES_DEVICE_H */

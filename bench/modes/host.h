@@ -1,0 +1,39 @@
+/*
+ * host.h - the host mode: warpsort_sort on host arrays (pageable and
+ * pinned; out of core under a device budget) against device rivals run as
+ * copy-sort-copy, the CPU backend, and the bus limit measured in the same run.
+ */
+#ifndef WSB_MODES_HOST_H
+#define WSB_MODES_HOST_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/regime.h"
+
+namespace wsb {
+
+struct HostOptions {
+    std::vector<uint64_t> sizes = {10000000, 100000000};
+    std::vector<Regime> kinds;            /* dtype x keys / pairs */
+    std::vector<bool> memory = {true, true}; /* pageable, pinned */
+    std::vector<std::string> rivals = {"warpsort-host", "cub-radix+copy", "warpsort+copy", "warpsort-cpu"};
+    int repeat = 5, warmup = 1, slow_repeat = 1;
+    uint64_t cpu_max_n = (uint64_t)1 << 28;
+    uint64_t ooc_n = 0, ooc_budget = (uint64_t)4 << 30;
+    uint64_t timeline_n = 0;
+    std::string trace = "host-timeline.csv";
+    uint64_t seed = 20240601;
+    int device = 0;
+    std::string json_path;
+    bool no_json = false, list_only = false;
+};
+
+HostOptions parse_host_args(int argc, char **argv);
+/* The traced timeline (--timeline): host_timeline.cu. */
+int run_host_timeline(const HostOptions &o);
+
+} // namespace wsb
+
+#endif /* WSB_MODES_HOST_H */

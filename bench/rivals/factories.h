@@ -1,0 +1,27 @@
+/*
+ * factories.h - one factory per rival (rivals/<file>.cu); the registry
+ * (rivals/registry.cu) lists them. Each returns nullptr, with *why, where the
+ * rival cannot sort the regime at all.
+ */
+#ifndef WSB_RIVALS_FACTORIES_H
+#define WSB_RIVALS_FACTORIES_H
+
+#include "rivals/rival.h"
+
+namespace wsb {
+
+using DeviceFactory = std::unique_ptr<DeviceRival>(const Regime &, const RivalEnv &, std::string *);
+using HostFactory = std::unique_ptr<HostRival>(const Regime &, const RivalEnv &, std::string *);
+
+DeviceFactory make_warpsort_cuda, make_cub_radix, make_cub_radix_i32, make_cub_merge,
+    make_cub_segmented, make_thrust, make_seed_naive, make_seed_hybrid;
+HostFactory make_warpsort_host, make_warpsort_cpu;
+
+/* A device rival run on host arrays: synchronous copies in, the device sort
+ * on env.stream, copies out (the host mode's "<rival>+copy" rows). */
+std::unique_ptr<HostRival> make_copy_sort_copy(const RivalInfo &device_rival, const Regime &r,
+                                               const RivalEnv &env, std::string *why);
+
+} // namespace wsb
+
+#endif /* WSB_RIVALS_FACTORIES_H */

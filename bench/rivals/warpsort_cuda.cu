@@ -1,0 +1,116 @@
+/*
+ * warpsort_cuda.cu - rival warpsort: the product, its CUDA backend on
+ * device memory.
+ *
+ * A context is created per (regime, n) row with config.stream set to the
+ * harness's stream, so the CUDA events bracket exactly the work that
+ * warpsort_sort / warpsort_sort_pairs enqueue there (the calls are
+ * asynchronous). warpsort_synchronize(ctx) runs after the stop event,
+ * outside the timed region, to collect asynchronous errors. The context
+ * (and its cached workspace) is destroyed after the row, so no row keeps
+ * memory that the next one needs. The first (warm-up) call may allocate the
+ * workspace; timed repeats find it cached. The byte column is the library's
+ * own: ws_plan_passes() lists the passes of the plan the call runs.
+ */
+#include "rivals/factories.h"
+#include "rivals/warpsort_status.h"
+
+#include "cuda/plan_report.h" /* the library's own passes over memory */
+
+namespace wsb {
+namespace {
+
+class WarpsortCuda final : public DeviceRival {
+public:
+    WarpsortCuda(const Regime &r, int device) : regime_(r), device_(device) {}
+    ~WarpsortCuda() override { warpsort_destroy(ctx_); }
+
+    bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
+        if (!ensure_context(b, err)) return false;
+        size_t ws = 0;
+        warpsort_status_t st = warpsort_workspace_size(ctx_, b.n, dtype_info(regime_.dtype).ws,
+                                                       b.value_bytes, 0, &ws);
+        if (st != WARPSORT_OK) {
+            *err = "warpsort_workspace_size: " + warpsort_status_text(st, ctx_);
+            return false;
+        }
+        *bytes = ws;
+        note_ = strprintf("workspace %zu bytes; plan:", ws);
+        ws_pass_bytes passes[kMaxPasses];
+        const size_t count = ws_plan_passes(ctx_, b.n, b.key_bytes, b.value_bytes, passes, kMaxPasses);
+        plan_bytes_ = 0;
+        for (size_t i = 0; i < count && i < kMaxPasses; i++) {
+            const unsigned long long moved = passes[i].read + passes[i].written;
+            plan_bytes_ += (double)moved;
+            note_ += strprintf("%s %s %.2f GB", i ? "," : "", passes[i].name, (double)moved * 1e-9);
+        }
+        return true;
+    }
+
+    bool prepare(const Buffers &b, std::string *err) override { return ensure_context(b, err); }
+
+    bool run(const Buffers &b, std::string *err) override {
+        const warpsort_dtype_t dt = dtype_info(regime_.dtype).ws;
+        const unsigned flags = WARPSORT_ASCENDING | (regime_.stable ? WARPSORT_STABLE : 0u);
+        warpsort_status_t st =
+            b.value_bytes ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work, b.n, dt, b.value_bytes, flags)
+                          : warpsort_sort(ctx_, b.keys_work, b.n, dt, flags);
+        if (st != WARPSORT_OK) {
+            *err = (b.value_bytes ? "warpsort_sort_pairs: " : "warpsort_sort: ") +
+                   warpsort_status_text(st, ctx_);
+            return false;
+        }
+        return true;
+    }
+
+    bool finish(const Buffers &, std::string *err) override {
+        warpsort_status_t st = warpsort_synchronize(ctx_);
+        if (st != WARPSORT_OK) {
+            *err = "warpsort_synchronize: " + warpsort_status_text(st, ctx_);
+            return false;
+        }
+        return true;
+    }
+
+    double model_bytes(const Buffers &) const override { return plan_bytes_; }
+    std::string note() const override { return note_; }
+
+private:
+    bool ensure_context(const Buffers &b, std::string *err) {
+        if (ctx_) return true;
+        warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+        cfg.backend = WARPSORT_BACKEND_CUDA;
+        cfg.device = device_;
+        cfg.stream = (void *)b.stream;
+        warpsort_status_t st = warpsort_create(&ctx_, &cfg);
+        if (st != WARPSORT_OK) {
+            ctx_ = nullptr;
+            *err = "warpsort_create(CUDA): " + warpsort_status_text(st, nullptr);
+            return false;
+        }
+        if (warpsort_get_backend(ctx_) != WARPSORT_BACKEND_CUDA) {
+            *err = "warpsort_create(CUDA) returned a context on another backend";
+            return false;
+        }
+        return true;
+    }
+
+    static constexpr size_t kMaxPasses = 16;
+    Regime regime_;
+    int device_;
+    warpsort_context_t *ctx_ = nullptr;
+    std::string note_;
+    double plan_bytes_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, const RivalEnv &env, std::string *why) {
+    if (r.seg_size) {
+        *why = "warpsort has no segmented sort yet";
+        return nullptr;
+    }
+    return std::unique_ptr<DeviceRival>(new WarpsortCuda(r, env.device));
+}
+
+} // namespace wsb

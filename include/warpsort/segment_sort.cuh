@@ -1,0 +1,128 @@
+/*
+ * warpsort/segment_sort.cuh - sorts of whole segments held in global memory
+ * (public device API): many short segments per warp, one per block.
+ *
+ * Public collectives (see docs/device-api.md):
+ *   warp_sort_segment<WIDTH, K>(in_keys, in_vals, out_keys, out_vals, len, codec [, iota_base])
+ *       each group of WIDTH lanes (1, 2, 4, 8, 16 or 32) sorts one segment
+ *       of up to WIDTH * K items: 32 / WIDTH segments per warp;
+ *   block_sort_segment<THREADS, K>(in_keys, ..., len, codec, storage [, iota_base])
+ *       the block sorts one segment of up to THREADS * K items.
+ * Keys are raw key bits (uint32_t / uint64_t words: any dtype of that
+ * width) ordered by a run-time key_codec (kind and direction, as the C API
+ * does), so one instantiation serves every dtype of a width and both
+ * orders. Values move with their keys: V is uint32_t, uint64_t, or
+ * no_value for keys alone. With in_vals == nullptr (and V a value type)
+ * the values are generated as each item's index in the segment plus
+ * iota_base: a segment-local argsort.
+ *
+ * Both are stable whenever values are present (positions break ties in the
+ * network; merges take ties from the earlier run). Keys alone need no
+ * stability (equal keys are identical bits). in and out may be the same
+ * arrays (in place): every item is read before any is written.
+ */
+#ifndef WARPSORT_SEGMENT_SORT_CUH
+#define WARPSORT_SEGMENT_SORT_CUH
+
+#include "block_sort.cuh"
+#include "key_traits.cuh"
+#include "smem_layout.cuh"
+#include "warp_sort.cuh"
+
+namespace warpsort {
+
+namespace detail {
+/* Positions (tie-breaks) travel with values only. */
+template <typename V>
+using segment_positions = typename select_type<is_value<V>::value, uint32_t, no_value>::type;
+
+/* Item idx of a segment into registers: key bits (a sentinel past len),
+ * value (read, or idx + iota_base), position. */
+template <typename KB, typename V, typename P, int ITEMS>
+__device__ __forceinline__ void segment_load(warp_items<KB, V, P, ITEMS> &it, int i, int idx,
+                                             int len, const KB *keys, const V *vals,
+                                             unsigned long long iota_base, key_codec codec) {
+    const bool real = idx < len;
+    it.k[i] = real ? encode(keys[idx], codec) : sentinel<KB>();
+    if constexpr (is_value<V>::value) {
+        it.v[i] = !real ? V{} : vals ? vals[idx] : (V)(iota_base + (unsigned long long)idx);
+        it.p[i] = (uint32_t)idx; /* sentinels (idx >= len) after every real item */
+    }
+}
+template <typename KB, typename V, typename P, int ITEMS>
+__device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> &it, int i,
+                                              int idx, int len, KB *keys, V *vals,
+                                              key_codec codec) {
+    if (idx < len) {
+        keys[idx] = decode(it.k[i], codec);
+        if constexpr (is_value<V>::value) vals[idx] = it.v[i];
+    }
+}
+} // namespace detail
+
+/* Each group of WIDTH consecutive lanes sorts its own segment: items
+ * 0 .. len-1 of in_keys (and in_vals) into out_keys (and out_vals), in the
+ * order of codec. Every lane passes its group's pointers and len
+ * (0 <= len <= WIDTH * K; len <= 0: the group has no segment and touches
+ * no memory). Lane l of a group handles items l*K .. l*K+K-1.
+ * Preconditions: all 32 lanes of the warp call it together, converged;
+ * WIDTH a power of two from 1 to 32, K a power of two from 1 to 16.
+ * Registers only: no shared memory, no barrier. Cost: one bitonic network
+ * of WIDTH * K items (strides below K in a lane, others by shuffles). */
+template <int WIDTH, int K, typename KB, typename V>
+__device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in_vals,
+                                                  KB *out_keys, V *out_vals, int len,
+                                                  key_codec codec,
+                                                  unsigned long long iota_base = 0) {
+    static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "WIDTH 1..32, a power of two");
+    static_assert(K >= 1 && K <= 16 && (K & (K - 1)) == 0, "K 1..16, a power of two");
+    using P = detail::segment_positions<V>;
+    const int glane = detail::lane_id() & (WIDTH - 1);
+    warp_items<KB, V, P, K> it;
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        detail::segment_load(it, i, glane * K + i, len, in_keys, in_vals, iota_base, codec);
+    warp_sort_registers<WIDTH * K>(it, glane * K);
+#pragma unroll
+    for (int i = 0; i < K; i++) detail::segment_store(it, i, glane * K + i, len, out_keys, out_vals, codec);
+}
+
+/* Shared memory of block_sort_segment: padded arrays of THREADS * K key
+ * bits and values (one slot for no_value). */
+template <typename KB, typename V, int THREADS, int K>
+struct segment_sort_storage {
+    KB keys[smem_slots<KB>(THREADS * K)];
+    V vals[is_value<V>::value ? smem_slots<V>(THREADS * K) : 1];
+};
+
+/* The block sorts one segment of 0 <= len <= THREADS * K items from
+ * in_keys (in_vals) into out_keys (out_vals), in the order of codec: each
+ * warp sorts 32 * K items in registers, then the runs are merged in shared
+ * memory (block_sort_tile). Thread t handles items t*K .. t*K+K-1.
+ * Preconditions: every thread of a 1-D block of exactly THREADS threads
+ * calls it with the same arguments (THREADS a power of two, 64 to 1024;
+ * K 1, 2, 4 or 8 for 8-byte keys or values, up to 16 for 4-byte ones).
+ * Barriers: two per merge round; storage is free again on return. */
+template <int THREADS, int K, typename KB, typename V>
+__device__ __forceinline__ void block_sort_segment(const KB *in_keys, const V *in_vals,
+                                                   KB *out_keys, V *out_vals, int len,
+                                                   key_codec codec,
+                                                   segment_sort_storage<KB, V, THREADS, K> &storage,
+                                                   unsigned long long iota_base = 0) {
+    static_assert(THREADS >= 64 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0,
+                  "THREADS 64..1024, a power of two");
+    using P = detail::segment_positions<V>;
+    const int first = (int)threadIdx.x * K;
+    warp_items<KB, V, P, K> it;
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        detail::segment_load(it, i, first + i, len, in_keys, in_vals, iota_base, codec);
+    block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, tile_smem<KB, V>{storage.keys, storage.vals},
+                                                  len);
+#pragma unroll
+    for (int i = 0; i < K; i++) detail::segment_store(it, i, first + i, len, out_keys, out_vals, codec);
+}
+
+} // namespace warpsort
+
+#endif /* WARPSORT_SEGMENT_SORT_CUH */

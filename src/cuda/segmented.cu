@@ -1,0 +1,670 @@
+/*
+ * segmented.cu - the CUDA backend's batched rows and segments: validate and
+ * classify on the device, then one kernel per length class (segmented.h).
+ *
+ * A call on device memory queues, on the context's stream: a memset of the
+ * workspace header, the classify kernel, the class kernels that can have
+ * work (from n and the number of segments; for rows, the one class of the
+ * row length), the long-segment tile sort and merge passes. Nothing waits
+ * for the device, except that with device offsets and no caller workspace
+ * the call reads the 8-byte verdict back before queuing the sorts, so it
+ * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
+ * run-time codec: one instantiation per key width and value width.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "check.cuh"
+#include "state.h"
+#include "workspace.h"
+#include "segmented.h"
+#include "plan.cuh" /* ws_align256 */
+#include "warpsort/block_merge.cuh"
+#include "warpsort/segment_sort.cuh"
+
+using warpsort::block_sort_segment;
+using warpsort::key_codec;
+using warpsort::merge_path;
+using warpsort::no_value;
+using warpsort::segment_sort_storage;
+using warpsort::warp_sort_segment;
+
+/*=== device side ===*/
+
+/* The workspace header: zeroed by a memset before every call. */
+struct ws_seg_header {
+    unsigned long long verdict;     /* 0: offsets good; else ~(first bad index) */
+    unsigned long long max_long;    /* items of the longest long segment */
+    unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their tiles */
+    unsigned counts[WS_SEG_CLASSES];
+};
+
+/* Where segment s starts: offsets, or s * row_len for rows. */
+struct ws_seg_view {
+    const uint64_t *offsets;
+    unsigned long long row_len, n, num_segments;
+    __device__ __forceinline__ unsigned long long begin(unsigned long long s) const {
+        return offsets ? offsets[s] : s * row_len;
+    }
+};
+
+struct ws_seg_lists {
+    unsigned *list[WS_SEG_CLASSES];
+    unsigned cap[WS_SEG_CLASSES];
+    unsigned *long_seg;
+    unsigned long long *long_base;
+    unsigned long long long_cap;
+};
+
+/* Everything a sort kernel of the call reads. vals NULL with iota: the
+ * values are generated as segment-local indices (argsort). */
+template <typename KB, typename V>
+struct ws_seg_args {
+    KB *keys;
+    V *vals;
+    int iota;
+    key_codec codec;
+    ws_seg_view view;
+    const ws_seg_header *header;
+    ws_seg_lists lists;
+};
+
+/* Class of a segment of len items: -1 nothing to do (empty, or a single
+ * item unless an argsort must write its index), 0 .. WS_SEG_CLASSES-1
+ * short, WS_SEG_CLASSES long. */
+__host__ __device__ __forceinline__ int ws_seg_class_of(unsigned long long len, int argsort) {
+    if (len == 0 || (len == 1 && !argsort)) return -1;
+    int c = 0;
+    while (c < WS_SEG_CLASSES && len > (4ull << c)) c++;
+    return c;
+}
+
+/* Merge passes that make the longest long segment one run. */
+__host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest) {
+    const unsigned long long runs = (longest + WS_SEG_TILE - 1) / WS_SEG_TILE;
+    int p = 0;
+    while ((1ull << p) < runs) p++;
+    return p;
+}
+
+/* Checks offsets[i] (device offsets only) and appends segment i to its
+ * class's list; a warp appends each class with one atomic. Offsets are
+ * read once each by two threads; the first bad index wins by atomicMax of
+ * its complement. A list that would overflow its capacity can only come
+ * from bad offsets, which the verdict already records: such entries are
+ * dropped, never written past the list. */
+__global__ void __launch_bounds__(256) ws_seg_classify_kernel(ws_seg_view v, ws_seg_header *h,
+                                                              ws_seg_lists lists, int argsort) {
+    const int lane = (int)(threadIdx.x & 31);
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const unsigned long long S = v.num_segments;
+    for (unsigned long long base = (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+         base <= S; base += stride) {
+        const unsigned long long i = base + (unsigned long long)lane;
+        unsigned long long len = 0;
+        int cls = -1;
+        if (i <= S) {
+            if (v.offsets) {
+                const unsigned long long oi = v.offsets[i];
+                bool bad = i == 0 ? oi != 0 : oi < v.offsets[i - 1];
+                if (i == S && oi != v.n) bad = true;
+                if (bad) atomicMax(&h->verdict, ~i);
+                if (i < S) {
+                    const unsigned long long next = v.offsets[i + 1];
+                    len = next > oi ? next - oi : 0;
+                }
+            } else if (i < S) {
+                len = v.row_len;
+            }
+            if (i < S) cls = ws_seg_class_of(len, argsort);
+        }
+#pragma unroll 1
+        for (int c = 0; c < WS_SEG_CLASSES; c++) {
+            const unsigned mask = __ballot_sync(0xFFFFFFFFu, cls == c);
+            if (!mask) continue;
+            const int leader = __ffs(mask) - 1;
+            unsigned first = 0;
+            if (lane == leader) first = atomicAdd(&h->counts[c], (unsigned)__popc(mask));
+            first = __shfl_sync(0xFFFFFFFFu, first, leader);
+            if (cls == c) {
+                const unsigned r = first + (unsigned)__popc(mask & ((1u << lane) - 1u));
+                if (r < lists.cap[c]) lists.list[c][r] = (unsigned)i;
+            }
+        }
+        if (cls == WS_SEG_CLASSES) {
+            const unsigned long long tiles = (len + WS_SEG_TILE - 1) / WS_SEG_TILE;
+            const unsigned long long old =
+                atomicAdd(&h->long_packed, (1ull << WS_SEG_TILE_BITS) + tiles);
+            const unsigned long long e = old >> WS_SEG_TILE_BITS;
+            if (e < lists.long_cap) {
+                lists.long_seg[e] = (unsigned)i;
+                lists.long_base[e] = old & ((1ull << WS_SEG_TILE_BITS) - 1);
+            }
+            atomicMax(&h->max_long, len);
+        }
+    }
+}
+
+/* Entries of list c (never more than it holds). */
+template <typename KB, typename V>
+__device__ __forceinline__ unsigned ws_seg_count(const ws_seg_args<KB, V> &a, int c) {
+    const unsigned n = a.header->counts[c];
+    return n < a.lists.cap[c] ? n : a.lists.cap[c];
+}
+
+/* Value pointer of item `first`, or NULL when values are generated. */
+template <typename KB, typename V>
+__device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *vals,
+                                             unsigned long long first) {
+    if constexpr (warpsort::is_value<V>::value) return vals ? vals + first : nullptr;
+    else return nullptr;
+}
+
+/* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
+template <int WIDTH, int K, typename KB, typename V>
+__global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
+    if (a.header->verdict) return;
+    constexpr unsigned GROUPS = 32 / WIDTH;
+    const unsigned count = ws_seg_count(a, c);
+    const unsigned long long warp = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32;
+    const unsigned group = (threadIdx.x & 31) / WIDTH;
+    for (unsigned long long e0 = warp * GROUPS; e0 < count; e0 += warps * GROUPS) {
+        const unsigned long long e = e0 + group;
+        unsigned long long b = 0;
+        int len = 0;
+        if (e < count) {
+            const unsigned s = a.lists.list[c][e];
+            b = a.view.begin(s);
+            len = (int)(a.view.begin(s + 1ull) - b);
+        }
+        V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
+        V *out_vals = ws_seg_vals_at(a, a.vals, b);
+        warp_sort_segment<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len, a.codec);
+    }
+}
+
+/* Classes 8, 9: a block per segment, grid-stride over the list. */
+template <int THREADS, int K, typename KB, typename V>
+__global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
+    __shared__ segment_sort_storage<KB, V, THREADS, K> storage;
+    if (a.header->verdict) return;
+    const unsigned count = ws_seg_count(a, c);
+    for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
+        const unsigned s = a.lists.list[c][e];
+        const unsigned long long b = a.view.begin(s);
+        const int len = (int)(a.view.begin(s + 1ull) - b);
+        V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
+        block_sort_segment<THREADS, K>(a.keys + b, (const V *)vals, a.keys + b,
+                                       ws_seg_vals_at(a, a.vals, b), len, a.codec, storage);
+    }
+}
+
+/* The long segment that tile t belongs to: the last entry whose first tile
+ * is <= t (entries were numbered in the order of their tiles). */
+__device__ __forceinline__ unsigned long long ws_seg_long_entry(const unsigned long long *base,
+                                                                unsigned long long count,
+                                                                unsigned long long t) {
+    unsigned long long lo = 0, hi = count; /* base[lo] <= t < base[hi] */
+    while (hi - lo > 1) {
+        const unsigned long long mid = lo + (hi - lo) / 2;
+        if (base[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* One tile of a long segment, as the tile and merge kernels see it. */
+struct ws_seg_tile {
+    unsigned long long begin, len; /* the segment */
+    unsigned long long first;      /* the tile's first item, segment-local */
+};
+
+template <typename KB, typename V>
+__device__ __forceinline__ bool ws_seg_long_tiles(const ws_seg_args<KB, V> &a,
+                                                  unsigned long long *tiles,
+                                                  unsigned long long *count) {
+    const unsigned long long packed = a.header->long_packed;
+    *count = packed >> WS_SEG_TILE_BITS;
+    if (*count > a.lists.long_cap) *count = a.lists.long_cap;
+    *tiles = packed & ((1ull << WS_SEG_TILE_BITS) - 1);
+    return *count > 0;
+}
+
+template <typename KB, typename V>
+__device__ __forceinline__ ws_seg_tile ws_seg_tile_of(const ws_seg_args<KB, V> &a,
+                                                      unsigned long long count,
+                                                      unsigned long long t) {
+    const unsigned long long e = ws_seg_long_entry(a.lists.long_base, count, t);
+    const unsigned s = a.lists.long_seg[e];
+    ws_seg_tile tl;
+    tl.begin = a.view.begin(s);
+    tl.len = a.view.begin(s + 1ull) - tl.begin;
+    tl.first = (t - a.lists.long_base[e]) * WS_SEG_TILE;
+    return tl;
+}
+
+/* Long segments, step 1: every tile sorted by a block, written to the
+ * buffer that makes the last merge pass land in the caller's arrays. */
+template <typename KB, typename V>
+__global__ void __launch_bounds__(256) ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk,
+                                                               V *sv) {
+    __shared__ segment_sort_storage<KB, V, 256, WS_SEG_TILE / 256> storage;
+    if (a.header->verdict) return;
+    unsigned long long tiles, count;
+    if (!ws_seg_long_tiles(a, &tiles, &count)) return;
+    const bool to_scratch = ws_seg_passes(a.header->max_long) & 1;
+    KB *dk = to_scratch ? sk : a.keys;
+    V *dv = to_scratch ? sv : a.vals;
+    for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const ws_seg_tile tl = ws_seg_tile_of(a, count, t);
+        const unsigned long long at = tl.begin + tl.first;
+        const unsigned long long rest = tl.len - tl.first;
+        const int len = rest < WS_SEG_TILE ? (int)rest : WS_SEG_TILE;
+        V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
+        block_sort_segment<256, WS_SEG_TILE / 256>(a.keys + at, (const V *)vals, dk + at,
+                                                   ws_seg_vals_at(a, dv, at), len, a.codec,
+                                                   storage, tl.first);
+    }
+}
+
+/* Key bits of a sorted run in global memory, as ordered bits. */
+template <typename KB>
+struct ws_seg_reader {
+    const KB *p;
+    key_codec codec;
+    __device__ __forceinline__ KB operator()(unsigned long long i) const {
+        return warpsort::encode(p[i], codec);
+    }
+};
+
+/* Long segments, merge pass p: runs of WS_SEG_TILE << p items become runs
+ * of twice that. A block produces one tile's worth of outputs, each thread
+ * 8 of them (merge path, then a serial merge; ties from the earlier run,
+ * so stable). A segment already one run is copied, so every long segment
+ * ping-pongs the same number of times. */
+template <typename KB, typename V>
+__global__ void __launch_bounds__(256) ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv,
+                                                           int p) {
+    constexpr int ITEMS = WS_SEG_TILE / 256;
+    if (a.header->verdict) return;
+    const int passes = ws_seg_passes(a.header->max_long);
+    if (p >= passes) return;
+    unsigned long long tiles, count;
+    if (!ws_seg_long_tiles(a, &tiles, &count)) return;
+    const bool from_scratch = (passes - p) & 1;
+    const KB *srck = from_scratch ? sk : a.keys;
+    const V *srcv = from_scratch ? sv : a.vals;
+    KB *dstk = from_scratch ? a.keys : sk;
+    V *dstv = from_scratch ? a.vals : sv;
+    const unsigned long long run = (unsigned long long)WS_SEG_TILE << p;
+    for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const ws_seg_tile tl = ws_seg_tile_of(a, count, t);
+        const unsigned long long pair = tl.first / (2 * run) * (2 * run);
+        const unsigned long long rest = tl.len - pair;
+        const unsigned long long a_len = rest < run ? rest : run;
+        const unsigned long long b_len = rest - a_len < run ? rest - a_len : run;
+        const unsigned long long total = a_len + b_len;
+        unsigned long long diag = tl.first - pair + (unsigned long long)threadIdx.x * ITEMS;
+        if (diag >= total) continue;
+        const KB *ak = srck + tl.begin + pair, *bk = ak + a_len;
+        const ws_seg_reader<KB> ra{ak, a.codec}, rb{bk, a.codec};
+        unsigned long long ai = merge_path<KB, unsigned long long>(ra, a_len, rb, b_len, diag);
+        unsigned long long bi = diag - ai;
+        KB *ok = dstk + tl.begin + pair;
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++, diag++) {
+            if (diag >= total) break;
+            /* A wins ties: B only when strictly smaller. */
+            const bool take_b = bi < b_len && (ai >= a_len || rb(bi) < ra(ai));
+            const unsigned long long src = take_b ? a_len + bi : ai;
+            ok[diag] = ak[src];
+            if constexpr (warpsort::is_value<V>::value)
+                dstv[tl.begin + pair + diag] = srcv[tl.begin + pair + src];
+            if (take_b) bi++;
+            else ai++;
+        }
+    }
+}
+
+/*=== host side ===*/
+
+/* Smallest length of class c (a single item only for argsort). */
+static unsigned long long ws_seg_class_min(int c, int argsort) {
+    if (c == 0) return argsort ? 1 : 2;
+    return (4ull << (c - 1)) + 1;
+}
+
+/* Lays out the workspace of a call on n items in num_segments segments:
+ * list c holds at most min(segments, n / its shortest length) entries,
+ * whatever the lengths, so the host sizes it without seeing the offsets. */
+static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb, size_t vb,
+                                       int argsort) {
+    ws_seg_layout l;
+    memset(&l, 0, sizeof l);
+    size_t at = ws_align256(sizeof(ws_seg_header));
+    for (int c = 0; c < WS_SEG_CLASSES; c++) {
+        unsigned long long cap = n / ws_seg_class_min(c, argsort);
+        if (cap > num_segments) cap = num_segments;
+        l.cap[c] = (unsigned)cap;
+        l.list[c] = at;
+        at += ws_align256((size_t)cap * sizeof(unsigned));
+    }
+    unsigned long long long_cap = n / (WS_SEG_TILE + 1);
+    if (long_cap > num_segments) long_cap = num_segments;
+    l.long_cap = long_cap;
+    l.long_seg = at;
+    at += ws_align256((size_t)long_cap * sizeof(unsigned));
+    l.long_base = at;
+    at += ws_align256((size_t)long_cap * sizeof(unsigned long long));
+    l.scratch_keys = at;
+    if (long_cap) at += ws_align256(n * kb);
+    l.scratch_vals = at;
+    if (long_cap) at += ws_align256(n * vb);
+    l.keys_copy = at;
+    if (argsort) at += ws_align256(n * kb);
+    l.total = at;
+    return l;
+}
+
+extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_context_t *ctx,
+                                                              size_t n, size_t num_segments,
+                                                              warpsort_dtype_t dtype,
+                                                              size_t value_bytes, unsigned flags,
+                                                              size_t *bytes) {
+    (void)ctx;
+    const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
+    *bytes = ws_seg_layout_for(n, num_segments, warpsort_dtype_size(dtype), value_bytes, argsort)
+                 .total;
+    return WARPSORT_OK;
+}
+
+/* What one call launches, decided on the host from n and the segments. */
+struct ws_seg_launch {
+    ws_seg_layout lay;
+    int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
+    int long_used;
+    int max_passes;                 /* merge passes launched (bound) */
+    unsigned long long tile_bound;  /* tiles of long segments, at most */
+};
+
+static ws_seg_launch ws_seg_plan(const ws_seg_call_t *c) {
+    const size_t kb = warpsort_dtype_size(c->dtype);
+    ws_seg_launch L;
+    memset(&L, 0, sizeof L);
+    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort);
+    unsigned long long longest = c->n;
+    if (!c->offsets) {
+        const int cls = ws_seg_class_of(c->row_len, c->argsort);
+        if (cls >= 0 && cls < WS_SEG_CLASSES) L.class_used[cls] = 1;
+        L.long_used = cls == WS_SEG_CLASSES;
+        longest = c->row_len;
+    } else {
+        for (int k = 0; k < WS_SEG_CLASSES; k++) L.class_used[k] = L.lay.cap[k] > 0;
+        L.long_used = L.lay.long_cap > 0;
+    }
+    if (L.long_used) {
+        L.max_passes = ws_seg_passes(longest);
+        L.tile_bound = c->n / WS_SEG_TILE + L.lay.long_cap + 1;
+    }
+    return L;
+}
+
+static unsigned ws_seg_grid(unsigned long long work, unsigned per_block, int sm_count,
+                            unsigned per_sm) {
+    unsigned long long g = (work + per_block - 1) / per_block;
+    const unsigned long long cap = (unsigned long long)sm_count * per_sm;
+    if (g > cap) g = cap;
+    return g ? (unsigned)g : 1u;
+}
+
+template <int WIDTH, int K, typename KB, typename V>
+static void ws_seg_launch_warp(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
+                               cudaStream_t stream) {
+    const unsigned grid = ws_seg_grid(cap, 8 * (32 / WIDTH), sms, 8);
+    ws_seg_warp_kernel<WIDTH, K, KB, V><<<grid, 256, 0, stream>>>(a, c);
+}
+
+/* Queues the sorts of every class; the verdict gates each kernel. */
+template <typename KB, typename V>
+static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
+                                unsigned char *ws, int sms, cudaStream_t stream) {
+    const unsigned *cap = L.lay.cap;
+    if (L.class_used[0]) ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, stream);
+    if (L.class_used[1]) ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, stream);
+    if (L.class_used[2]) ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, stream);
+    if (L.class_used[3]) ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, stream);
+    if (L.class_used[4]) ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, stream);
+    if (L.class_used[5]) ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, stream);
+    if (L.class_used[6]) ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, stream);
+    if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, stream);
+    if (L.class_used[8])
+        ws_seg_block_kernel<128, 8, KB, V>
+            <<<ws_seg_grid(cap[8], 1, sms, 16), 128, 0, stream>>>(a, 8);
+    if (L.class_used[9])
+        ws_seg_block_kernel<256, 8, KB, V>
+            <<<ws_seg_grid(cap[9], 1, sms, 8), 256, 0, stream>>>(a, 9);
+    if (L.long_used) {
+        KB *sk = (KB *)(ws + L.lay.scratch_keys);
+        V *sv = (V *)(ws + L.lay.scratch_vals);
+        const unsigned grid = ws_seg_grid(L.tile_bound, 1, sms, 8);
+        ws_seg_long_tile_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv);
+        for (int p = 0; p < L.max_passes; p++)
+            ws_seg_merge_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv, p);
+    }
+    return cudaGetLastError();
+}
+
+/* The whole device part of a call on device-resident keys / values /
+ * offsets (offsets NULL: rows): header reset, classify, sorts. With
+ * `verdict_out` the verdict is read back (a wait) before the sorts. */
+template <typename KB, typename V>
+static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t *c,
+                                    const ws_seg_launch &L, unsigned char *ws, KB *keys, V *vals,
+                                    const uint64_t *offsets, unsigned long long *verdict_out) {
+    ws_cuda_state *st = ws_state(ctx);
+    cudaStream_t stream = st->stream;
+    ws_seg_header *h = (ws_seg_header *)(ws + L.lay.header);
+    ws_seg_args<KB, V> a;
+    a.keys = keys;
+    a.vals = vals;
+    a.iota = c->argsort;
+    a.codec = key_codec{ws_dtype_kind(c->dtype), (c->flags & WARPSORT_DESCENDING) ? 1 : 0};
+    a.view = ws_seg_view{offsets, c->row_len, c->n, c->num_segments};
+    a.header = h;
+    for (int k = 0; k < WS_SEG_CLASSES; k++) {
+        a.lists.list[k] = (unsigned *)(ws + L.lay.list[k]);
+        a.lists.cap[k] = L.lay.cap[k];
+    }
+    a.lists.long_seg = (unsigned *)(ws + L.lay.long_seg);
+    a.lists.long_base = (unsigned long long *)(ws + L.lay.long_base);
+    a.lists.long_cap = L.lay.long_cap;
+
+    cudaError_t err = cudaMemsetAsync(h, 0, sizeof *h, stream);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaMemsetAsync(segment header)");
+    const unsigned grid =
+        ws_seg_grid((unsigned long long)c->num_segments + 1, 256, st->dev.sm_count, 32);
+    ws_seg_classify_kernel<<<grid, 256, 0, stream>>>(a.view, h, a.lists, c->argsort);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segment classify kernel");
+    if (verdict_out) {
+        err = cudaMemcpyAsync(verdict_out, &h->verdict, sizeof *verdict_out, cudaMemcpyDeviceToHost,
+                              stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "reading the offsets verdict");
+        if (*verdict_out) return WARPSORT_OK; /* bad offsets: the caller reports them */
+    }
+    err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, stream);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
+    return WARPSORT_OK;
+}
+
+template <typename KB>
+static warpsort_status_t ws_seg_run_values(warpsort_context_t *ctx, const ws_seg_call_t *c,
+                                           const ws_seg_launch &L, unsigned char *ws, void *keys,
+                                           void *vals, const uint64_t *offsets,
+                                           unsigned long long *verdict_out) {
+    switch (c->value_bytes) {
+    case 0:
+        return ws_seg_run<KB, no_value>(ctx, c, L, ws, (KB *)keys, nullptr, offsets, verdict_out);
+    case 4:
+        return ws_seg_run<KB, uint32_t>(ctx, c, L, ws, (KB *)keys, (uint32_t *)vals, offsets,
+                                        verdict_out);
+    default:
+        return ws_seg_run<KB, uint64_t>(ctx, c, L, ws, (KB *)keys, (uint64_t *)vals, offsets,
+                                        verdict_out);
+    }
+}
+
+/* The error of bad device offsets found at index `bad` (offsets still in
+ * device memory: the two entries around it are read back for the text). */
+static warpsort_status_t ws_seg_bad_device_offsets(warpsort_context_t *ctx,
+                                                   const ws_seg_call_t *c,
+                                                   const uint64_t *offsets,
+                                                   unsigned long long bad) {
+    uint64_t pair[2] = {0, 0};
+    const unsigned long long from = bad ? bad - 1 : 0;
+    if (cudaMemcpy(pair, offsets + from, (bad ? 2 : 1) * sizeof(uint64_t),
+                   cudaMemcpyDeviceToHost) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: bad offset at index %llu", c->fn,
+                        bad);
+    }
+    /* Same texts as the host check (ws_seg_check_offsets). */
+    if (bad == 0) return ws_seg_check_offsets(ctx, pair, 0, c->n, c->fn);
+    if (pair[1] < pair[0])
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                        "%s: bad offset at index %llu: offsets[%llu] = %llu is below "
+                        "offsets[%llu] = %llu (offsets must not decrease)",
+                        c->fn, bad, bad, (unsigned long long)pair[1], bad - 1,
+                        (unsigned long long)pair[0]);
+    return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                    "%s: bad offset at index %llu: offsets[%llu] = %llu, must be n = %zu", c->fn,
+                    bad, bad, (unsigned long long)pair[1], c->n);
+}
+
+/* The longest segment of host offsets (already validated). */
+static size_t ws_seg_longest(const uint64_t *offsets, size_t num_segments) {
+    size_t m = 0;
+    for (size_t s = 0; s < num_segments; s++)
+        if ((size_t)(offsets[s + 1] - offsets[s]) > m) m = (size_t)(offsets[s + 1] - offsets[s]);
+    return m;
+}
+
+#define WS_SEG_TRY(what, call) WS_CUDA_TRY_AT(ctx, call, what)
+
+static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_call_t *c) {
+    ws_cuda_state *st = ws_state(ctx);
+    cudaStream_t stream = st->stream;
+    const size_t kb = warpsort_dtype_size(c->dtype), vb = c->value_bytes;
+    if (c->num_segments >= 0xFFFFFFFFull || (unsigned long long)c->n >= (1ull << 35))
+        return ws_error(ctx, WARPSORT_UNSUPPORTED,
+                        "%s (cuda): at most 2^32 - 2 segments and 2^35 items per call "
+                        "(got %zu segments, %zu items)",
+                        c->fn, c->num_segments, c->n);
+    const int host_offsets = c->offsets && !ws_cuda_device_pointer(c->offsets);
+    if (host_offsets) {
+        warpsort_status_t s = ws_seg_check_offsets(ctx, c->offsets, c->num_segments, c->n, c->fn);
+        if (s != WARPSORT_OK) return s;
+        if (c->argsort && vb == 4 && ws_seg_longest(c->offsets, c->num_segments) > 0xFFFFFFFFull + 1)
+            return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                            "%s: a segment needs 8-byte indices (index_bytes = 4 holds 2^32)",
+                            c->fn);
+    } else if (c->offsets && c->argsort && vb == 4 && (unsigned long long)c->n > 0xFFFFFFFFull + 1) {
+        return ws_error(ctx, WARPSORT_UNSUPPORTED,
+                        "%s (cuda): device offsets over more than 2^32 items need 8-byte indices",
+                        c->fn);
+    }
+    const int stage_keys = c->n > 0 && !ws_cuda_device_pointer(c->keys_in);
+    const int stage_vals = c->n > 0 && vb && !ws_cuda_device_pointer(c->values);
+
+    const ws_seg_launch L = ws_seg_plan(c);
+    /* Staging after the call's own workspace: keys, values, offsets. */
+    const size_t keys_off = L.lay.total;
+    const size_t vals_off = keys_off + (stage_keys && !c->argsort ? ws_align256(c->n * kb) : 0);
+    const size_t offs_off = vals_off + (stage_vals ? ws_align256(c->n * vb) : 0);
+    const size_t ob = c->offsets ? (c->num_segments + 1) * sizeof(uint64_t) : 0;
+    const size_t total = offs_off + (host_offsets ? ws_align256(ob) : 0);
+    unsigned char *ws = NULL;
+    warpsort_status_t s = ws_acquire(ctx, total, &ws);
+    if (s != WARPSORT_OK) return s;
+
+    /* Device views of the arrays. Argsort sorts a copy of the keys. */
+    void *dkeys = c->argsort ? (void *)(ws + L.lay.keys_copy)
+                  : stage_keys ? (void *)(ws + keys_off)
+                               : c->keys;
+    void *dvals = !vb ? NULL : stage_vals ? (void *)(ws + vals_off) : c->values;
+    const uint64_t *doffs = host_offsets ? (const uint64_t *)(ws + offs_off) : c->offsets;
+    if (c->n > 0 && (c->argsort || stage_keys))
+        WS_SEG_TRY("cudaMemcpyAsync(keys)",
+                   cudaMemcpyAsync(dkeys, c->keys_in, c->n * kb, cudaMemcpyDefault, stream));
+    if (stage_vals && !c->argsort)
+        WS_SEG_TRY("cudaMemcpyAsync(values)",
+                   cudaMemcpyAsync(dvals, c->values, c->n * vb, cudaMemcpyDefault, stream));
+    if (host_offsets)
+        WS_SEG_TRY("cudaMemcpyAsync(offsets)",
+                   cudaMemcpyAsync((void *)doffs, c->offsets, ob, cudaMemcpyHostToDevice, stream));
+
+    /* Device offsets are checked on the device; the verdict is read back
+     * unless the caller set the workspace (then warpsort_segments_check). */
+    const int device_check = c->offsets && !host_offsets;
+    const int wait_verdict = device_check && !st->workspace_external;
+    unsigned long long verdict = 0;
+    s = kb == 4 ? ws_seg_run_values<uint32_t>(ctx, c, L, ws, dkeys, dvals, doffs,
+                                              wait_verdict ? &verdict : NULL)
+                : ws_seg_run_values<uint64_t>(ctx, c, L, ws, dkeys, dvals, doffs,
+                                              wait_verdict ? &verdict : NULL);
+    if (s != WARPSORT_OK) return s;
+    if (verdict) return ws_seg_bad_device_offsets(ctx, c, c->offsets, ~verdict);
+    ctx->seg_verdict = device_check && !wait_verdict ? (const void *)ws : NULL;
+
+    if (!stage_keys && !stage_vals) return WARPSORT_OK; /* asynchronous */
+    /* Host arrays: nothing is written to them before the device is done
+     * and the offsets are known good. */
+    WS_SEG_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    if (device_check && !wait_verdict) {
+        WS_SEG_TRY("reading the offsets verdict",
+                   cudaMemcpy(&verdict, ws, sizeof verdict, cudaMemcpyDeviceToHost));
+        ctx->seg_verdict = NULL;
+        if (verdict) return ws_seg_bad_device_offsets(ctx, c, c->offsets, ~verdict);
+    }
+    if (stage_keys && !c->argsort)
+        WS_SEG_TRY("cudaMemcpyAsync(keys back)",
+                   cudaMemcpyAsync(c->keys, dkeys, c->n * kb, cudaMemcpyDefault, stream));
+    if (stage_vals)
+        WS_SEG_TRY("cudaMemcpyAsync(values back)",
+                   cudaMemcpyAsync(c->values, dvals, c->n * vb, cudaMemcpyDefault, stream));
+    WS_SEG_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    return WARPSORT_OK;
+}
+
+extern "C" warpsort_status_t ws_cuda_segmented(warpsort_context_t *ctx, const ws_seg_call_t *c) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    const warpsort_status_t s = ws_seg_on_stream(ctx, c);
+    ws_leave_device(&g);
+    return s;
+}
+
+extern "C" warpsort_status_t ws_cuda_segments_check(warpsort_context_t *ctx) {
+    if (!ctx->seg_verdict) return WARPSORT_OK;
+    unsigned long long verdict = 0;
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(ws_state(ctx)->stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(&verdict, ctx->seg_verdict, sizeof verdict, cudaMemcpyDeviceToHost);
+    ws_leave_device(&g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "warpsort_segments_check");
+    ctx->seg_verdict = NULL;
+    if (verdict)
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                        "warpsort_segments_check: bad offset at index %llu: the last batched "
+                        "call's device offsets break offsets[0] = 0, monotone, last = n; it "
+                        "wrote nothing",
+                        ~verdict);
+    return WARPSORT_OK;
+}

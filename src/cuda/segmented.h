@@ -1,0 +1,52 @@
+/*
+ * segmented.h - the CUDA backend's batched rows and segments
+ * (segmented.cu): the per-call plan shared by sizing and launching.
+ * Internal; C++ (nvcc) translation units only. The entry points the core
+ * calls (ws_cuda_segmented, ws_cuda_segmented_workspace_size,
+ * ws_cuda_segments_check) are declared in core/internal.h.
+ *
+ * One design for every length, chosen per segment on the device: a
+ * classify kernel checks the offsets (device offsets: the first bad index
+ * goes to the workspace header, every later kernel of the call reads it
+ * first and writes nothing if set) and bins the segments by length into
+ * lists in the workspace; one kernel per class then takes its list with
+ * a grid sized on the host from bounds (n, number of segments), so nothing
+ * waits for the device:
+ *   classes 0 .. 7 (up to 4 << c items): groups of 1 .. 32 lanes per
+ *       segment in registers (warp_sort_segment), several segments a warp;
+ *   classes 8, 9 (up to 1024, 2048): a block per segment in shared
+ *       memory (block_sort_segment);
+ *   long (over 2048): every tile of 2048 items of every long segment is
+ *       sorted by a block (all SMs share the tiles of a few huge segments),
+ *       then merge passes double the sorted runs within each segment until
+ *       the longest is one run; each pass is a kernel launched on a bound
+ *       from n, idle when the device's longest segment needs no more.
+ */
+#ifndef WARPSORT_CUDA_SEGMENTED_H
+#define WARPSORT_CUDA_SEGMENTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items. */
+#define WS_SEG_CLASSES 10
+#define WS_SEG_WARP_CLASSES 8
+/* Long segments are cut into tiles of this many items (256 threads x 8). */
+#define WS_SEG_TILE 2048
+/* The long list packs (count << 40) | tiles in one 64-bit counter. */
+#define WS_SEG_TILE_BITS 40
+
+/* The workspace of one call: offsets into it (all 256-byte aligned) and
+ * the capacity of every list, from n and the number of segments alone. */
+struct ws_seg_layout {
+    size_t header;                  /* ws_seg_header */
+    size_t list[WS_SEG_CLASSES];    /* uint32_t segment ids per class */
+    unsigned cap[WS_SEG_CLASSES];   /* entries each list can hold */
+    size_t long_seg, long_base;     /* uint32_t ids, uint64_t first tile */
+    unsigned long long long_cap;
+    size_t scratch_keys, scratch_vals; /* merge ping-pong for long segments */
+    size_t keys_copy;               /* argsort: the keys, sorted in place */
+    size_t total;
+};
+
+#endif /* WARPSORT_CUDA_SEGMENTED_H */

@@ -1,0 +1,328 @@
+/*
+ * test_gpu_segmented.c - batched rows and segments on the CUDA backend:
+ * the cases of tests/cpu/test_segmented.c (segmented_cases.h) on device and
+ * host memory, each compared byte for byte with the CPU backend wherever
+ * the order is determined; host offsets beside device keys; a segment of
+ * 2^24 + 1 beside tiny ones and a few huge segments; bad device offsets
+ * with and without a caller workspace; a CUDA-graph capture and replay of
+ * a call with a caller workspace.
+ *
+ * Standalone (--quick, --filter); without a CUDA backend or device every
+ * test reports SKIPPED and the program exits 77.
+ */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+
+#include "gpu_memory.h"
+#include "segmented_cases.h"
+#include "wt_cmocka.h"
+
+#define WT_EXIT_SKIPPED 77
+
+static warpsort_context_t *g_gpu; /* NULL: no CUDA backend or device */
+static warpsort_context_t *g_cpu; /* the oracle */
+static int g_quick;
+
+static const struct {
+    wt_op_t op;
+    size_t second;
+} k_ops[] = {{WT_OP_SORT, 0}, {WT_OP_PAIRS, 4}, {WT_OP_PAIRS, 8}, {WT_OP_ARGSORT, 4},
+             {WT_OP_ARGSORT, 8}};
+
+static size_t run(const wt_memory_t *mem, const wt_memory_t *offs_mem, const sg_case_t *c) {
+    char msg[768];
+    if (sg_run_case(g_gpu, mem, offs_mem, c, g_cpu, msg, sizeof msg)) {
+        print_error("%s\n", msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every switch length in one call, every combination and distribution. */
+static void test_mix(void **state) {
+    WT_REQUIRE_GPU(g_gpu);
+    const warpsort_dtype_t dt = (warpsort_dtype_t)(intptr_t)*state;
+    size_t lengths[96], failures = 0;
+    for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
+        for (unsigned flags = 0; flags < 4; flags++) {
+            for (int d = 0; d < KEYGEN_DIST_COUNT; d++) {
+                if (g_quick && d != KEYGEN_RANDOM && d != KEYGEN_NAN_MIX && d != KEYGEN_FEW)
+                    continue;
+                const uint64_t seed = 0x6E6ull + 97u * o + 13u * flags + (uint64_t)d;
+                const size_t m = sg_mix(lengths, SG_COUNT(lengths), seed);
+                sg_case_t c = {k_ops[o].op, dt, k_ops[o].second, flags, (keygen_dist_t)d,
+                               seed, lengths, m, 0};
+                failures += run(&wt_device_memory, NULL, &c);
+                /* host arrays, and host offsets beside device arrays */
+                if (d == KEYGEN_NAN_MIX) failures += run(&wt_host_memory, NULL, &c);
+                if (d == KEYGEN_FEW) failures += run(&wt_device_memory, &wt_host_memory, &c);
+            }
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Equal rows of every class, on device and host memory. */
+static void test_rows(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    static const size_t row_lens[] = {1,   2,   3,    4,    5,    8,    9,    31,   32,  33,
+                                      64,  65,  128,  129,  256,  257,  512,  513,  1024,
+                                      1025, 2048, 2049, 4096, 5000, 70000};
+    size_t failures = 0;
+    for (size_t r = 0; r < SG_COUNT(row_lens); r++) {
+        for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
+            for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+                if (g_quick && d != WARPSORT_F32 && d != WARPSORT_U64) continue;
+                const unsigned flags = (unsigned)(r + o + (size_t)d) & 3u;
+                const size_t rows = row_lens[r] > 4096 ? 5 : 37;
+                sg_case_t c = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, flags,
+                               (keygen_dist_t)((r + (size_t)d) % KEYGEN_DIST_COUNT),
+                               0xA0ull + r, NULL, rows, row_lens[r]};
+                failures += run(&wt_device_memory, NULL, &c);
+                if (r % 5 == 0 && o < 2) failures += run(&wt_host_memory, NULL, &c);
+            }
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* A segment of 2^24 + 1 beside tiny ones; four of 2^22 (all SMs busy on a
+ * few huge segments); long segments of many lengths (merge passes). */
+static void test_long_segments(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    static const size_t huge[] = {1, 5, ((size_t)1 << 24) + 1, 0, 33, 2, 4097};
+    static const size_t four[] = {(size_t)1 << 22, (size_t)1 << 22, (size_t)1 << 22,
+                                  (size_t)1 << 22};
+    static const size_t mixed_long[] = {2049, 8192, 3, 8193, 100000, 65536, 65537, 0, 12345,
+                                        2050, 6143, 6145, 262145};
+    sg_case_t cases[] = {
+        {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 1, huge, SG_COUNT(huge), 0},
+        {WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, KEYGEN_FEW, 2, huge, SG_COUNT(huge), 0},
+        {WT_OP_ARGSORT, WARPSORT_F32, 4, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 3, huge,
+         SG_COUNT(huge), 0},
+        {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_RANDOM, 4, four,
+         SG_COUNT(four), 0},
+        {WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE | WARPSORT_DESCENDING, KEYGEN_TWO, 5,
+         mixed_long, SG_COUNT(mixed_long), 0},
+        {WT_OP_ARGSORT, WARPSORT_I64, 8, 0, KEYGEN_SKEWED, 6, mixed_long, SG_COUNT(mixed_long), 0},
+        {WT_OP_PAIRS, WARPSORT_I32, 8, WARPSORT_STABLE, KEYGEN_EQUAL, 7, mixed_long,
+         SG_COUNT(mixed_long), 0},
+    };
+    size_t failures = 0;
+    for (size_t i = 0; i < SG_COUNT(cases); i++) {
+        if (g_quick && i >= 4 && i != 4) continue;
+        failures += run(&wt_device_memory, NULL, &cases[i]);
+    }
+    failures += run(&wt_host_memory, NULL, &cases[4]);
+    assert_int_equal(failures, 0);
+}
+
+/*--- bad device offsets ---*/
+
+static void upload(void *dst, const void *src, size_t bytes) {
+    CUDA_OK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+
+/* Runs sort_segments_pairs with device offsets `offsets` (num_segments + 1)
+ * over 4096 device keys; returns the status, data checked untouched. */
+static warpsort_status_t bad_call(const uint64_t *offsets, size_t num_segments, int with_ws,
+                                  char *text, size_t text_len) {
+    const size_t n = 4096;
+    uint32_t *hk = malloc(n * 4), *hv = malloc(n * 4), *back = malloc(n * 4);
+    assert_non_null(hk);
+    assert_non_null(hv);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++) {
+        hk[i] = (uint32_t)wt_mix(i);
+        hv[i] = (uint32_t)i;
+    }
+    void *dk, *dv, *doffs, *ws = NULL;
+    CUDA_OK(cudaMalloc(&dk, n * 4));
+    CUDA_OK(cudaMalloc(&dv, n * 4));
+    CUDA_OK(cudaMalloc(&doffs, (num_segments + 1) * 8));
+    upload(dk, hk, n * 4);
+    upload(dv, hv, n * 4);
+    upload(doffs, offsets, (num_segments + 1) * 8);
+    size_t bytes = 0;
+    if (with_ws) {
+        assert_int_equal(warpsort_segmented_workspace_size(g_gpu, n, num_segments, WARPSORT_U32, 4,
+                                                           0, &bytes),
+                         WARPSORT_OK);
+        CUDA_OK(cudaMalloc(&ws, bytes));
+        assert_int_equal(warpsort_set_workspace(g_gpu, ws, bytes), WARPSORT_OK);
+    }
+    warpsort_status_t st = warpsort_sort_segments_pairs(g_gpu, dk, dv, n, doffs, num_segments,
+                                                        WARPSORT_U32, 4, WARPSORT_STABLE);
+    snprintf(text, text_len, "%s", warpsort_last_error(g_gpu));
+    if (with_ws) {
+        assert_int_equal(st, WARPSORT_OK); /* asynchronous: the check reports it */
+        st = warpsort_segments_check(g_gpu);
+        snprintf(text, text_len, "%s", warpsort_last_error(g_gpu));
+        assert_int_equal(warpsort_segments_check(g_gpu), WARPSORT_OK); /* reported once */
+        assert_int_equal(warpsort_set_workspace(g_gpu, NULL, 0), WARPSORT_OK);
+    }
+    assert_int_equal(warpsort_synchronize(g_gpu), WARPSORT_OK);
+    CUDA_OK(cudaMemcpy(back, dk, n * 4, cudaMemcpyDeviceToHost));
+    assert_memory_equal(back, hk, n * 4);
+    CUDA_OK(cudaMemcpy(back, dv, n * 4, cudaMemcpyDeviceToHost));
+    assert_memory_equal(back, hv, n * 4);
+    cudaFree(dk);
+    cudaFree(dv);
+    cudaFree(doffs);
+    if (ws) cudaFree(ws);
+    free(hk);
+    free(hv);
+    free(back);
+    return st;
+}
+
+static void test_bad_device_offsets(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    /* many segments, one decrease far in (the first of two bad indices wins) */
+    const size_t S = 1000;
+    uint64_t *o = malloc((S + 1) * 8);
+    assert_non_null(o);
+    for (size_t i = 0; i <= S; i++) o[i] = (uint64_t)(i * 4096 / S);
+    o[700] = o[699] - 1;
+    o[900] = 0;
+    const uint64_t last_short[] = {0, 100, 3000, 4095};
+    const uint64_t first_bad[] = {7, 100, 4096};
+    struct {
+        const uint64_t *o;
+        size_t S;
+        size_t bad;
+    } cases[] = {{o, S, 700}, {last_short, 3, 3}, {first_bad, 2, 0}};
+    for (int with_ws = 0; with_ws < 2; with_ws++) {
+        for (size_t k = 0; k < SG_COUNT(cases); k++) {
+            char text[512], want[64];
+            snprintf(want, sizeof want, "bad offset at index %zu", cases[k].bad);
+            warpsort_status_t st = bad_call(cases[k].o, cases[k].S, with_ws, text, sizeof text);
+            assert_int_equal(st, WARPSORT_INVALID_ARGUMENT);
+            if (!strstr(text, want)) fail_msg("message \"%s\" does not name \"%s\"", text, want);
+        }
+    }
+    free(o);
+}
+
+/*--- CUDA graph: capture with a caller workspace, replay ---*/
+
+static void test_graph_capture(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    static const size_t lengths[] = {0, 1, 3, 17, 33, 300, 1000, 2000, 5000, 70000, 2, 9};
+    const size_t S = SG_COUNT(lengths);
+    uint64_t offsets[SG_COUNT(lengths) + 1];
+    offsets[0] = 0;
+    for (size_t s = 0; s < S; s++) offsets[s + 1] = offsets[s] + lengths[s];
+    const size_t n = (size_t)offsets[S];
+
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.stream = stream;
+    warpsort_context_t *ctx;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    size_t bytes = 0;
+    assert_int_equal(warpsort_segmented_workspace_size(ctx, n, S, WARPSORT_F32, 8, 0, &bytes),
+                     WARPSORT_OK);
+    void *ws, *dk, *dv, *doffs;
+    CUDA_OK(cudaMalloc(&ws, bytes));
+    CUDA_OK(cudaMalloc(&dk, n * 4));
+    CUDA_OK(cudaMalloc(&dv, n * 8));
+    CUDA_OK(cudaMalloc(&doffs, sizeof offsets));
+    upload(doffs, offsets, sizeof offsets);
+    assert_int_equal(warpsort_set_workspace(ctx, ws, bytes), WARPSORT_OK);
+
+    float *hk = malloc(n * 4), *out = malloc(n * 4);
+    uint64_t *hv = malloc(n * 8), *outv = malloc(n * 8);
+    assert_non_null(hk);
+    assert_non_null(hv);
+    assert_non_null(out);
+    assert_non_null(outv);
+
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    warpsort_status_t st = warpsort_sort_segments_pairs(ctx, dk, dv, n, doffs, S, WARPSORT_F32, 8,
+                                                        WARPSORT_DESCENDING | WARPSORT_STABLE);
+    cudaError_t end = cudaStreamEndCapture(stream, &graph);
+    assert_int_equal(st, WARPSORT_OK);
+    CUDA_OK(end);
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+
+    for (int round = 0; round < 2; round++) { /* replay on fresh inputs */
+        keygen_fill(hk, n, WARPSORT_F32, round ? KEYGEN_FEW : KEYGEN_NAN_MIX, 42u + (unsigned)round);
+        for (size_t s = 0; s < S; s++)
+            for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++) hv[i] = i - offsets[s];
+        upload(dk, hk, n * 4);
+        upload(dv, hv, n * 8);
+        CUDA_OK(cudaGraphLaunch(exec, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        CUDA_OK(cudaMemcpy(out, dk, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(outv, dv, n * 8, cudaMemcpyDeviceToHost));
+        assert_int_equal(warpsort_segments_check(ctx), WARPSORT_OK);
+        char msg[320];
+        for (size_t s = 0; s < S; s++) {
+            const size_t b = (size_t)offsets[s], len = lengths[s];
+            if (wt_check_sorted(out + b, len, WARPSORT_F32, WARPSORT_DESCENDING, msg, sizeof msg) ||
+                wt_check_values(hk + b, out + b, outv + b, len, WARPSORT_F32, 8, 1, msg, sizeof msg))
+                fail_msg("graph replay %d, segment %zu: %s", round, s, msg);
+        }
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    warpsort_destroy(ctx);
+    cudaFree(ws);
+    cudaFree(dk);
+    cudaFree(dv);
+    cudaFree(doffs);
+    cudaStreamDestroy(stream);
+    free(hk);
+    free(hv);
+    free(out);
+    free(outv);
+}
+
+int main(int argc, char **argv) {
+    g_quick = wt_cmocka_options(argc, argv);
+    if (g_quick < 0) return 2;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    warpsort_status_t st = warpsort_create(&g_gpu, &cfg);
+    if (st != WARPSORT_OK && st != WARPSORT_BACKEND_UNAVAILABLE) {
+        fprintf(stderr, "cannot create a CUDA context: %s\n", warpsort_status_name(st));
+        return 1;
+    }
+    if (st != WARPSORT_OK) {
+        fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n",
+                warpsort_status_name(st));
+        g_gpu = NULL;
+    }
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) {
+        fprintf(stderr, "cannot create the CPU oracle context\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        {"gpu_mix_u32", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_U32},
+        {"gpu_mix_i32", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_I32},
+        {"gpu_mix_f32", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_F32},
+        {"gpu_mix_u64", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_U64},
+        {"gpu_mix_i64", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_I64},
+        {"gpu_mix_f64", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_F64},
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_long_segments),
+        cmocka_unit_test(test_bad_device_offsets),
+        cmocka_unit_test(test_graph_capture),
+    };
+    int failed = cmocka_run_group_tests_name("gpu_segmented", tests, NULL, NULL);
+    const int had_gpu = g_gpu != NULL;
+    warpsort_destroy(g_gpu);
+    warpsort_destroy(g_cpu);
+    if (failed) return failed;
+    return had_gpu ? 0 : WT_EXIT_SKIPPED;
+}

@@ -1,0 +1,249 @@
+/*
+ * test_gpu_topk.c - top-k on the CUDA backend: the cases of the CPU test
+ * (tests/cpu/topk_cases.h) on device, pinned and pageable memory, k around
+ * every path switch (the run sizes 32 / 64 / 128 / 256 of the warp path,
+ * the radix path above), rows, several warp levels, values, one output
+ * only; each result judged by the reference order and byte-identical to
+ * the CPU backend's. Plus a caller workspace (sized by
+ * warpsort_topk_workspace_size, too small refused) and a CUDA-graph
+ * capture of calls on a user stream.
+ *
+ * Standalone: --quick, --filter PATTERN. Without a CUDA backend or device
+ * every test reports SKIPPED and the program exits 77.
+ */
+#include <cuda_runtime_api.h>
+
+#include "../cpu/topk_cases.h"
+#include "gpu_memory.h"
+#include "wt_cmocka.h"
+
+#define WT_EXIT_SKIPPED 77
+
+static warpsort_context_t *g_gpu; /* NULL: no CUDA backend or device */
+static warpsort_context_t *g_cpu; /* the reference backend */
+static int g_quick;
+
+#define REQUIRE_GPU() WT_REQUIRE_GPU(g_gpu)
+
+static void run_on(const wt_memory_t *mem, tk_case_t c) {
+    char msg[768];
+    if (tk_run_case(g_gpu, mem, &c, g_cpu, msg, sizeof msg)) fail_msg("%s: %s", mem->name, msg);
+}
+
+static const size_t g_ks[] = {1,   2,   31,  32,  33,  63,  64,   65,  100,
+                              127, 128, 129, 255, 256, 257, 1000, 4097};
+
+/* state: the dtype. One array, every k around the switches, both ways. */
+static void test_single(void **state) {
+    REQUIRE_GPU();
+    const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
+    const size_t lengths[] = {1, 33, 257, 1000, 5003, 70001, 1u << 20};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_NAN_MIX, KEYGEN_EQUAL,
+                                   KEYGEN_FEW,    KEYGEN_SORTED,  KEYGEN_REVERSED};
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        const size_t n = lengths[li];
+        if (g_quick && n > 70001) continue;
+        for (size_t ki = 0; ki < sizeof g_ks / sizeof g_ks[0] + 2; ki++) {
+            const size_t k = ki < sizeof g_ks / sizeof g_ks[0]    ? g_ks[ki]
+                             : ki == sizeof g_ks / sizeof g_ks[0] ? n - (n > 1)
+                                                                  : n;
+            if (k > n) continue;
+            for (int sm = 0; sm < 2; sm++)
+                for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+                    const size_t keep = g_quick ? (n >= 5003 ? 6 : 3) : n >= 70001 ? 3 : 1;
+                    if ((d + ki + (size_t)sm) % keep) continue;
+                    tk_case_t c = {dt, sm,     1, n, k, dists[d], 17 + n * 3 + k, ki & 1 ? 4 : 8,
+                                   0,  TK_BOTH};
+                    run_on(&wt_device_memory, c);
+                }
+        }
+    }
+}
+
+static void test_rows(void **state) {
+    REQUIRE_GPU();
+    const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
+    const size_t shapes[][2] = {{7, 1}, {300, 5}, {64, 100}, {33, 1025}, {9, 5000}, {2, 70001}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const size_t rows = shapes[s][0], len = shapes[s][1];
+        const size_t ks[] = {1, 32, 33, 256, 257, len - (len > 1), len};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            for (int sm = 0; sm < 2 && ks[i] <= len; sm++)
+                run_on(&wt_device_memory, (tk_case_t){dt, sm, rows, len, ks[i], KEYGEN_NAN_MIX,
+                                                      5 + s + i, i & 1 ? 8 : 4, 0, TK_BOTH});
+    }
+}
+
+/* Values, one output only, and host memory (pageable and pinned). */
+static void test_values_and_memory(void **state) {
+    REQUIRE_GPU();
+    const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
+    const wt_memory_t *mems[3] = {&wt_device_memory, &wt_pinned_memory, &wt_host_memory};
+    for (int mi = 0; mi < 3; mi++)
+        for (int sm = 0; sm < 2; sm++) {
+            const wt_memory_t *mem = mems[mi];
+            run_on(mem, (tk_case_t){dt, sm, 1, 5000, 33, KEYGEN_FEW, 1, 4, 4, TK_BOTH});
+            run_on(mem, (tk_case_t){dt, sm, 1, 5000, 1000, KEYGEN_NAN_MIX, 2, 8, 8, TK_BOTH});
+            run_on(mem, (tk_case_t){dt, sm, 20, 300, 17, KEYGEN_RANDOM, 3, 8, 8, TK_INDICES_ONLY});
+            run_on(mem, (tk_case_t){dt, sm, 3, 3000, 300, KEYGEN_RANDOM, 4, 4, 4, TK_KEYS_ONLY});
+            run_on(mem, (tk_case_t){dt, sm, 100, 50, 50, KEYGEN_EQUAL, 5, 4, 0, TK_BOTH});
+        }
+}
+
+/* Several warp levels: many chunks per row, and a long single array. */
+static void test_levels(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const size_t big = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 24) + 7;
+    for (int sm = 0; sm < 2; sm++) {
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_F32, sm, 1, big, 100, KEYGEN_RANDOM, 7, 8, 0, TK_BOTH});
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_U64, sm, 1, big / 4, 256, KEYGEN_SORTED, 8, 4, 0, TK_BOTH});
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_F64, sm, 1, big / 4, 5000, KEYGEN_NAN_MIX, 9, 8, 0, TK_BOTH});
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_F32, sm, 16, 200003, 32, KEYGEN_RANDOM, 10, 4, 0, TK_BOTH});
+    }
+}
+
+/* A caller workspace: exactly the size asked suffices, one byte less on a
+ * call that needs it fails and writes nothing. */
+static void test_workspace(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const size_t shapes[][3] = {{1, 100000, 50}, {1, 100000, 3000}, {64, 1000, 32}};
+    for (size_t s = 0; s < 3; s++) {
+        const size_t rows = shapes[s][0], len = shapes[s][1], k = shapes[s][2];
+        size_t bytes = 0;
+        assert_int_equal(warpsort_topk_workspace_size(g_gpu, rows, len, WARPSORT_F32, 4, k, &bytes),
+                         WARPSORT_OK);
+        assert_true(bytes > 0);
+        void *ws = NULL;
+        CUDA_OK(cudaMalloc(&ws, bytes));
+        assert_int_equal(warpsort_set_workspace(g_gpu, ws, bytes), WARPSORT_OK);
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_F32, 0, rows, len, k, KEYGEN_RANDOM, s, 8, 4, TK_BOTH});
+        /* too small: a clear error, outputs untouched */
+        assert_int_equal(warpsort_set_workspace(g_gpu, ws, bytes - 256), WARPSORT_OK);
+        float *keys = NULL, *out = NULL;
+        CUDA_OK(cudaMalloc((void **)&keys, rows * len * sizeof(float)));
+        CUDA_OK(cudaMemset(keys, 0, rows * len * sizeof(float)));
+        CUDA_OK(cudaMalloc((void **)&out, rows * k * sizeof(float)));
+        CUDA_OK(cudaMemset(out, 0x7B, rows * k * sizeof(float)));
+        assert_int_equal(
+            warpsort_topk_rows(g_gpu, keys, rows, len, WARPSORT_F32, k, 0, out, NULL, 0),
+            WARPSORT_WORKSPACE_TOO_SMALL);
+        assert_true(strlen(warpsort_last_error(g_gpu)) > 0);
+        unsigned char *host = malloc(rows * k * sizeof(float));
+        assert_non_null(host);
+        CUDA_OK(cudaMemcpy(host, out, rows * k * sizeof(float), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < rows * k * sizeof(float); i++) assert_int_equal(host[i], 0x7B);
+        free(host);
+        assert_int_equal(warpsort_set_workspace(g_gpu, NULL, 0), WARPSORT_OK);
+        CUDA_OK(cudaFree(keys));
+        CUDA_OK(cudaFree(out));
+        CUDA_OK(cudaFree(ws));
+    }
+}
+
+/* Captured in a CUDA graph on a user stream with a caller workspace (no
+ * allocation, no synchronisation), launched twice, equal to the CPU. */
+static void test_graph_capture(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.stream = stream;
+    warpsort_context_t *ctx = NULL;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    const size_t rows = 3, len = 50000, ks[2] = {64, 2000};
+    const size_t n = rows * len;
+    uint32_t *hk = malloc(n * 4), *want_k = malloc(rows * 2000 * 4),
+             *got_k = malloc(rows * 2000 * 4);
+    uint64_t *want_i = malloc(rows * 2000 * 8), *got_i = malloc(rows * 2000 * 8);
+    assert_true(hk && want_k && got_k && want_i && got_i);
+    keygen_fill(hk, n, WARPSORT_F32, KEYGEN_NAN_MIX, 42);
+    void *dk, *dok, *doi;
+    CUDA_OK(cudaMalloc(&dk, n * 4));
+    CUDA_OK(cudaMalloc(&dok, rows * 2000 * 4));
+    CUDA_OK(cudaMalloc(&doi, rows * 2000 * 8));
+    CUDA_OK(cudaMemcpy(dk, hk, n * 4, cudaMemcpyHostToDevice));
+    for (int p = 0; p < 2; p++) {
+        const size_t k = ks[p];
+        size_t bytes = 0;
+        assert_int_equal(warpsort_topk_workspace_size(ctx, rows, len, WARPSORT_F32, 0, k, &bytes),
+                         WARPSORT_OK);
+        void *ws;
+        CUDA_OK(cudaMalloc(&ws, bytes));
+        assert_int_equal(warpsort_set_workspace(ctx, ws, bytes), WARPSORT_OK);
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        const warpsort_status_t st = warpsort_topk_rows(ctx, dk, rows, len, WARPSORT_F32, k,
+                                                        WARPSORT_TOPK_SMALLEST, dok, doi, 8);
+        CUDA_OK(cudaStreamEndCapture(stream, &graph));
+        if (st != WARPSORT_OK) fail_msg("captured call: %s", warpsort_last_error(ctx));
+        CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int rep = 0; rep < 2; rep++) {
+            CUDA_OK(cudaMemset(dok, 0, rows * k * 4));
+            CUDA_OK(cudaGraphLaunch(exec, stream));
+            CUDA_OK(cudaStreamSynchronize(stream));
+            CUDA_OK(cudaMemcpy(got_k, dok, rows * k * 4, cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaMemcpy(got_i, doi, rows * k * 8, cudaMemcpyDeviceToHost));
+            assert_int_equal(warpsort_topk_rows(g_cpu, hk, rows, len, WARPSORT_F32, k,
+                                                WARPSORT_TOPK_SMALLEST, want_k, want_i, 8),
+                             WARPSORT_OK);
+            assert_memory_equal(got_k, want_k, rows * k * 4);
+            assert_memory_equal(got_i, want_i, rows * k * 8);
+        }
+        CUDA_OK(cudaGraphExecDestroy(exec));
+        CUDA_OK(cudaGraphDestroy(graph));
+        assert_int_equal(warpsort_set_workspace(ctx, NULL, 0), WARPSORT_OK);
+        CUDA_OK(cudaFree(ws));
+    }
+    warpsort_destroy(ctx);
+    CUDA_OK(cudaFree(dk));
+    CUDA_OK(cudaFree(dok));
+    CUDA_OK(cudaFree(doi));
+    CUDA_OK(cudaStreamDestroy(stream));
+    free(hk);
+    free(want_k);
+    free(got_k);
+    free(want_i);
+    free(got_i);
+}
+
+int main(int argc, char **argv) {
+    g_quick = wt_cmocka_options(argc, argv);
+    if (g_quick < 0) return 2;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    if (warpsort_create(&g_gpu, &cfg) != WARPSORT_OK) g_gpu = NULL;
+    cfg.backend = WARPSORT_BACKEND_CPU;
+    if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) return 2;
+
+    static char names[3][WARPSORT_DTYPE_COUNT_][48];
+    static const char *const kinds[3] = {"single", "rows", "values_memory"};
+    const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 3];
+    size_t count = 0;
+    for (int f = 0; f < 3; f++)
+        for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
+            snprintf(names[f][d], sizeof names[f][d], "gpu_topk_%s_%s", kinds[f],
+                     warpsort_dtype_name((warpsort_dtype_t)d));
+            tests[count++] =
+                (struct CMUnitTest){names[f][d], fns[f], NULL, NULL, (void *)(uintptr_t)d};
+        }
+    tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
+    tests[count++] = (struct CMUnitTest){"gpu_topk_workspace", test_workspace, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL};
+    const int failed = _cmocka_run_group_tests("gpu_topk", tests, count, NULL, NULL);
+    const int skipped = g_gpu == NULL;
+    warpsort_destroy(g_gpu);
+    warpsort_destroy(g_cpu);
+    return failed ? 1 : skipped ? WT_EXIT_SKIPPED : 0;
+}
