@@ -131,10 +131,11 @@ std::string default_json_path(const std::string &mode) {
     return "bench-" + mode + "-" + now_utc("%Y%m%d-%H%M%S") + ".json";
 }
 
-void prepare_json_path(const std::string &path) {
+void start_results(const std::string &path, RunInfo &info) {
     if (!make_parent_dirs(path))
         throw BenchError("cannot create the folder of " + path + ": " + std::strerror(errno));
-    write_file_atomic(path, "{}\n");
+    info.aborted = "incomplete: the run was still going when this file was written";
+    write_results(path, info, std::vector<Row>());
 }
 
 void write_results(const std::string &path, const RunInfo &info, const std::vector<Row> &rows) {

@@ -39,8 +39,10 @@ void print_run_header(const RunInfo &info);
 /* "bench-<mode>-<UTC date>.json" in the current directory (never the
  * source tree: results worth keeping are copied to bench/results/ by hand). */
 std::string default_json_path(const std::string &mode);
-/* Checks that path can be written (creating its folders); throws BenchError. */
-void prepare_json_path(const std::string &path);
+/* Creates the folders of path and writes the results file with no rows yet
+ * (info.aborted says the run is still going), so a path that cannot be
+ * written fails before anything is timed; throws BenchError. */
+void start_results(const std::string &path, RunInfo &info);
 /* Writes the results file (schema warpsort-bench/2); throws BenchError. */
 void write_results(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
 

@@ -201,9 +201,10 @@ int collectives_main(int argc, char **argv) {
     collect_run_info(r.info, r.gpu, "collectives");
     r.info.settings.integer("repeat", r.repeat).integer("warmup", r.warmup).integer("tiles_per_block", kIters);
     print_run_header(r.info);
-    if (!no_json) prepare_json_path(json = json.empty() ? default_json_path("collectives") : json);
+    if (!no_json) start_results(json = json.empty() ? default_json_path("collectives") : json, r.info);
     print_table_header("Gitems/s");
     for (const Case &c : cases) run_case(r, c);
+    r.info.aborted.clear();
     r.info.wall_s = (wall_ms() - t_start) * 1e-3;
     const int bad = print_summary(r.rows, r.info.wall_s);
     if (!no_json) {

@@ -270,7 +270,6 @@ bool set_up(Context &c, const std::string &mode) {
     }
     collect_run_info(c.info, c.gpu, mode);
     c.info.settings = settings_of(c.opt);
-    c.info.aborted = "incomplete: the run was still going when this file was written";
     print_run_header(c.info);
     const std::string st = verifier_self_test(c.gpu.stream);
     if (!st.empty()) {
@@ -290,7 +289,7 @@ bool set_up(Context &c, const std::string &mode) {
     c.info.extra.raw("copy_bandwidth", bw.object(2));
     if (!c.opt.no_json) {
         c.json_path = c.opt.json_path.empty() ? default_json_path(mode) : c.opt.json_path;
-        prepare_json_path(c.json_path);
+        start_results(c.json_path, c.info);
     }
     return true;
 }

@@ -258,7 +258,6 @@ bool set_up(HostContext &c) {
         .integer("slow_repeat", c.opt.slow_repeat).integer("seed", (long long)c.opt.seed)
         .integer("cpu_max_n", (long long)c.opt.cpu_max_n)
         .str("bus_limit", "H2D + D2H of the array by plain cudaMemcpy, median of repeat");
-    c.info.aborted = "incomplete: the run was still going when this file was written";
     print_run_header(c.info);
     const std::string st = verifier_self_test(c.gpu.stream);
     if (!st.empty()) {
@@ -267,7 +266,7 @@ bool set_up(HostContext &c) {
     }
     if (!c.opt.no_json) {
         c.json_path = c.opt.json_path.empty() ? default_json_path("host") : c.opt.json_path;
-        prepare_json_path(c.json_path);
+        start_results(c.json_path, c.info);
     }
     return true;
 }

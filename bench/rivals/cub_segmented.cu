@@ -5,7 +5,7 @@
  *
  * DoubleBuffer entry points (CUB may ping-pong into keys_alt); int segment
  * offsets in device memory; temp storage allocated once, outside timing.
- * warpsort has no segmented call yet, so these regimes time CUB alone.
+ * warpsort times the same regimes with warpsort_sort_rows (warpsort_cuda.cu).
  */
 #include "rivals/cub_rival.cuh"
 #include "rivals/factories.h"

@@ -11,6 +11,8 @@
  * memory that the next one needs. The first (warm-up) call may allocate the
  * workspace; timed repeats find it cached. The byte column is the library's
  * own: ws_plan_passes() lists the passes of the plan the call runs.
+ * Segmented regimes (equal segments) call warpsort_sort_rows / _pairs;
+ * their byte column is one read and one write of every item.
  */
 #include "rivals/factories.h"
 #include "rivals/warpsort_status.h"
@@ -28,6 +30,18 @@ public:
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
         if (!ensure_context(b, err)) return false;
         size_t ws = 0;
+        if (regime_.seg_size) { /* equal segments: warpsort_sort_rows, one read + write */
+            warpsort_status_t st = warpsort_segmented_workspace_size(
+                ctx_, b.n, b.num_segments, dtype_info(regime_.dtype).ws, b.value_bytes, 0, &ws);
+            if (st != WARPSORT_OK) {
+                *err = "warpsort_segmented_workspace_size: " + warpsort_status_text(st, ctx_);
+                return false;
+            }
+            *bytes = ws;
+            note_ = strprintf("warpsort_sort_rows; workspace %zu bytes", ws);
+            plan_bytes_ = 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes);
+            return true;
+        }
         warpsort_status_t st = warpsort_workspace_size(ctx_, b.n, dtype_info(regime_.dtype).ws,
                                                        b.value_bytes, 0, &ws);
         if (st != WARPSORT_OK) {
@@ -52,6 +66,19 @@ public:
     bool run(const Buffers &b, std::string *err) override {
         const warpsort_dtype_t dt = dtype_info(regime_.dtype).ws;
         const unsigned flags = WARPSORT_ASCENDING | (regime_.stable ? WARPSORT_STABLE : 0u);
+        if (regime_.seg_size) {
+            const size_t len = (size_t)regime_.seg_size, rows = b.n / len;
+            warpsort_status_t st =
+                b.value_bytes ? warpsort_sort_rows_pairs(ctx_, b.keys_work, b.vals_work, rows, len,
+                                                         dt, b.value_bytes, flags)
+                              : warpsort_sort_rows(ctx_, b.keys_work, rows, len, dt, flags);
+            if (st != WARPSORT_OK) {
+                *err = (b.value_bytes ? "warpsort_sort_rows_pairs: " : "warpsort_sort_rows: ") +
+                       warpsort_status_text(st, ctx_);
+                return false;
+            }
+            return true;
+        }
         warpsort_status_t st =
             b.value_bytes ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work, b.n, dt, b.value_bytes, flags)
                           : warpsort_sort(ctx_, b.keys_work, b.n, dt, flags);
@@ -105,11 +132,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, const RivalEnv &env, std::string *why) {
-    if (r.seg_size) {
-        *why = "warpsort has no segmented sort yet";
-        return nullptr;
-    }
+std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, const RivalEnv &env, std::string *) {
     return std::unique_ptr<DeviceRival>(new WarpsortCuda(r, env.device));
 }
 
