@@ -29,7 +29,10 @@ once, and only where needed: sort always copies, argsort of an array already
 contiguous along the axis does not); results for another axis are views of
 that buffer with the axis moved back (``np.ascontiguousarray`` if you need C
 order). Internally every operation works on a contiguous (rows, row_len)
-block, one library call per row (``_sort_rows`` and friends below).
+block with one library call: the batched-rows calls (``warpsort_sort_rows``,
+``warpsort_sort_rows_pairs``, ``warpsort_argsort_rows``, ``warpsort_topk_rows``)
+for several rows, the single-array calls for one (``_sort_rows`` and friends
+below).
 """
 
 import operator
@@ -37,7 +40,7 @@ import threading
 from collections import OrderedDict
 
 from . import _warpsort as _C
-from ._arrays import FLOAT_KEYS, adapter_for, key_code, normalize_axis
+from ._arrays import FLOAT_CODES, adapter_for, normalize_axis
 
 __all__ = ["sort", "argsort", "sort_pairs", "top_k", "backend", "clear_cache", "WarpsortError"]
 __version__ = _C.version()
@@ -50,16 +53,26 @@ WarpsortError = _C.WarpsortError
 # A warpsort context is bound to one device and stream at creation and may be
 # used by one thread at a time: each cached entry carries its own lock. The
 # cache is small and least-recently-used; clear_cache() empties it.
+# _last holds the most recently used (key, entry): a call on the same device
+# and stream as the one before (the common case) takes it without the lock
+# (reading one module global is atomic); it is always also the newest entry
+# of _cache, so the least-recently-used order stays right.
 _CACHE_SIZE = 8
 _cache = OrderedDict()
 _cache_lock = threading.Lock()
+_last = (None, None)
 
 
 def _context(key):
+    global _last
+    last_key, entry = _last
+    if last_key == key:
+        return entry
     with _cache_lock:
         entry = _cache.get(key)
         if entry is not None:
             _cache.move_to_end(key)
+            _last = (key, entry)
             return entry
     entry = (_C.create(*key), threading.Lock())
     with _cache_lock:
@@ -67,15 +80,19 @@ def _context(key):
         _cache.move_to_end(key)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
+        _last = (key, entry)
     return entry
 
 
 def clear_cache():
     """Destroys the cached library contexts (and their device workspace).
 
-    Each waits for the work it queued. The next call creates a new one.
+    Each waits for the work it queued (a call still running keeps its own
+    until it returns). The next call creates a new one.
     """
+    global _last
     with _cache_lock:
+        _last = (None, None)
         _cache.clear()
 
 
@@ -90,8 +107,9 @@ def backend():
 
 
 #======================================================================
-# Row operations: each takes contiguous (rows, row_len) blocks. When the
-# library gains batched-rows and top-k calls, only these change.
+# Row operations: each takes contiguous (rows, row_len) blocks and makes one
+# library call for the whole block (the extension picks the batched-rows call
+# for rows > 1, the single-array call for one row). An empty block makes none.
 #======================================================================
 def _block(ad, a, stream, writable):
     """(owner, address, rows, row_len) of a C-contiguous array sorted along its last axis."""
@@ -105,7 +123,7 @@ def _block(ad, a, stream, writable):
 
 
 def _sort_rows(ad, ctx, stream, keys, code, flags):
-    """Sorts each row of keys in place."""
+    """Sorts each row of keys in place (warpsort_sort_rows)."""
     cap, lock = ctx
     _own, addr, rows, row_len = _block(ad, keys, stream, True)
     if rows * row_len:
@@ -115,7 +133,8 @@ def _sort_rows(ad, ctx, stream, keys, code, flags):
 
 
 def _sort_pairs_rows(ad, ctx, stream, keys, values, code, value_bytes, flags):
-    """Sorts each row of keys in place, permuting the same row of values alike."""
+    """Sorts each row of keys in place, permuting the same row of values alike
+    (warpsort_sort_rows_pairs)."""
     cap, lock = ctx
     _ok, kaddr, rows, row_len = _block(ad, keys, stream, True)
     _ov, vaddr, _, _ = _block(ad, values, stream, True)
@@ -126,7 +145,8 @@ def _sort_pairs_rows(ad, ctx, stream, keys, values, code, value_bytes, flags):
 
 
 def _argsort_rows(ad, ctx, stream, keys, indices, code, flags):
-    """Writes into each row of indices (int64 or int32) the row-local sorting permutation."""
+    """Writes into each row of indices (int64 or int32) the row-local sorting
+    permutation (warpsort_argsort_rows; always stable)."""
     cap, lock = ctx
     _ok, kaddr, rows, row_len = _block(ad, keys, stream, False)
     _oi, iaddr, _, _ = _block(ad, indices, stream, True)
@@ -137,16 +157,26 @@ def _argsort_rows(ad, ctx, stream, keys, indices, code, flags):
 
 
 def _top_k_rows(ad, ctx, stream, keys, code, k, largest):
-    """(values, indices) of the k first keys of each row in sorted order.
+    """(values, indices) of shape (..., k): the k largest (smallest) keys of
+    each row, best first, and their row-local positions (warpsort_topk_rows).
 
-    For now a stable argsort of the whole row, then its first k positions
-    (ties: lower index first); a library top-k call replaces this body.
+    The library's rules: its key order (NaNs largest, -0.0 below +0.0) and
+    ties to the lower index -- the first k of a stable descending (ascending)
+    argsort of the row.
     """
-    flags = _C.STABLE | (_C.DESCENDING if largest else 0)
-    order = ad.empty(keys.shape, ad.index_dtype(keys), keys)
-    _argsort_rows(ad, ctx, stream, keys, order, code, flags)
-    indices = ad.contiguous(order[..., :k])
-    return ad.take_last(keys, indices), indices
+    cap, lock = ctx
+    _ok, kaddr, rows, row_len = _block(ad, keys, stream, False)
+    shape = tuple(keys.shape[:-1]) + (k,)
+    values = ad.empty_as(shape, keys)
+    indices = ad.empty(shape, ad.index_dtype(keys), keys)
+    if rows * row_len:
+        _ov, vaddr = ad.address(values, stream, True)
+        _oi, iaddr = ad.address(indices, stream, True)
+        with lock:
+            _C.topk_rows(cap, kaddr, vaddr, iaddr, rows, row_len, code, k,
+                         0 if largest else _C.TOPK_SMALLEST, ad.itemsize(indices))
+            ad.finish(cap)
+    return values, indices
 
 
 #======================================================================
@@ -167,8 +197,8 @@ def _prepare(x, axis):
     return ad, x, normalize_axis(axis, len(x.shape))
 
 
-def _numpy_order_applies(ad, x, numpy_order):
-    return bool(numpy_order) and ad.dtype_name(x) in FLOAT_KEYS
+def _numpy_order_applies(code, numpy_order):
+    return bool(numpy_order) and code in FLOAT_CODES
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
@@ -206,13 +236,12 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     array([ 0., -0.])
     """
     ad, x, axis = _prepare(x, axis)
-    name = ad.dtype_name(x)
-    code = key_code(name)
+    code = ad.key_code(x)
     m = ad.moved(x, axis)
     key = ad.context_key(x)
     ctx = _context(key)
     stream = key[2] if ad.on_device else None
-    if stable and _numpy_order_applies(ad, x, numpy_order):
+    if stable and _numpy_order_applies(code, numpy_order):
         keys = ad.canonical(m)
         out = ad.fresh(m)
         _sort_pairs_rows(ad, ctx, stream, keys, out, code, ad.itemsize(out), _flags(descending, True))
@@ -242,12 +271,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     """
     del stable  # argsort is always stable
     ad, x, axis = _prepare(x, axis)
-    code = key_code(ad.dtype_name(x))
+    code = ad.key_code(x)
     m = ad.moved(x, axis)
     key = ad.context_key(x)
     ctx = _context(key)
     stream = key[2] if ad.on_device else None
-    keys = ad.canonical(m) if _numpy_order_applies(ad, x, numpy_order) else ad.contiguous(m)
+    keys = ad.canonical(m) if _numpy_order_applies(code, numpy_order) else ad.contiguous(m)
     indices = ad.empty(keys.shape, ad.index_dtype(x), keys)
     _argsort_rows(ad, ctx, stream, keys, indices, code, _flags(descending, True))
     return ad.restore(indices, axis)
@@ -272,7 +301,7 @@ def sort_pairs(keys, values, /, *, axis=-1, descending=False, stable=True, numpy
         raise TypeError("sort_pairs: keys and values must be arrays of the same library")
     if tuple(keys.shape) != tuple(values.shape):
         raise ValueError(f"sort_pairs: keys shape {tuple(keys.shape)} != values shape {tuple(values.shape)}")
-    code = key_code(ad.dtype_name(keys))
+    code = ad.key_code(keys)
     vbytes = ad.itemsize(values)
     if vbytes not in (4, 8):
         raise TypeError(f"sort_pairs: values must have 4- or 8-byte elements; got {ad.dtype_name(values)}")
@@ -283,7 +312,7 @@ def sort_pairs(keys, values, /, *, axis=-1, descending=False, stable=True, numpy
     stream = key[2] if ad.on_device else None
     mk, mv = ad.moved(keys, axis_k), ad.moved(values, axis_k)
     out_v = ad.fresh(mv)
-    if stable and _numpy_order_applies(ad, keys, numpy_order):
+    if stable and _numpy_order_applies(code, numpy_order):
         # Sort canonical keys with the positions, then gather the original keys:
         # the output keys keep their own bit patterns.
         canon = ad.canonical(mk)
@@ -314,7 +343,7 @@ def top_k(x, k, /, *, axis=-1, largest=True):
     (array([1], dtype=uint64), array([1]))
     """
     ad, x, axis = _prepare(x, axis)
-    code = key_code(ad.dtype_name(x))
+    code = ad.key_code(x)
     n = x.shape[axis]
     if isinstance(k, bool):
         raise TypeError("top_k: k must be an integer")

@@ -29,6 +29,7 @@ from . import _warpsort as _C
 # Key dtype name -> warpsort_dtype_t code (include/warpsort.h).
 KEY_CODES = {"uint32": 0, "int32": 1, "float32": 2, "uint64": 3, "int64": 4, "float64": 5}
 FLOAT_KEYS = ("float32", "float64")
+FLOAT_CODES = (KEY_CODES["float32"], KEY_CODES["float64"])
 
 try:  # NumPy >= 1.25
     from numpy.exceptions import AxisError
@@ -105,7 +106,30 @@ def dlpack_address(a, stream, writable):
     return a, addr
 
 
-class NumpyAdapter:
+class _Adapter:
+    """What every adapter shares: the key code of an array's dtype, looked up
+    once per dtype object (the hot path makes no string work), and moving the
+    sorted axis last and back, which is nothing when it already is last."""
+
+    def __init__(self):
+        self._codes = {}
+
+    def key_code(self, x):
+        """warpsort dtype code of x's dtype; TypeError if unsupported."""
+        dt = x.dtype
+        code = self._codes.get(dt)
+        if code is None:
+            code = self._codes[dt] = key_code(self.dtype_name(x))
+        return code
+
+    def moved(self, x, axis):
+        return x if axis == x.ndim - 1 else self._moveaxis(x, axis, -1)
+
+    def restore(self, a, axis):
+        return a if axis == a.ndim - 1 else self._moveaxis(a, -1, axis)
+
+
+class NumpyAdapter(_Adapter):
     """Host arrays: NumPy, and CPU tensors of other libraries through NumPy.
 
     wrap turns a NumPy result back into the caller's type (torch.from_numpy,
@@ -115,6 +139,7 @@ class NumpyAdapter:
     on_device = False
 
     def __init__(self, wrap=None):
+        super().__init__()
         self.wrap = wrap
 
     def prepare(self, x):
@@ -135,8 +160,7 @@ class NumpyAdapter:
     def flatten(self, x):
         return x.reshape(-1)
 
-    def moved(self, x, axis):
-        return np.moveaxis(x, axis, -1)
+    _moveaxis = staticmethod(np.moveaxis)
 
     def fresh(self, m):
         return np.array(m, order="C", copy=True)
@@ -146,6 +170,9 @@ class NumpyAdapter:
 
     def empty(self, shape, dtype_name, like):
         return np.empty(shape, dtype=dtype_name)
+
+    def empty_as(self, shape, like):
+        return np.empty(shape, dtype=like.dtype)
 
     def index_dtype(self, like):
         return "int64"
@@ -161,7 +188,8 @@ class NumpyAdapter:
         return np.take_along_axis(a, idx, axis=-1)
 
     def restore(self, a, axis):
-        a = np.moveaxis(a, -1, axis)
+        if axis != a.ndim - 1:
+            a = np.moveaxis(a, -1, axis)
         return self.wrap(a) if self.wrap else a
 
     def context_key(self, x):
@@ -177,12 +205,13 @@ class NumpyAdapter:
         pass  # host-array calls return once the result is in place
 
 
-class TorchAdapter:
+class TorchAdapter(_Adapter):
     """PyTorch CUDA tensors: outputs from torch, work on the current stream."""
 
     on_device = True
 
     def __init__(self, torch):
+        super().__init__()
         self.torch = torch
 
     def prepare(self, x):
@@ -200,8 +229,9 @@ class TorchAdapter:
     def flatten(self, x):
         return x.reshape(-1)
 
-    def moved(self, x, axis):
-        return x.movedim(axis, -1)
+    @staticmethod
+    def _moveaxis(x, src, dst):
+        return x.movedim(src, dst)
 
     def fresh(self, m):
         return m.clone(memory_format=self.torch.contiguous_format)
@@ -212,6 +242,9 @@ class TorchAdapter:
     def empty(self, shape, dtype_name, like):
         return self.torch.empty(tuple(shape), dtype=getattr(self.torch, dtype_name), device=like.device)
 
+    def empty_as(self, shape, like):
+        return self.torch.empty(tuple(shape), dtype=like.dtype, device=like.device)
+
     def index_dtype(self, like):
         return "int64"
 
@@ -221,9 +254,6 @@ class TorchAdapter:
 
     def take_last(self, a, idx):
         return self.torch.gather(a, -1, idx)
-
-    def restore(self, a, axis):
-        return a.movedim(-1, axis)
 
     def stream(self, x):
         return self.torch.cuda.current_stream(x.device).cuda_stream
@@ -238,13 +268,15 @@ class TorchAdapter:
         pass  # queued on torch's current stream, like a torch op
 
 
-class CupyAdapter:
+class CupyAdapter(_Adapter):
     """CuPy arrays: outputs from cupy, work on cupy's current stream."""
 
     on_device = True
 
     def __init__(self, cupy):
+        super().__init__()
         self.cupy = cupy
+        self._moveaxis = cupy.moveaxis
 
     def prepare(self, x):
         return x
@@ -261,8 +293,6 @@ class CupyAdapter:
     def flatten(self, x):
         return x.reshape(-1)
 
-    def moved(self, x, axis):
-        return self.cupy.moveaxis(x, axis, -1)
 
     def fresh(self, m):
         with m.device:
@@ -276,6 +306,10 @@ class CupyAdapter:
         with like.device:
             return self.cupy.empty(tuple(shape), dtype=dtype_name)
 
+    def empty_as(self, shape, like):
+        with like.device:
+            return self.cupy.empty(tuple(shape), dtype=like.dtype)
+
     def index_dtype(self, like):
         return "int64"
 
@@ -288,9 +322,6 @@ class CupyAdapter:
     def take_last(self, a, idx):
         with a.device:
             return self.cupy.take_along_axis(a, idx, axis=-1)
-
-    def restore(self, a, axis):
-        return self.cupy.moveaxis(a, -1, axis)
 
     def stream(self, x):
         with x.device:
@@ -306,7 +337,7 @@ class CupyAdapter:
         pass
 
 
-class JaxAdapter:
+class JaxAdapter(_Adapter):
     """JAX GPU arrays. JAX has no current stream to join and its arrays are
     immutable, so every result is a buffer this call created itself (a copy,
     or fresh zeros) and filled on the device's default stream; the call then
@@ -318,8 +349,10 @@ class JaxAdapter:
     def __init__(self, jax):
         import jax.numpy as jnp
 
+        super().__init__()
         self.jax = jax
         self.jnp = jnp
+        self._moveaxis = jnp.moveaxis
 
     @staticmethod
     def _device(a):
@@ -340,8 +373,6 @@ class JaxAdapter:
     def flatten(self, x):
         return x.reshape(-1)
 
-    def moved(self, x, axis):
-        return self.jnp.moveaxis(x, axis, -1)
 
     def fresh(self, m):
         c = self.jnp.array(m, copy=True)
@@ -358,6 +389,9 @@ class JaxAdapter:
         z.block_until_ready()
         return z
 
+    def empty_as(self, shape, like):
+        return self.empty(shape, like.dtype, like)
+
     def index_dtype(self, like):
         return self.jnp.zeros((), dtype="int64").dtype.name  # int32 without jax_enable_x64
 
@@ -370,9 +404,6 @@ class JaxAdapter:
 
     def take_last(self, a, idx):
         return self.jnp.take_along_axis(a, idx, axis=-1)
-
-    def restore(self, a, axis):
-        return self.jnp.moveaxis(a, -1, axis)
 
     def stream(self, x):
         return 0

@@ -7,8 +7,9 @@
  * arrays into contiguous (rows, row_len) blocks and hands this module their
  * addresses as integers. This module owns three things only:
  *   - contexts (warpsort_context_t in a capsule, destroyed with it);
- *   - the row calls: one library call per row of a (rows, row_len) block,
- *     with the GIL released, errors raised with the library's message;
+ *   - the row calls: one library call per (rows, row_len) block (the
+ *     batched-rows and top-k calls), with the GIL released, errors raised
+ *     with the library's message;
  *   - DLPack import: a producer's capsule ("dltensor_versioned" or
  *     "dltensor") is consumed (renamed "used_...") and its managed tensor
  *     moved into an owner capsule that calls the producer's deleter when
@@ -189,27 +190,30 @@ static PyObject *ws_synchronize(PyObject *self, PyObject *cap) {
 }
 
 /*======================================================================
- * Row calls: one library call per row of a contiguous (rows, row_len) block
+ * Row calls: one library call for a whole contiguous (rows, row_len) block
+ *
+ * rows > 1 goes to the library's batched calls (warpsort_sort_rows,
+ * warpsort_sort_rows_pairs, warpsort_argsort_rows, warpsort_topk_rows),
+ * which sort every row in one call; rows = 1 to the single-array calls
+ * (warpsort_sort, ..., warpsort_topk), which are the library's paths for
+ * one long array (on a GPU: the host pipeline for host memory, the
+ * full-device sorts for device memory). Addresses are device or host
+ * pointers alike; the library tells them apart.
  *====================================================================*/
 
-/* Checks rows/row_len and that rows * row_len * elem_bytes fits in size_t. */
-static int ws_check_block(Py_ssize_t rows, Py_ssize_t row_len, size_t elem_bytes) {
+/* rows and row_len must be >= 0 (they become size_t); the library checks
+ * the rest (dtype, sizes, alignment, overlap) and says why it refuses. */
+static int ws_check_block(Py_ssize_t rows, Py_ssize_t row_len) {
     if (rows < 0 || row_len < 0) {
         PyErr_SetString(PyExc_ValueError, "rows and row_len must be >= 0");
-        return -1;
-    }
-    if (elem_bytes == 0) {
-        PyErr_SetString(PyExc_TypeError, "unknown warpsort dtype code");
-        return -1;
-    }
-    if (row_len && (size_t)rows > SIZE_MAX / (size_t)row_len / elem_bytes) {
-        PyErr_SetString(PyExc_OverflowError, "array too large");
         return -1;
     }
     return 0;
 }
 
-/* sort_rows(ctx, keys_addr, rows, row_len, dtype, flags) */
+#define WS_PTR(a) ((void *)(uintptr_t)(a))
+
+/* sort_rows(ctx, keys_addr, rows, row_len, dtype, flags): sorts each row in place. */
 static PyObject *ws_sort_rows(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *cap;
@@ -220,23 +224,23 @@ static PyObject *ws_sort_rows(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OKnniI", &cap, &keys, &rows, &row_len, &dtype, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
+    if (!ctx || ws_check_block(rows, row_len) < 0)
         return NULL;
-    size_t ks = warpsort_dtype_size((warpsort_dtype_t)dtype);
-    if (ws_check_block(rows, row_len, ks) < 0)
-        return NULL;
-    warpsort_status_t st = WARPSORT_OK;
+    warpsort_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && st == WARPSORT_OK; r++)
-        st = warpsort_sort(ctx, (char *)(uintptr_t)keys + (size_t)r * (size_t)row_len * ks,
-                           (size_t)row_len, (warpsort_dtype_t)dtype, flags);
+    if (rows == 1)
+        st = warpsort_sort(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, flags);
+    else
+        st = warpsort_sort_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
+                                (warpsort_dtype_t)dtype, flags);
     Py_END_ALLOW_THREADS
     if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, "warpsort_sort");
+        return ws_raise(st, ctx, rows == 1 ? "warpsort_sort" : "warpsort_sort_rows");
     Py_RETURN_NONE;
 }
 
-/* sort_pairs_rows(ctx, keys_addr, values_addr, rows, row_len, dtype, value_bytes, flags) */
+/* sort_pairs_rows(ctx, keys_addr, values_addr, rows, row_len, dtype, value_bytes, flags):
+ * sorts each row of keys in place, permuting the same row of values alike. */
 static PyObject *ws_sort_pairs_rows(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *cap;
@@ -248,24 +252,24 @@ static PyObject *ws_sort_pairs_rows(PyObject *self, PyObject *args) {
                           &value_bytes, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
-        return NULL;
-    size_t ks = warpsort_dtype_size((warpsort_dtype_t)dtype);
-    if (ws_check_block(rows, row_len, ks) < 0)
+    if (!ctx || ws_check_block(rows, row_len) < 0)
         return NULL;
     if (value_bytes != 4 && value_bytes != 8) {
         PyErr_SetString(PyExc_TypeError, "values must have 4- or 8-byte elements");
         return NULL;
     }
-    warpsort_status_t st = WARPSORT_OK;
+    warpsort_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && st == WARPSORT_OK; r++)
-        st = warpsort_sort_pairs(ctx, (char *)(uintptr_t)keys + (size_t)r * (size_t)row_len * ks,
-                                 (char *)(uintptr_t)values + (size_t)r * (size_t)row_len * (size_t)value_bytes,
-                                 (size_t)row_len, (warpsort_dtype_t)dtype, (size_t)value_bytes, flags);
+    if (rows == 1)
+        st = warpsort_sort_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)row_len,
+                                 (warpsort_dtype_t)dtype, (size_t)value_bytes, flags);
+    else
+        st = warpsort_sort_rows_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)rows,
+                                      (size_t)row_len, (warpsort_dtype_t)dtype,
+                                      (size_t)value_bytes, flags);
     Py_END_ALLOW_THREADS
     if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, "warpsort_sort_pairs");
+        return ws_raise(st, ctx, rows == 1 ? "warpsort_sort_pairs" : "warpsort_sort_rows_pairs");
     Py_RETURN_NONE;
 }
 
@@ -282,24 +286,65 @@ static PyObject *ws_argsort_rows(PyObject *self, PyObject *args) {
                           &index_bytes, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
-        return NULL;
-    size_t ks = warpsort_dtype_size((warpsort_dtype_t)dtype);
-    if (ws_check_block(rows, row_len, ks) < 0)
+    if (!ctx || ws_check_block(rows, row_len) < 0)
         return NULL;
     if (index_bytes != 4 && index_bytes != 8) {
         PyErr_SetString(PyExc_ValueError, "index_bytes must be 4 or 8");
         return NULL;
     }
-    warpsort_status_t st = WARPSORT_OK;
+    warpsort_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && st == WARPSORT_OK; r++)
-        st = warpsort_argsort(ctx, (const char *)(uintptr_t)keys + (size_t)r * (size_t)row_len * ks,
-                              (char *)(uintptr_t)indices + (size_t)r * (size_t)row_len * (size_t)index_bytes,
-                              (size_t)row_len, (warpsort_dtype_t)dtype, (size_t)index_bytes, flags);
+    if (rows == 1)
+        st = warpsort_argsort(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)row_len,
+                              (warpsort_dtype_t)dtype, (size_t)index_bytes, flags);
+    else
+        st = warpsort_argsort_rows(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)rows,
+                                   (size_t)row_len, (warpsort_dtype_t)dtype,
+                                   (size_t)index_bytes, flags);
     Py_END_ALLOW_THREADS
     if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, "warpsort_argsort");
+        return ws_raise(st, ctx, rows == 1 ? "warpsort_argsort" : "warpsort_argsort_rows");
+    Py_RETURN_NONE;
+}
+
+/* topk_rows(ctx, keys_addr, out_keys_addr, out_indices_addr, rows, row_len, dtype, k, flags,
+ *           index_bytes): the k best keys of each row, best first, into rows x k outputs
+ * (out_keys and out_indices row r from r*k on); indices are row-local. flags: 0 (the k
+ * largest, descending) or TOPK_SMALLEST (the k smallest, ascending); ties go to the
+ * lower index. An output address of 0 is not written. */
+static PyObject *ws_topk_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cap;
+    unsigned long long keys, out_keys, out_indices;
+    Py_ssize_t rows, row_len, k, index_bytes;
+    int dtype;
+    unsigned flags;
+    if (!PyArg_ParseTuple(args, "OKKKnninIn", &cap, &keys, &out_keys, &out_indices, &rows,
+                          &row_len, &dtype, &k, &flags, &index_bytes))
+        return NULL;
+    warpsort_context_t *ctx = ws_ctx_get(cap);
+    if (!ctx || ws_check_block(rows, row_len) < 0)
+        return NULL;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "k must be >= 0");
+        return NULL;
+    }
+    if (index_bytes != 4 && index_bytes != 8) {
+        PyErr_SetString(PyExc_ValueError, "index_bytes must be 4 or 8");
+        return NULL;
+    }
+    warpsort_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (rows == 1)
+        st = warpsort_topk(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, (size_t)k,
+                           flags, WS_PTR(out_keys), WS_PTR(out_indices), (size_t)index_bytes);
+    else
+        st = warpsort_topk_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
+                                (warpsort_dtype_t)dtype, (size_t)k, flags, WS_PTR(out_keys),
+                                WS_PTR(out_indices), (size_t)index_bytes);
+    Py_END_ALLOW_THREADS
+    if (st != WARPSORT_OK)
+        return ws_raise(st, ctx, rows == 1 ? "warpsort_topk" : "warpsort_topk_rows");
     Py_RETURN_NONE;
 }
 
@@ -439,6 +484,9 @@ static PyMethodDef ws_methods[] = {
      "sort_pairs_rows(ctx, keys_addr, values_addr, rows, row_len, dtype, value_bytes, flags)"},
     {"argsort_rows", ws_argsort_rows, METH_VARARGS,
      "argsort_rows(ctx, keys_addr, indices_addr, rows, row_len, dtype, index_bytes, flags)"},
+    {"topk_rows", ws_topk_rows, METH_VARARGS,
+     "topk_rows(ctx, keys_addr, out_keys_addr, out_indices_addr, rows, row_len, dtype, k, flags, "
+     "index_bytes)"},
     {"dlpack_import", ws_dlpack_import, METH_O,
      "dlpack_import(capsule) -> (owner, addr, device_type, device_id, code, bits, lanes, shape, "
      "strides, readonly)"},
@@ -469,6 +517,7 @@ PyMODINIT_FUNC PyInit__warpsort(void) {
     if (PyModule_AddIntConstant(m, "ASCENDING", WARPSORT_ASCENDING) < 0 ||
         PyModule_AddIntConstant(m, "DESCENDING", WARPSORT_DESCENDING) < 0 ||
         PyModule_AddIntConstant(m, "STABLE", WARPSORT_STABLE) < 0 ||
+        PyModule_AddIntConstant(m, "TOPK_SMALLEST", WARPSORT_TOPK_SMALLEST) < 0 ||
         PyModule_AddIntConstant(m, "BACKEND_AUTO", WARPSORT_BACKEND_AUTO) < 0 ||
         PyModule_AddIntConstant(m, "BACKEND_CPU", WARPSORT_BACKEND_CPU) < 0 ||
         PyModule_AddIntConstant(m, "BACKEND_CUDA", WARPSORT_BACKEND_CUDA) < 0 ||
