@@ -204,6 +204,9 @@ def _numpy_order_applies(code, numpy_order):
 def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     """Returns a sorted copy of x along axis.
 
+    Along an axis of a 2-D or N-D array every row is sorted by one library
+    call (warpsort_sort_rows).
+
     Parameters
     ----------
     x : array
@@ -254,6 +257,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
 def argsort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     """Returns the int64 indices that sort x along axis (row-local, as NumPy).
 
+    One library call for all rows (warpsort_argsort_rows, 8-byte indices).
+
     Always stable (the library's argsort is): equal keys keep input order in
     either direction, so ``stable=False`` gives the same result. Parameters
     as for :func:`sort`. JAX without jax_enable_x64 gets int32 indices.
@@ -284,6 +289,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
 
 def sort_pairs(keys, values, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     """Sorts keys along axis and permutes values alike; returns (keys, values).
+
+    One library call for all rows (warpsort_sort_rows_pairs).
 
     values must be an array of the same library and shape as keys, of any
     dtype with 4- or 8-byte elements (moved as raw bits). Other parameters as
@@ -329,10 +336,13 @@ def sort_pairs(keys, values, /, *, axis=-1, descending=False, stable=True, numpy
 def top_k(x, k, /, *, axis=-1, largest=True):
     """Returns (values, indices) of the k largest (or smallest) entries along axis.
 
-    Sorted: largest first when largest=True (NaNs count as largest, as
-    torch.topk), smallest first otherwise (NaNs last). Ties: the lower index
-    first. k must be in [1, n] for n = x.shape[axis]; axis=None flattens.
-    Indices are int64 (int32 for JAX without jax_enable_x64).
+    The library's top-k (warpsort_topk_rows: one call for all rows along the
+    axis). Sorted: largest first when largest=True (NaNs count as largest, as
+    torch.topk), smallest first otherwise (NaNs last); -0.0 is below +0.0.
+    Ties: the lower index first, so the result is the first k of a stable
+    argsort (descending for largest). k must be in [1, n] for
+    n = x.shape[axis]; axis=None flattens. Results have x's shape with k
+    along axis. Indices are int64 (int32 for JAX without jax_enable_x64).
 
     >>> import numpy as np, warpsort
     >>> warpsort.top_k(np.array([[1.0, 4.0, 2.0], [9.0, 7.0, 8.0]]), 2)
@@ -341,6 +351,10 @@ def top_k(x, k, /, *, axis=-1, largest=True):
            [0, 2]]))
     >>> warpsort.top_k(np.array([5, 1, 3], dtype=np.uint64), 1, largest=False)
     (array([1], dtype=uint64), array([1]))
+    >>> warpsort.top_k(np.array([2.0, np.nan, 2.0, -0.0, 0.0]), 3)
+    (array([nan,  2.,  2.]), array([1, 0, 2]))
+    >>> warpsort.top_k(np.array([[3, 1], [0, 5], [4, 2]], dtype=np.int32), 1, axis=0)
+    (array([[4, 5]], dtype=int32), array([[2, 1]]))
     """
     ad, x, axis = _prepare(x, axis)
     code = ad.key_code(x)

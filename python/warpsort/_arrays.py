@@ -28,8 +28,7 @@ from . import _warpsort as _C
 
 # Key dtype name -> warpsort_dtype_t code (include/warpsort.h).
 KEY_CODES = {"uint32": 0, "int32": 1, "float32": 2, "uint64": 3, "int64": 4, "float64": 5}
-FLOAT_KEYS = ("float32", "float64")
-FLOAT_CODES = (KEY_CODES["float32"], KEY_CODES["float64"])
+FLOAT_CODES = (KEY_CODES["float32"], KEY_CODES["float64"])  # numpy_order applies to these
 
 try:  # NumPy >= 1.25
     from numpy.exceptions import AxisError

@@ -90,6 +90,24 @@ def test_top_k_and_pairs_device(dev, dtype):
     assert_array_equal(_to_host(name, v_out), np.take_along_axis(np.arange(a.size).reshape(a.shape), perm, 0))
 
 
+@pytest.mark.parametrize("dtype", [np.uint32, np.float64], ids=["u32", "f64"])
+@pytest.mark.parametrize("shape,axis,k", [((40, 257), -1, 1), ((40, 257), -1, 257), ((40, 257), 0, 7),
+                                          ((3, 5, 100), 1, 5), ((64, 1), -1, 1), ((1, 5000), -1, 100),
+                                          ((5000,), None, 5000), ((0, 9), -1, 4)])
+def test_top_k_batched_device(dev, dtype, shape, axis, k):
+    # peer: test_batched.test_top_k_batched (warpsort_topk_rows on device pointers)
+    name, lib = dev
+    a = _sample(dtype, shape, 4)
+    x = _to_device(lib, name, a)
+    ra, rax = (a.reshape(-1), 0) if axis is None else (a, axis)
+    for largest in (True, False):
+        v, i = ws.top_k(x, k, axis=axis, largest=largest)
+        assert type(v) is type(x) and type(i) is type(x)
+        perm = np.take(ref_argsort(ra, rax, largest), np.arange(k), axis=rax)
+        assert_array_equal(_to_host(name, i), perm)
+        assert_bits_equal(_to_host(name, v), np.take_along_axis(ra, perm, rax))
+
+
 def test_numpy_order_device(dev):
     name, lib = dev
     a = np.array([0.0, -0.0, np.nan, 1.0, -0.0, 0.0] * 50, dtype=np.float32)
