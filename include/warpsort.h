@@ -159,8 +159,8 @@ typedef struct warpsort_context warpsort_context_t;
  * NULL on any failure. CUDA asked for by name is initialised here; AUTO
  * initialises it lazily, on the first call that needs the GPU, so a context
  * that only ever sorts small host arrays never creates a CUDA context: AUTO
- * sorts host arrays of fewer than 65,536 items on the CPU, where they are
- * faster than a round trip to the GPU. Device pointers always go to the GPU.
+ * sorts host arrays of fewer than 2,048 items on the CPU, where they take no
+ * longer than a round trip to the GPU. Device pointers always go to the GPU.
  * When AUTO finds no usable device it takes the CPU backend for good and
  * says why in warpsort_last_error (after warpsort_get_backend, or after the
  * call that tried). */

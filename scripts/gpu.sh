@@ -35,11 +35,13 @@ stage() {
     # The committed tuning table always: a failed stage-variant may have left a header set.
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=ON -DWARPSORT_TUNING_HEADER= >/dev/null
-    ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_cli warpsort_bench \
-        test_device example_warp_sort_32x4 example_block_sort_pairs example_warp_compact
+    ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_gpu_topk test_gpu_segmented \
+        test_cli warpsort_bench test_device example_warp_sort_32x4 example_block_sort_pairs \
+        example_warp_compact
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
-       build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/cli/test_cli \
+       build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/gpu/test_gpu_topk \
+       build-gpu/tests/gpu/test_gpu_segmented build-gpu/tests/cli/test_cli \
        build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
        build-gpu/examples/example_* .gpu/
     cp bench/plot.py .gpu/

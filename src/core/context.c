@@ -15,10 +15,10 @@
 /* Largest n: every byte count a backend computes (keys, values, staging
  * copies: at most 32 bytes per item) then fits in a size_t. */
 #define WS_MAX_N (SIZE_MAX / 32)
-/* AUTO: host inputs below this many items sort on the CPU, where they take
- * less time than a trip to the GPU and back, and never pay for creating a
- * CUDA context (bench/NOTES.md, "AUTO crossover"). */
-#define WS_AUTO_CPU_BELOW ((size_t)1 << 16)
+/* AUTO: host inputs below this many items sort on the CPU: there they take
+ * no longer than a round trip through a warm GPU context, and they never pay
+ * for creating one (bench/NOTES.md, "AUTO crossover"). */
+#define WS_AUTO_CPU_BELOW ((size_t)1 << 11)
 
 unsigned ws_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
