@@ -755,7 +755,9 @@ __device__ __forceinline__ T ws_warp_inclusive_sum(T x) {
  * (equality buckets), next-level segments or, after the last level,
  * sort or fallback jobs, and leaves the rest for warp 0, which packs them
  * greedily, in key order, into jobs of up to class_cap[0] keys (one tile),
- * so tiles run nearly full. */
+ * so tiles run nearly full. One long kernel body on purpose: its phases
+ * share the shared-memory bucket table and the barriers between them, which
+ * device functions would have to pass around without making it clearer. */
 __global__ void __launch_bounds__(WS_FIN_THREADS)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {

@@ -553,18 +553,16 @@ static size_t ws_seg_longest(const uint64_t *offsets, size_t num_segments) {
     return m;
 }
 
-#define WS_SEG_TRY(what, call) WS_CUDA_TRY_AT(ctx, call, what)
-
-static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_call_t *c) {
-    ws_cuda_state *st = ws_state(ctx);
-    cudaStream_t stream = st->stream;
-    const size_t kb = warpsort_dtype_size(c->dtype), vb = c->value_bytes;
+/* What this backend takes, and host offsets checked before any work:
+ * INVALID_ARGUMENT or UNSUPPORTED with the reason, else OK. */
+static warpsort_status_t ws_seg_check_call(warpsort_context_t *ctx, const ws_seg_call_t *c,
+                                           int host_offsets) {
+    const size_t vb = c->value_bytes;
     if (c->num_segments >= 0xFFFFFFFFull || (unsigned long long)c->n >= (1ull << 35))
         return ws_error(ctx, WARPSORT_UNSUPPORTED,
                         "%s (cuda): at most 2^32 - 2 segments and 2^35 items per call "
                         "(got %zu segments, %zu items)",
                         c->fn, c->num_segments, c->n);
-    const int host_offsets = c->offsets && !ws_cuda_device_pointer(c->offsets);
     if (host_offsets) {
         warpsort_status_t s = ws_seg_check_offsets(ctx, c->offsets, c->num_segments, c->n, c->fn);
         if (s != WARPSORT_OK) return s;
@@ -577,6 +575,15 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
                         "%s (cuda): device offsets over more than 2^32 items need 8-byte indices",
                         c->fn);
     }
+    return WARPSORT_OK;
+}
+
+static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_call_t *c) {
+    ws_cuda_state *st = ws_state(ctx);
+    cudaStream_t stream = st->stream;
+    const size_t kb = warpsort_dtype_size(c->dtype), vb = c->value_bytes;
+    const int host_offsets = c->offsets && !ws_cuda_device_pointer(c->offsets);
+    WS_TRY(ws_seg_check_call(ctx, c, host_offsets));
     const int stage_keys = c->n > 0 && !ws_cuda_device_pointer(c->keys_in);
     const int stage_vals = c->n > 0 && vb && !ws_cuda_device_pointer(c->values);
 
@@ -598,14 +605,11 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
     void *dvals = !vb ? NULL : stage_vals ? (void *)(ws + vals_off) : c->values;
     const uint64_t *doffs = host_offsets ? (const uint64_t *)(ws + offs_off) : c->offsets;
     if (c->n > 0 && (c->argsort || stage_keys))
-        WS_SEG_TRY("cudaMemcpyAsync(keys)",
-                   cudaMemcpyAsync(dkeys, c->keys_in, c->n * kb, cudaMemcpyDefault, stream));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(dkeys, c->keys_in, c->n * kb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(keys)");
     if (stage_vals && !c->argsort)
-        WS_SEG_TRY("cudaMemcpyAsync(values)",
-                   cudaMemcpyAsync(dvals, c->values, c->n * vb, cudaMemcpyDefault, stream));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(dvals, c->values, c->n * vb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(values)");
     if (host_offsets)
-        WS_SEG_TRY("cudaMemcpyAsync(offsets)",
-                   cudaMemcpyAsync((void *)doffs, c->offsets, ob, cudaMemcpyHostToDevice, stream));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync((void *)doffs, c->offsets, ob, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(offsets)");
 
     /* Device offsets are checked on the device; the verdict is read back
      * unless the caller set the workspace (then warpsort_segments_check). */
@@ -623,20 +627,17 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
     if (!stage_keys && !stage_vals) return WARPSORT_OK; /* asynchronous */
     /* Host arrays: nothing is written to them before the device is done
      * and the offsets are known good. */
-    WS_SEG_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+    WS_CUDA_TRY_AT(ctx, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     if (device_check && !wait_verdict) {
-        WS_SEG_TRY("reading the offsets verdict",
-                   cudaMemcpy(&verdict, ws, sizeof verdict, cudaMemcpyDeviceToHost));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpy(&verdict, ws, sizeof verdict, cudaMemcpyDeviceToHost), "reading the offsets verdict");
         ctx->seg_verdict = NULL;
         if (verdict) return ws_seg_bad_device_offsets(ctx, c, c->offsets, ~verdict);
     }
     if (stage_keys && !c->argsort)
-        WS_SEG_TRY("cudaMemcpyAsync(keys back)",
-                   cudaMemcpyAsync(c->keys, dkeys, c->n * kb, cudaMemcpyDefault, stream));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->keys, dkeys, c->n * kb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(keys back)");
     if (stage_vals)
-        WS_SEG_TRY("cudaMemcpyAsync(values back)",
-                   cudaMemcpyAsync(c->values, dvals, c->n * vb, cudaMemcpyDefault, stream));
-    WS_SEG_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->values, dvals, c->n * vb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(values back)");
+    WS_CUDA_TRY_AT(ctx, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     return WARPSORT_OK;
 }
 

@@ -110,20 +110,91 @@ static warpsort_status_t ws_merge_range(warpsort_context_t *ctx, const ws_job *j
     return WARPSORT_OK;
 }
 
-/* The in-core job (see the file comment): copies in piece by piece, sorts
- * each as it lands, merges the tree, waits for the device, then copies the
+/* The device side of an in-core job: the workspace's A and B buffers (the
+ * merge tree ping-pongs between them) and how the job's streams are used. */
+struct ws_job_buffers {
+    unsigned char *ws, *ak, *av, *bk, *bv;
+    size_t *bounds;
+    unsigned levels; /* merge-tree levels: log2(pieces) */
+    int one_stream;  /* 1: copies and compute all on the context's stream */
+};
+
+/* Piece i has been enqueued for copying in: its indices (argsort), its sort,
+ * and every merge of the tree that it completes, on the compute stream. */
+static warpsort_status_t ws_piece_compute(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                          const ws_job_layout *l, const ws_job_buffers *d,
+                                          unsigned i, unsigned pieces) {
+    const cudaStream_t cs = ws_state(ctx)->stream;
+    const size_t n = j->n, kb = j->kb, vb = j->vb;
+    const size_t b = ws_piece_begin(n, pieces, i), e = ws_piece_begin(n, pieces, i + 1);
+    if (j->iota) {
+        const unsigned sp = ws_trace_dev_begin(p, cs);
+        WS_CUDA_TRY(ctx, ws_iota(d->av + b * vb, e - b, j->iota_base + b, vb,
+                                 ws_state(ctx)->dev.sm_count, cs));
+        ws_trace_dev_end(p, sp, cs, "compute", "indices");
+    }
+    if (!d->one_stream) WS_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, p->piece_ev[i], 0));
+    if (e - b > 1) {
+        const unsigned sp = ws_trace_dev_begin(p, cs);
+        const char *failed = NULL;
+        const cudaError_t err = ws_device_sort(&l->plan[i], d->ak + b * kb,
+                                               vb ? d->av + b * vb : NULL, j->dtype, j->desc,
+                                               j->stable, d->ws, cs, &failed);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+        ws_trace_dev_end(p, sp, cs, "compute", "sort a piece");
+    }
+    /* Level L merges runs of 2^(L-1) pieces; it reads A when L-1 is even
+     * (pieces sort in A) and writes B when L is odd. */
+    for (unsigned L = 1; L <= d->levels && (i + 1) % (1u << L) == 0; L++) {
+        const unsigned r = (i + 1) / (1u << L) - 1;
+        const size_t lo = ws_piece_begin(n, pieces, r << L);
+        const size_t mid = ws_piece_begin(n, pieces, (r << L) + (1u << (L - 1)));
+        const size_t hi = ws_piece_begin(n, pieces, (r + 1) << L);
+        const int src_b = (L - 1) % 2, dst_b = L % 2;
+        const unsigned sp = ws_trace_dev_begin(p, cs);
+        WS_TRY(ws_merge_range(ctx, j, src_b ? d->bk : d->ak, src_b ? d->bv : d->av,
+                              dst_b ? d->bk : d->ak, dst_b ? d->bv : d->av, lo, mid, hi,
+                              d->bounds, cs));
+        ws_trace_dev_end(p, sp, cs, "compute", "merge");
+    }
+    return WARPSORT_OK;
+}
+
+/* The point of no return: every error so far left the caller's arrays
+ * alone; wait for the device to finish before the first byte goes back. */
+static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                         const ws_job_buffers *d, int direct) {
+    const size_t n = j->n, kb = j->kb, vb = j->vb;
+    const unsigned char *fk = d->levels % 2 ? d->bk : d->ak;
+    const unsigned char *fv = d->levels % 2 ? d->bv : d->av;
+    WS_CUDA_TRY(ctx, cudaEventRecord(p->done_ev, ws_state(ctx)->stream));
+    const double t_wait = ws_trace_now(p);
+    if (!d->one_stream) WS_CUDA_TRY(ctx, cudaEventSynchronize(p->done_ev));
+    ws_trace_host(p, t_wait, "host", "wait for the device");
+    WS_TRY(ws_checkpoint(ctx, "writing the result back"));
+    if (j->keys_out)
+        WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map,
+                      0, kb));
+    if (j->vals_out)
+        WS_TRY(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map,
+                      1, vb));
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(p->d2h));
+    return WARPSORT_OK;
+}
+
+/* The in-core job (see pipeline.cu): copies in piece by piece, sorts each
+ * as it lands, merges the tree, waits for the device, then copies the
  * result out. Nothing reaches keys_out / vals_out before the wait. */
 warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
-                                   unsigned pieces) {
-    ws_cuda_state *st = ws_state(ctx);
-    const cudaStream_t cs = st->stream;
+                            unsigned pieces) {
+    const cudaStream_t cs = ws_state(ctx)->stream;
     const size_t n = j->n, kb = j->kb, vb = j->vb;
     const int direct = n * (kb + vb) <= (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes
                                                                               : WS_DIRECT_MAX_BYTES);
     const ws_job_layout l = ws_job_layout_for(ctx, n, kb, vb, pieces);
     WS_TRY(ws_checkpoint(ctx, "device workspace"));
-    unsigned char *ws = NULL;
-    WS_TRY(ws_acquire(ctx, l.total, &ws));
+    ws_job_buffers d;
+    WS_TRY(ws_acquire(ctx, l.total, &d.ws));
     const int staged = !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
                                    (j->keys_out && !j->keys_out_pinned) ||
                                    (j->vals_out && !j->vals_out_pinned));
@@ -132,73 +203,28 @@ warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j
      * runs on the compute stream alone: with one piece there is nothing to
      * overlap, and the stream order replaces the events and the wait for
      * the device (an asynchronous fault is sticky, so the copy out behind it
-     * never runs). Small host arrays paid for the hops: 2^10-2^14 pageable
-     * keys 6-15 % and 2^20 pinned pairs 3-5 % slower than one copy, one
-     * sort, one copy. */
-    const int one_stream = !staged && pieces == 1;
-    p->in_s = one_stream ? cs : p->h2d;
-    p->out_s = one_stream ? cs : p->d2h;
-
+     * never runs); the hops cost small arrays 3-15 % (bench/NOTES.md). */
+    d.one_stream = !staged && pieces == 1;
+    p->in_s = d.one_stream ? cs : p->h2d;
+    p->out_s = d.one_stream ? cs : p->d2h;
     /* Earlier work on the context's stream may still use the workspace. */
-    if (!one_stream) {
+    if (!d.one_stream) {
         WS_CUDA_TRY(ctx, cudaEventRecord(p->start_ev, cs));
         WS_CUDA_TRY(ctx, cudaStreamWaitEvent(p->h2d, p->start_ev, 0));
     }
-
-    unsigned char *const ak = ws + l.a_keys, *const av = vb ? ws + l.a_vals : NULL;
-    unsigned char *const bk = ws + l.b_keys, *const bv = vb ? ws + l.b_vals : NULL;
-    size_t *const bounds = (size_t *)(ws + l.bounds);
-    unsigned levels = 0;
-    while ((1u << levels) < pieces) levels++;
-
+    d.ak = d.ws + l.a_keys;
+    d.av = vb ? d.ws + l.a_vals : NULL;
+    d.bk = d.ws + l.b_keys;
+    d.bv = vb ? d.ws + l.b_vals : NULL;
+    d.bounds = (size_t *)(d.ws + l.bounds);
+    d.levels = 0;
+    while ((1u << d.levels) < pieces) d.levels++;
     for (unsigned i = 0; i < pieces; i++) {
-        const size_t b = ws_piece_begin(n, pieces, i), e = ws_piece_begin(n, pieces, i + 1);
         WS_TRY(ws_checkpoint(ctx, "copying a piece in"));
-        WS_TRY(ws_copy_in(ctx, p, j, b, e, ak, av, direct));
-        if (!one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
-        if (j->iota) {
-            const unsigned sp = ws_trace_dev_begin(p, cs);
-            WS_CUDA_TRY(ctx, ws_iota(av + b * vb, e - b, j->iota_base + b, vb,
-                                     st->dev.sm_count, cs));
-            ws_trace_dev_end(p, sp, cs, "compute", "indices");
-        }
-        if (!one_stream) WS_CUDA_TRY(ctx, cudaStreamWaitEvent(cs, p->piece_ev[i], 0));
-        if (e - b > 1) {
-            const unsigned sp = ws_trace_dev_begin(p, cs);
-            const char *failed = NULL;
-            const cudaError_t err = ws_device_sort(&l.plan[i], ak + b * kb, vb ? av + b * vb : NULL,
-                                                   j->dtype, j->desc, j->stable, ws, cs, &failed);
-            if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
-            ws_trace_dev_end(p, sp, cs, "compute", "sort a piece");
-        }
-        /* Level L merges runs of 2^(L-1) pieces; it reads A when L-1 is
-         * even (pieces sort in A) and writes B when L is odd. */
-        for (unsigned L = 1; L <= levels && (i + 1) % (1u << L) == 0; L++) {
-            const unsigned r = (i + 1) / (1u << L) - 1;
-            const size_t lo = ws_piece_begin(n, pieces, r << L);
-            const size_t mid = ws_piece_begin(n, pieces, (r << L) + (1u << (L - 1)));
-            const size_t hi = ws_piece_begin(n, pieces, (r + 1) << L);
-            const int src_b = (L - 1) % 2, dst_b = L % 2;
-            const unsigned sp = ws_trace_dev_begin(p, cs);
-            WS_TRY(ws_merge_range(ctx, j, src_b ? bk : ak, src_b ? bv : av, dst_b ? bk : ak,
-                                    dst_b ? bv : av, lo, mid, hi, bounds, cs));
-            ws_trace_dev_end(p, sp, cs, "compute", "merge");
-        }
+        WS_TRY(ws_copy_in(ctx, p, j, ws_piece_begin(n, pieces, i),
+                          ws_piece_begin(n, pieces, i + 1), d.ak, d.av, direct));
+        if (!d.one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
+        WS_TRY(ws_piece_compute(ctx, p, j, &l, &d, i, pieces));
     }
-    const unsigned char *fk = levels % 2 ? bk : ak, *fv = levels % 2 ? bv : av;
-    WS_CUDA_TRY(ctx, cudaEventRecord(p->done_ev, cs));
-    /* The point of no return: every error so far left the caller's arrays
-     * alone; wait for the device to finish before the first byte goes back. */
-    const double t_wait = ws_trace_now(p);
-    if (!one_stream) WS_CUDA_TRY(ctx, cudaEventSynchronize(p->done_ev));
-    ws_trace_host(p, t_wait, "host", "wait for the device");
-    WS_TRY(ws_checkpoint(ctx, "writing the result back"));
-    if (j->keys_out)
-        WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map,
-                        0, kb));
-    if (j->vals_out)
-        WS_TRY(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map,
-                        1, vb));
-    WS_CUDA_TRY(ctx, cudaStreamSynchronize(p->d2h));
-    return WARPSORT_OK;
+    return ws_job_copy_out(ctx, p, j, &d, direct);
 }

@@ -211,51 +211,37 @@ static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *
     ws_pool_run(p->pool, t, ws_gather_part, &g);
 }
 
-static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
-                                             const ws_job *top, size_t budget, ws_scratch *s) {
+/* The out-of-core geometry: runs of `run` items (whole blocks), output
+ * blocks of B items (a slot of keys), and the spare blocks a range may need. */
+struct ws_ooc_shape {
+    size_t run, B, count, s1_blocks, spares;
+};
+
+/* Host scratch S1 (n items), the spare blocks and the bookkeeping, touched
+ * once by the staging threads so the faults are not paid inside a copy. */
+static warpsort_status_t ws_ooc_scratch(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                        const ws_ooc_shape *g, ws_scratch *s) {
     const size_t n = top->n, kb = top->kb, vb = top->vb;
-    size_t run = ws_run_items(ctx, n, kb, vb, budget);
-    if (run < WS_OOC_MIN_RUN) {
-        const size_t one = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total;
-        const size_t most = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, WS_MAX_PIECES).total;
-        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
-                        "device budget of %zu bytes is too small: sorting out of core needs at "
-                        "least %zu bytes for this key and value size",
-                        budget, one > most ? one : most);
-    }
-    /* Output blocks of B items, a slot of keys; runs (and so ranges) are
-     * whole blocks, so every range starts a block. */
-    size_t B = p->slot_bytes / kb;
-    if (B > run) B = run;
-    run -= run % B;
-    const size_t count = (n + run - 1) / run;
-    const size_t s1_blocks = (n + B - 1) / B;
-    /* A range's output needs ceil(size / B) blocks; once it has been read,
-     * every run has given back all its blocks but at most one partly read,
-     * and the array's last block (short when B does not divide n) is never
-     * handed out, so count + 3 spare blocks always suffice. */
-    const size_t spares = count + 3;
     WS_TRY(ws_checkpoint(ctx, "host scratch"));
     s->kbytes = n * kb;
     s->vbytes = n * vb;
-    s->spkbytes = top->keys_out ? spares * B * kb : 0;
-    s->spvbytes = top->vals_out ? spares * B * vb : 0;
+    s->spkbytes = top->keys_out ? g->spares * g->B * kb : 0;
+    s->spvbytes = top->vals_out ? g->spares * g->B * vb : 0;
     s->s1k = ws_big_alloc(s->kbytes);
     s->s1v = vb ? ws_big_alloc(s->vbytes) : NULL;
     s->spk = s->spkbytes ? ws_big_alloc(s->spkbytes) : NULL;
     s->spv = s->spvbytes ? ws_big_alloc(s->spvbytes) : NULL;
-    s->cur = (size_t *)calloc(count, sizeof(size_t));
-    s->next = (size_t *)calloc(count, sizeof(size_t));
-    s->released = (size_t *)calloc(count, sizeof(size_t));
-    s->ids = (size_t *)calloc(s1_blocks, sizeof(size_t));
-    s->free_ids = (size_t *)calloc(s1_blocks + spares, sizeof(size_t));
-    s->segs = (ws_seg *)calloc(count, sizeof(ws_seg));
+    s->cur = (size_t *)calloc(g->count, sizeof(size_t));
+    s->next = (size_t *)calloc(g->count, sizeof(size_t));
+    s->released = (size_t *)calloc(g->count, sizeof(size_t));
+    s->ids = (size_t *)calloc(g->s1_blocks, sizeof(size_t));
+    s->free_ids = (size_t *)calloc(g->s1_blocks + g->spares, sizeof(size_t));
+    s->segs = (ws_seg *)calloc(g->count, sizeof(ws_seg));
     if (!s->s1k || (vb && !s->s1v) || (s->spkbytes && !s->spk) || (s->spvbytes && !s->spv) ||
         !s->cur || !s->next || !s->released || !s->ids || !s->free_ids || !s->segs)
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
                         s->kbytes + s->vbytes + s->spkbytes + s->spvbytes, n);
-
     /* The pool comes with the ring; the scratch is always staged. */
     WS_TRY(ws_pipe_ring(ctx, p));
     const double t_touch = ws_trace_now(p);
@@ -264,12 +250,29 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     ws_prefault(ctx, p, s->spk, s->spkbytes);
     ws_prefault(ctx, p, s->spv, s->spvbytes);
     ws_trace_host(p, t_touch, "phase", "fault the scratch in");
+    return WARPSORT_OK;
+}
 
-    /* Phase 1: runs, each sorted in core into S1. */
-    for (size_t q = 0; q < count; q++) {
-        const size_t b = q * run, m = n - b < run ? n - b : run;
-        ws_seg seg = {top->segs[0].keys + b * kb, top->iota || !vb ? NULL : top->segs[0].vals + b * vb,
-                      m};
+/* Sorts sub (a run or a range) in core under the budget. */
+static warpsort_status_t ws_ooc_sort(warpsort_context_t *ctx, ws_pipe *p, const ws_job *sub,
+                                     size_t budget, const char *what) {
+    const unsigned pieces = ws_pieces_for(ctx, sub->n, sub->kb, sub->vb, p->slot_bytes, budget);
+    if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out of core, %s: it does not fit", what);
+    WS_TRY(ws_checkpoint(ctx, what));
+    const double t0 = ws_trace_now(p);
+    WS_TRY(ws_incore(ctx, p, sub, pieces));
+    ws_trace_host(p, t0, "phase", what);
+    return WARPSORT_OK;
+}
+
+/* Phase 1: runs, each sorted in core into S1. */
+static warpsort_status_t ws_ooc_runs(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                     const ws_ooc_shape *g, ws_scratch *s, size_t budget) {
+    const size_t n = top->n, kb = top->kb, vb = top->vb;
+    for (size_t q = 0; q < g->count; q++) {
+        const size_t b = q * g->run, m = n - b < g->run ? n - b : g->run;
+        ws_seg seg = {top->segs[0].keys + b * kb,
+                      top->iota || !vb ? NULL : top->segs[0].vals + b * vb, m};
         ws_job sub = *top;
         sub.segs = &seg;
         sub.nsegs = 1;
@@ -278,46 +281,56 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         sub.keys_out = s->s1k + b * kb;
         sub.vals_out = vb ? s->s1v + b * vb : NULL;
         sub.keys_out_pinned = sub.vals_out_pinned = 0;
-        const unsigned pieces = ws_pieces_for(ctx, m, kb, vb, p->slot_bytes, budget);
-        if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core run does not fit");
-        WS_TRY(ws_checkpoint(ctx, "sorting a run"));
-        const double t0 = ws_trace_now(p);
-        WS_TRY(ws_incore(ctx, p, &sub, pieces));
-        ws_trace_host(p, t0, "phase", "sort a run");
+        WS_TRY(ws_ooc_sort(ctx, p, &sub, budget, "sorting a run"));
     }
+    return WARPSORT_OK;
+}
 
-    /* Phase 2: ranges of `run` outputs at exact ranks, each gathered from
-     * every run and sorted in core into blocks S1 no longer needs (the
-     * runs are read front to back) or spare ones. */
-    const ws_runs runs = {s->s1k, n, run, count, kb, ws_dtype_kind((int)top->dtype), top->desc};
-    const ws_blockmap map = {{s->s1k, s->s1v}, {s->spk, s->spv}, s1_blocks, B, s->ids};
-    const size_t last_short = n % B ? s1_blocks - 1 : s1_blocks; /* never handed out */
+/* Range [k0, k1)'s pieces of every run into s->segs (returns their count);
+ * the blocks of S1 the range reads to the end go to the free list: free once
+ * its copy in is done, which is before its copy out starts. */
+static size_t ws_ooc_gather_range(const ws_job *top, const ws_ooc_shape *g, ws_scratch *s,
+                                  size_t *nfree) {
+    const size_t kb = top->kb, vb = top->vb;
+    const size_t last_short = top->n % g->B ? g->s1_blocks - 1 : g->s1_blocks; /* never handed out */
+    size_t nsegs = 0;
+    for (size_t q = 0; q < g->count; q++) {
+        const size_t c = s->next[q] - s->cur[q];
+        if (c) {
+            const size_t at = q * g->run + s->cur[q];
+            s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
+        }
+        for (const size_t done = s->next[q] / g->B; s->released[q] < done; s->released[q]++) {
+            const size_t id = q * (g->run / g->B) + s->released[q];
+            if (id != last_short) s->free_ids[(*nfree)++] = id;
+        }
+    }
+    return nsegs;
+}
+
+/* Phase 2: ranges of `run` outputs at exact ranks, each gathered from every
+ * run and sorted in core into blocks S1 no longer needs (the runs are read
+ * front to back) or spare ones. */
+static warpsort_status_t ws_ooc_ranges(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                       const ws_ooc_shape *g, ws_scratch *s,
+                                       const ws_blockmap *map, size_t budget) {
+    const size_t n = top->n;
+    const ws_runs runs = {s->s1k, n, g->run, g->count, top->kb, ws_dtype_kind((int)top->dtype),
+                          top->desc};
     size_t nfree = 0;
-    for (size_t i = 0; i < spares; i++) s->free_ids[nfree++] = s1_blocks + i;
+    for (size_t i = 0; i < g->spares; i++) s->free_ids[nfree++] = g->s1_blocks + i;
     for (size_t k0 = 0; k0 < n;) {
-        const size_t k1 = n - k0 < run ? n : k0 + run;
-        double t0 = ws_trace_now(p);
+        const size_t k1 = n - k0 < g->run ? n : k0 + g->run;
+        const double t0 = ws_trace_now(p);
         ws_split_at(&runs, k1, s->cur, s->next);
         ws_trace_host(p, t0, "phase", "split the runs");
-        size_t nsegs = 0;
-        for (size_t q = 0; q < count; q++) {
-            const size_t c = s->next[q] - s->cur[q];
-            if (c) {
-                const size_t at = q * run + s->cur[q];
-                s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
-            }
-            /* Run q's blocks read to the end by this range: free once its
-             * copy in is done, which is before its copy out starts. */
-            for (const size_t done = s->next[q] / B; s->released[q] < done; s->released[q]++) {
-                const size_t id = q * (run / B) + s->released[q];
-                if (id != last_short) s->free_ids[nfree++] = id;
-            }
-        }
-        const size_t j0 = k0 / B, nb = (k1 - k0 + B - 1) / B;
+        const size_t nsegs = ws_ooc_gather_range(top, g, s, &nfree);
+        const size_t j0 = k0 / g->B, nb = (k1 - k0 + g->B - 1) / g->B;
         if (nfree < nb)
-            return ws_error(ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu", nfree, nb);
+            return ws_error(ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu", nfree,
+                            nb);
         for (size_t j = 0; j < nb; j++) s->ids[j0 + j] = s->free_ids[--nfree];
-        ws_blockmap range_map = map;
+        ws_blockmap range_map = *map;
         range_map.ids = s->ids + j0;
         ws_job sub = *top;
         sub.segs = s->segs;
@@ -327,18 +340,43 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
         sub.iota = 0; /* the indices were made in phase 1 */
         sub.keys_out_pinned = sub.vals_out_pinned = 0;
         sub.out_map = &range_map; /* keys_out / vals_out: wanted or not, as the caller's */
-        const unsigned pieces = ws_pieces_for(ctx, sub.n, kb, vb, p->slot_bytes, budget);
-        if (!pieces) return ws_error(ctx, WARPSORT_INTERNAL, "out-of-core range does not fit");
-        WS_TRY(ws_checkpoint(ctx, "sorting a range"));
-        t0 = ws_trace_now(p);
-        WS_TRY(ws_incore(ctx, p, &sub, pieces));
-        ws_trace_host(p, t0, "phase", "sort a range");
+        WS_TRY(ws_ooc_sort(ctx, p, &sub, budget, "sorting a range"));
         size_t *t = s->cur;
         s->cur = s->next;
         s->next = t;
         k0 = k1;
     }
+    return WARPSORT_OK;
+}
 
+static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
+                                             const ws_job *top, size_t budget, ws_scratch *s) {
+    const size_t n = top->n, kb = top->kb, vb = top->vb;
+    ws_ooc_shape g;
+    g.run = ws_run_items(ctx, n, kb, vb, budget);
+    if (g.run < WS_OOC_MIN_RUN) {
+        const size_t one = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total;
+        const size_t most = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, WS_MAX_PIECES).total;
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                        "device budget of %zu bytes is too small: sorting out of core needs at "
+                        "least %zu bytes for this key and value size",
+                        budget, one > most ? one : most);
+    }
+    /* Runs (and so ranges) are whole blocks, so every range starts a block. */
+    g.B = p->slot_bytes / kb;
+    if (g.B > g.run) g.B = g.run;
+    g.run -= g.run % g.B;
+    g.count = (n + g.run - 1) / g.run;
+    g.s1_blocks = (n + g.B - 1) / g.B;
+    /* A range's output needs ceil(size / B) blocks; once it has been read,
+     * every run has given back all its blocks but at most one partly read,
+     * and the array's last block (short when B does not divide n) is never
+     * handed out, so count + 3 spare blocks always suffice. */
+    g.spares = g.count + 3;
+    WS_TRY(ws_ooc_scratch(ctx, p, top, &g, s));
+    WS_TRY(ws_ooc_runs(ctx, p, top, &g, s, budget));
+    const ws_blockmap map = {{s->s1k, s->s1v}, {s->spk, s->spv}, g.s1_blocks, g.B, s->ids};
+    WS_TRY(ws_ooc_ranges(ctx, p, top, &g, s, &map, budget));
     /* Final and complete: only now the caller's arrays change. */
     WS_TRY(ws_checkpoint(ctx, "writing the result back"));
     const double t_back = ws_trace_now(p);
