@@ -94,6 +94,29 @@ static warpsort_status_t ws_sort_pairs_routed(warpsort_context_t *ctx, void *key
     return WARPSORT_OK;
 }
 
+/* An argsort's workspace: the sort's own, the copy of the keys it sorts,
+ * the indices it sorts with them, and the caller's indices staged when they
+ * are in host memory. 8-byte indices of up to 2^32 items travel as 4 bytes
+ * (a narrower pair sorts faster) and are widened once at the end. */
+struct ws_argsort_layout {
+    ws_plan_t plan;
+    int narrow;
+    size_t keys_off, idx_off, out_off, total;
+};
+static ws_argsort_layout ws_argsort_layout_for(const ws_cuda_state *st, size_t n, size_t kb,
+                                               size_t ib, int stage_idx) {
+    ws_argsort_layout l;
+    l.narrow = ib == 8 && n <= (size_t)UINT32_MAX + 1;
+    l.plan = ws_plan_make(&st->dev, n, kb, l.narrow ? 4 : ib);
+    l.keys_off = ws_align256(l.plan.lay.total);
+    l.idx_off = l.keys_off + ws_align256(n * kb);
+    /* The sort's indices: in the caller's array unless narrowed or staged;
+     * narrowed and staged, the widened ones need room of their own. */
+    l.out_off = l.idx_off + (l.narrow ? ws_align256(n * 4) : stage_idx ? ws_align256(n * ib) : 0);
+    l.total = l.out_off + (l.narrow && stage_idx ? ws_align256(n * ib) : 0);
+    return l;
+}
+
 static warpsort_status_t ws_argsort_routed(warpsort_context_t *ctx, const void *keys,
                                            void *indices, size_t n, warpsort_dtype_t dtype,
                                            size_t ib, unsigned flags) {
@@ -103,16 +126,20 @@ static warpsort_status_t ws_argsort_routed(warpsort_context_t *ctx, const void *
     const int host_keys = !ws_cuda_device_pointer(keys);
     if (stage_idx && host_keys) return ws_pipe_argsort(ctx, keys, indices, n, dtype, ib, flags);
     /* The keys are always copied: argsort must not reorder them. */
-    const ws_plan_t plan = ws_plan_make(&st->dev, n, kb, ib);
-    const ws_call_layout l = ws_call_layout_for(&plan, 1, stage_idx);
+    const ws_argsort_layout l = ws_argsort_layout_for(st, n, kb, ib, stage_idx);
     unsigned char *ws = NULL;
     WS_TRY(ws_acquire(ctx, l.total, &ws));
     void *dkeys = ws + l.keys_off;
-    void *didx = stage_idx ? (void *)(ws + l.vals_off) : indices;
+    /* Where the sort's indices live, and where the caller's end up. */
+    void *sidx = l.narrow || stage_idx ? (void *)(ws + l.idx_off) : indices;
+    void *didx = !stage_idx ? indices : l.narrow ? (void *)(ws + l.out_off) : sidx;
     WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys, n * kb, cudaMemcpyDefault, st->stream));
-    WS_CUDA_TRY(ctx, ws_iota(didx, n, 0, ib, st->dev.sm_count, st->stream));
+    WS_CUDA_TRY(ctx, ws_iota(sidx, n, 0, l.narrow ? 4 : ib, st->dev.sm_count, st->stream));
     /* Stable: the indices are the tie-break, so equal keys keep input order. */
-    WS_TRY(ws_run_leaf(ctx, &plan, dkeys, didx, dtype, flags | WARPSORT_STABLE, ws));
+    WS_TRY(ws_run_leaf(ctx, &l.plan, dkeys, sidx, dtype, flags | WARPSORT_STABLE, ws));
+    if (l.narrow)
+        WS_CUDA_TRY(ctx, ws_widen_indices((const uint32_t *)sidx, (uint64_t *)didx, n,
+                                          st->dev.sm_count, st->stream));
     if (!stage_idx && !host_keys) return WARPSORT_OK; /* asynchronous */
     WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
     if (stage_idx) {
@@ -150,10 +177,13 @@ warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n
                                          warpsort_dtype_t dtype, size_t value_bytes,
                                          unsigned flags, size_t *bytes) {
     const size_t kb = warpsort_dtype_size(dtype);
-    /* Argsort keeps the caller's keys and sorts a copy. */
-    const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
+    /* Argsort keeps the caller's keys and sorts a copy (device indices). */
+    if (flags & WARPSORT_WORKSPACE_ARGSORT) {
+        *bytes = ws_argsort_layout_for(ws_state(ctx), n, kb, value_bytes, 0).total;
+        return WARPSORT_OK;
+    }
     const ws_plan_t plan = ws_plan_make(&ws_state(ctx)->dev, n, kb, value_bytes);
-    *bytes = ws_call_layout_for(&plan, argsort, 0).total;
+    *bytes = ws_call_layout_for(&plan, 0, 0).total;
     return WARPSORT_OK;
 }
 
