@@ -119,7 +119,11 @@ def test_numpy_order_device(dev):
 @pytest.mark.parametrize("name", ["torch", "cupy"])
 def test_current_stream_is_used(name):
     # The sort is queued on the consumer's non-default current stream: the result is
-    # right when read on that stream after work queued on it before the sort.
+    # right when read on that stream after work queued on it before the sort. That work
+    # (x * -1.0) writes a new buffer with values unlike the input's, so a sort queued
+    # elsewhere would read it unwritten. The GPU multiply turns every NaN into the
+    # canonical GPU NaN, so the reference is built from x as the sort received it, read
+    # back on that stream after the sort (which leaves x untouched).
     lib = device_lib(name)
     if ws.backend() != "cuda":
         pytest.skip("warpsort was built without CUDA (or sees no device)")
@@ -127,22 +131,24 @@ def test_current_stream_is_used(name):
     if name == "torch":
         s = lib.cuda.Stream()
         with lib.cuda.stream(s):
+            assert lib.cuda.current_stream().cuda_stream != 0
             x = lib.from_numpy(a).cuda(non_blocking=False)
-            x = x * 1.0  # queued on s right before the sort
+            x = x * -1.0  # queued on s right before the sort
             out = ws.sort(x)
             idx = ws.argsort(x)
-        s.synchronize()
-        got, gi = out.cpu().numpy(), idx.cpu().numpy()
+            s.synchronize()
+            xs, got, gi = x.cpu().numpy(), out.cpu().numpy(), idx.cpu().numpy()
     else:
         s = lib.cuda.Stream(non_blocking=True)
         with s:
-            x = lib.asarray(a) * 1.0
+            x = lib.asarray(a) * -1.0  # queued on s right before the sort
             out = ws.sort(x)
             idx = ws.argsort(x)
-        s.synchronize()
-        got, gi = out.get(), idx.get()
-    assert_bits_equal(got, ref_sort(a))
-    assert_array_equal(gi, ref_argsort(a))
+            s.synchronize()
+            xs, got, gi = x.get(stream=s), out.get(stream=s), idx.get(stream=s)
+    assert not np.array_equal(xs[~np.isnan(xs)], a[~np.isnan(a)])  # the multiply changed the values
+    assert_bits_equal(got, ref_sort(xs))
+    assert_array_equal(gi, ref_argsort(xs))
 
 
 @pytest.mark.parametrize("name", ["torch", "cupy"])
