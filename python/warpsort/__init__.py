@@ -201,8 +201,8 @@ def _numpy_order_applies(code, numpy_order):
     return bool(numpy_order) and code in FLOAT_CODES
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
-    """Returns a sorted copy of x along axis.
+def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False, inplace=False):
+    """Returns a sorted copy of x along axis (with inplace=True: sorts x itself).
 
     Along an axis of a 2-D or N-D array every row is sorted by one library
     call (warpsort_sort_rows).
@@ -223,8 +223,17 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
         Floats only: order as NumPy does, -0.0 and +0.0 equal and all NaNs
         equal (with stable=True, they keep input order instead of -0.0 first);
         costs a canonicalised copy of the keys and a key-value sort.
+    inplace : bool
+        Sort x's own memory and return x (as ``ndarray.sort`` /
+        ``torch.Tensor.sort_``-style in-place ops): no new array of x's size
+        is allocated, and host memory already in use is not page-faulted
+        again. NumPy arrays, PyTorch tensors (CPU or CUDA; not ones that
+        require grad) and CuPy arrays; JAX arrays are immutable (TypeError),
+        as are lists (TypeError); a read-only array is a ValueError. When x is
+        not C-contiguous along the axis (or not in native byte order), a
+        contiguous copy is sorted and written back into x.
 
-    Returns the same array type, dtype and shape as x.
+    Returns the same array type, dtype and shape as x (x itself with inplace=True).
 
     >>> import numpy as np, warpsort
     >>> warpsort.sort(np.array([[3, 1, 2], [0, 5, 4]], dtype=np.int32))
@@ -237,7 +246,12 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
     array([ nan,  0.5, -2. ])
     >>> warpsort.sort(np.array([0.0, -0.0]), numpy_order=True)
     array([ 0., -0.])
+    >>> a = np.array([3, 1, 2], dtype=np.uint32)
+    >>> warpsort.sort(a, inplace=True) is a, a
+    (True, array([1, 2, 3], dtype=uint32))
     """
+    if inplace:
+        return _sort_inplace(x, axis, descending, stable, numpy_order)
     ad, x, axis = _prepare(x, axis)
     code = ad.key_code(x)
     m = ad.moved(x, axis)
@@ -252,6 +266,36 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):
         out = ad.fresh(m)
         _sort_rows(ad, ctx, stream, out, code, _flags(descending, stable))
     return ad.restore(out, axis)
+
+
+def _sort_inplace(x, axis, descending, stable, numpy_order):
+    """sort(x, inplace=True): sorts x's memory along axis and returns x."""
+    ad, a = adapter_for(x)
+    t = ad.target(x, a)  # the array over x's memory, or raises
+    code = ad.key_code(t)
+    if axis is None:
+        # Sorted as one flat row in C order: a view where t is directly sortable,
+        # else a flat copy written back in t's shape.
+        m = t
+        block = t.reshape(-1) if ad.direct(t) else ad.work_copy(t).reshape(-1)
+        back = None if ad.direct(t) else block.reshape(tuple(t.shape))
+    else:
+        axis = normalize_axis(axis, len(t.shape))
+        m = ad.moved(t, axis)
+        block = m if ad.direct(m) else ad.work_copy(m)
+        back = None if block is m else block
+    key = ad.context_key(t)
+    ctx = _context(key)
+    stream = key[2] if ad.on_device else None
+    if stable and _numpy_order_applies(code, numpy_order):
+        keys = ad.canonical(block)
+        _sort_pairs_rows(ad, ctx, stream, keys, block, code, ad.itemsize(block), _flags(descending, True))
+    else:
+        _sort_rows(ad, ctx, stream, block, code, _flags(descending, stable))
+    if back is not None:
+        ad.write_back(m, back)
+    ad.modified(x)
+    return x
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False):

@@ -10,14 +10,26 @@ Addresses:
     the stable ABI of 3.9, which has no buffer protocol (that arrived in the
     limited API of 3.11), so NumPy arrays are prepared with NumPy itself
     (moveaxis, a contiguous copy) and only their address crosses into C.
-  * Device arrays: ``__dlpack__(stream=..., max_version=(1, 0))`` -- a versioned
-    DLPack 1.x capsule, or an unversioned one from older producers -- consumed
-    by the extension, which keeps the producer's tensor alive until the call
-    is done; ``__cuda_array_interface__`` when an array has no ``__dlpack__``.
-  * Streams (DLPack stream protocol): the consumer's current stream is passed
-    as ``stream=`` (torch.cuda.current_stream(), cupy.cuda.get_current_stream();
-    the legacy default stream, handle 0, is passed as 1 as the protocol asks)
-    and the sort is queued on that same stream, without a host synchronisation.
+  * PyTorch CUDA tensors and CuPy arrays (the fast path): the library's own
+    accessors -- ``data_ptr()`` / ``get_device()`` and the raw current stream
+    for torch, ``data.ptr`` / ``data.device_id`` and
+    ``get_current_stream(device).ptr`` for CuPy. Every address taken is of an
+    array this call made or checked C-contiguous, the Python object is held
+    for the whole call, and the work is queued on the library's current
+    stream of that device, where the library itself orders its ops and frees
+    memory -- exactly what a torch or CuPy op relies on, so no DLPack export
+    (a capsule, a stream object and several checks per array) is needed.
+  * Other device arrays (JAX, and the generic route):
+    ``__dlpack__(stream=..., max_version=(1, 0))`` -- a versioned DLPack 1.x
+    capsule, or an unversioned one from older producers -- consumed by the
+    extension, which keeps the producer's tensor alive until the call is done;
+    ``__cuda_array_interface__`` when an array has no ``__dlpack__``
+    (``dlpack_address``). With ``stream=`` the producer orders its pending
+    work before that stream (the DLPack stream protocol; the legacy default
+    stream, handle 0, is passed as 1 as the protocol asks).
+  * Streams: the sort is queued on the consumer's current stream
+    (torch.cuda.current_stream(), cupy.cuda.get_current_stream()) without a
+    host synchronisation.
 """
 
 import operator
@@ -127,6 +139,20 @@ class _Adapter:
     def restore(self, a, axis):
         return a if axis == a.ndim - 1 else self._moveaxis(a, -1, axis)
 
+    def address(self, a, stream, writable):
+        """(owner, address) of a C-contiguous array: the generic route, DLPack."""
+        return dlpack_address(a, _stream_arg(stream), writable)
+
+    # In-place sorting (sort(..., inplace=True)): target() is the array whose
+    # memory is x's, or raises; direct(m) says whether the library may sort m's
+    # memory as it is (else a contiguous copy is sorted and write_back()
+    # copies it into m).
+    def target(self, x, a):
+        raise TypeError(f"sort(inplace=True): {type(x).__name__} arrays cannot be sorted in place")
+
+    def modified(self, x):
+        pass  # x's memory was written in place: nothing to tell its library
+
 
 class NumpyAdapter(_Adapter):
     """Host arrays: NumPy, and CPU tensors of other libraries through NumPy.
@@ -137,9 +163,10 @@ class NumpyAdapter(_Adapter):
 
     on_device = False
 
-    def __init__(self, wrap=None):
+    def __init__(self, wrap=None, shares=False):
         super().__init__()
         self.wrap = wrap
+        self.shares = shares  # the NumPy array handed over is a view of the caller's memory
 
     def prepare(self, x):
         x = np.asarray(x)
@@ -162,7 +189,10 @@ class NumpyAdapter(_Adapter):
     _moveaxis = staticmethod(np.moveaxis)
 
     def fresh(self, m):
-        return np.array(m, order="C", copy=True)
+        # The one copy of the input: a new C-ordered array (empty_like(order="C")
+        # inside NumPy) filled once from m, which may be a strided view. np.sort's
+        # semantics: the result is a new array.
+        return m.copy(order="C")
 
     def contiguous(self, m):
         return np.require(m, requirements=["C", "A"])
@@ -194,6 +224,26 @@ class NumpyAdapter(_Adapter):
     def context_key(self, x):
         return (_C.BACKEND_AUTO, 0, 0)
 
+    def target(self, x, a):
+        # a is x itself (ndarray) or a NumPy view of a torch CPU tensor's memory;
+        # anything else (a list, a JAX CPU array) has no memory to sort in place.
+        if not (isinstance(a, np.ndarray) and (a is x or self.shares)):
+            raise TypeError(f"sort(inplace=True) needs an array; got {type(x).__name__}")
+        if not a.flags.writeable:
+            raise ValueError("sort(inplace=True): the array is read-only")
+        if a.dtype.kind == "O":
+            raise TypeError("warpsort does not sort object arrays")
+        return a
+
+    def direct(self, m):
+        return m.flags.c_contiguous and m.dtype.isnative
+
+    def work_copy(self, m):
+        return m.astype(m.dtype.newbyteorder("="), order="C")  # one copy, native order
+
+    def write_back(self, m, block):
+        np.copyto(m, block)  # converts to m's byte order where it differs
+
     def address(self, a, stream, writable):
         return a, a.__array_interface__["data"][0]
 
@@ -204,17 +254,58 @@ class NumpyAdapter(_Adapter):
         pass  # host-array calls return once the result is in place
 
 
+class TorchCpuAdapter(NumpyAdapter):
+    """PyTorch CPU tensors: sorted through a NumPy view of their memory."""
+
+    def __init__(self, torch):
+        super().__init__(torch.from_numpy, shares=True)
+        self.torch = torch
+
+    def target(self, x, a):
+        if x.requires_grad:
+            raise ValueError("sort(inplace=True): the tensor requires grad (torch forbids in-place "
+                             "changes of such tensors); detach it first")
+        if x.is_neg():
+            raise ValueError("sort(inplace=True): a lazily negated tensor view; resolve_neg() it first")
+        return super().target(x, a)
+
+    def modified(self, x):
+        TorchAdapter.modified(self, x)
+
+
 class TorchAdapter(_Adapter):
-    """PyTorch CUDA tensors: outputs from torch, work on the current stream."""
+    """PyTorch CUDA tensors: outputs from torch, work on the current stream.
+
+    Fast path: addresses from ``data_ptr()`` (every tensor addressed was made
+    or checked contiguous by this call), the device from ``get_device()`` and
+    the stream from ``torch._C._cuda_getCurrentRawStream(device)`` (the raw
+    ``cudaStream_t`` of ``torch.cuda.current_stream(device)``, without building
+    a ``torch.cuda.Stream``; the public call where torch lacks it).
+    """
 
     on_device = True
 
     def __init__(self, torch):
         super().__init__()
         self.torch = torch
+        self._strided = torch.strided
+        self._contiguous_format = torch.contiguous_format
+        self._dtypes = {"int64": torch.int64, "int32": torch.int32}
+        self._empty = torch.empty
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is None:  # pragma: no cover - torch without the raw-stream binding
+            current = torch.cuda.current_stream
+            raw = lambda device: current(device).cuda_stream  # noqa: E731
+        self._raw_stream = raw
 
     def prepare(self, x):
-        return x.detach()  # sorting is not differentiable here; DLPack refuses grad tensors
+        if x.layout is not self._strided:
+            raise TypeError(f"warpsort: torch tensors of layout {x.layout} are not supported (strided)")
+        if x.requires_grad:
+            x = x.detach()  # sorting is not differentiable here
+        if x.is_neg():  # a lazily negated view: its memory holds the un-negated values
+            x = x.resolve_neg()
+        return x
 
     def dtype_name(self, x):
         return str(x.dtype).rsplit(".", 1)[-1]
@@ -233,16 +324,17 @@ class TorchAdapter(_Adapter):
         return x.movedim(src, dst)
 
     def fresh(self, m):
-        return m.clone(memory_format=self.torch.contiguous_format)
+        return m.clone(memory_format=self._contiguous_format)
 
     def contiguous(self, m):
         return m.contiguous()
 
     def empty(self, shape, dtype_name, like):
-        return self.torch.empty(tuple(shape), dtype=getattr(self.torch, dtype_name), device=like.device)
+        return self._empty(tuple(shape), dtype=self._dtypes.get(dtype_name) or getattr(self.torch, dtype_name),
+                           device=like.device)
 
     def empty_as(self, shape, like):
-        return self.torch.empty(tuple(shape), dtype=like.dtype, device=like.device)
+        return self._empty(tuple(shape), dtype=like.dtype, device=like.device)
 
     def index_dtype(self, like):
         return "int64"
@@ -255,20 +347,51 @@ class TorchAdapter(_Adapter):
         return self.torch.gather(a, -1, idx)
 
     def stream(self, x):
-        return self.torch.cuda.current_stream(x.device).cuda_stream
+        return self._raw_stream(x.get_device())
 
     def context_key(self, x):
-        return (_C.BACKEND_CUDA, x.device.index or 0, self.stream(x))
+        device = x.get_device()
+        return (_C.BACKEND_CUDA, device, self._raw_stream(device))
 
     def address(self, a, stream, writable):
-        return dlpack_address(a, _stream_arg(stream), writable)
+        return a, a.data_ptr()
 
     def finish(self, ctx):
         pass  # queued on torch's current stream, like a torch op
 
+    def target(self, x, a):
+        if x.requires_grad:
+            raise ValueError("sort(inplace=True): the tensor requires grad (torch forbids in-place "
+                             "changes of such tensors); detach it first")
+        self.prepare(x)  # layout check
+        return x
+
+    def direct(self, m):
+        return m.is_contiguous() and not m.is_neg()
+
+    def work_copy(self, m):
+        return m.resolve_neg().contiguous()
+
+    def write_back(self, m, block):
+        m.copy_(block)
+
+    def modified(self, x):
+        # Written through its address: tell autograd, as an in-place torch op does
+        # (a graph that saved x then refuses to backpropagate through stale values).
+        bump = getattr(self.torch.autograd.graph, "increment_version", None)
+        if bump is not None:
+            bump(x)
+
 
 class CupyAdapter(_Adapter):
-    """CuPy arrays: outputs from cupy, work on cupy's current stream."""
+    """CuPy arrays: outputs from cupy, work on cupy's current stream.
+
+    Fast path: addresses from ``data.ptr`` (every array addressed was made or
+    checked C-contiguous by this call), the device from ``data.device_id`` and
+    the stream from ``cupy.cuda.get_current_stream(device_id).ptr``. CuPy
+    allocates on the current device, so outputs are made inside
+    ``with x.device`` only when x lives on another one.
+    """
 
     on_device = True
 
@@ -276,6 +399,9 @@ class CupyAdapter(_Adapter):
         super().__init__()
         self.cupy = cupy
         self._moveaxis = cupy.moveaxis
+        self._current_device = cupy.cuda.runtime.getDevice
+        self._get_stream = cupy.cuda.get_current_stream
+        self._stream_takes_device = True  # CuPy >= 13: get_current_stream(device_id)
 
     def prepare(self, x):
         return x
@@ -292,22 +418,26 @@ class CupyAdapter(_Adapter):
     def flatten(self, x):
         return x.reshape(-1)
 
-
     def fresh(self, m):
+        if m.data.device_id == self._current_device():
+            return m.copy(order="C")
         with m.device:
             return m.copy(order="C")
 
     def contiguous(self, m):
+        if m.flags.c_contiguous:
+            return m
         with m.device:
             return self.cupy.ascontiguousarray(m)
 
     def empty(self, shape, dtype_name, like):
+        if like.data.device_id == self._current_device():
+            return self.cupy.empty(tuple(shape), dtype=dtype_name)
         with like.device:
             return self.cupy.empty(tuple(shape), dtype=dtype_name)
 
     def empty_as(self, shape, like):
-        with like.device:
-            return self.cupy.empty(tuple(shape), dtype=like.dtype)
+        return self.empty(shape, like.dtype, like)
 
     def index_dtype(self, like):
         return "int64"
@@ -322,18 +452,40 @@ class CupyAdapter(_Adapter):
         with a.device:
             return self.cupy.take_along_axis(a, idx, axis=-1)
 
+    def _stream_of(self, device):
+        if self._stream_takes_device:
+            try:
+                return self._get_stream(device).ptr
+            except TypeError:  # pragma: no cover - CuPy < 13: no device_id argument
+                self._stream_takes_device = False
+        with self.cupy.cuda.Device(device):
+            return self._get_stream().ptr
+
     def stream(self, x):
-        with x.device:
-            return self.cupy.cuda.get_current_stream().ptr
+        return self._stream_of(x.data.device_id)
 
     def context_key(self, x):
-        return (_C.BACKEND_CUDA, x.device.id, self.stream(x))
+        device = x.data.device_id
+        return (_C.BACKEND_CUDA, device, self._stream_of(device))
 
     def address(self, a, stream, writable):
-        return dlpack_address(a, _stream_arg(stream), writable)
+        return a, a.data.ptr
 
     def finish(self, ctx):
         pass
+
+    def target(self, x, a):
+        return x
+
+    def direct(self, m):
+        return m.flags.c_contiguous
+
+    def work_copy(self, m):
+        return self.fresh(m)
+
+    def write_back(self, m, block):
+        with m.device:
+            m[...] = block
 
 
 class JaxAdapter(_Adapter):
@@ -419,35 +571,13 @@ class JaxAdapter(_Adapter):
         _C.synchronize(ctx)
 
 
-_adapters = {}
+def _numpy_route(x):
+    return _NUMPY, x
 
 
-def adapter_for(x):
-    """(adapter, array) for any input: device arrays by their library, the rest through NumPy."""
-    if isinstance(x, np.ndarray):
+def _generic_route(x):
+    if isinstance(x, np.ndarray):  # ndarray subclasses
         return _NUMPY, x
-    lib = type(x).__module__.split(".", 1)[0]
-    if lib == "torch":
-        import torch
-
-        if x.device.type == "cuda":
-            return _cached("torch", lambda: TorchAdapter(torch)), x
-        if x.device.type == "cpu":
-            return _cached("torch-cpu", lambda: NumpyAdapter(torch.from_numpy)), x.detach().numpy()
-        raise TypeError(f"warpsort: torch tensors on {x.device.type} are not supported (cpu, cuda)")
-    if lib == "cupy":
-        import cupy
-
-        return _cached("cupy", lambda: CupyAdapter(cupy)), x
-    if lib in ("jax", "jaxlib"):
-        import jax
-
-        platform = next(iter(x.devices())).platform
-        if platform in ("gpu", "cuda"):
-            return _cached("jax", lambda: JaxAdapter(jax)), x
-        if platform == "cpu":
-            return _cached("jax-cpu", lambda: NumpyAdapter(jax.numpy.asarray)), np.asarray(x)
-        raise TypeError(f"warpsort: JAX arrays on {platform} are not supported (cpu, gpu)")
     if hasattr(x, "__cuda_array_interface__"):
         raise TypeError(
             f"warpsort: CUDA arrays of type {type(x).__name__} are not supported "
@@ -458,11 +588,80 @@ def adapter_for(x):
     return _NUMPY, x
 
 
-def _cached(name, make):
-    a = _adapters.get(name)
-    if a is None:
-        a = _adapters[name] = make()
-    return a
+def _torch_route():
+    import torch
+
+    cuda = TorchAdapter(torch)
+    cpu = TorchCpuAdapter(torch)
+    hip = getattr(torch.version, "hip", None)
+
+    def route(x):
+        if x.is_cuda and not hip:
+            return cuda, x
+        if x.device.type == "cpu":
+            return cpu, x.detach().resolve_neg().numpy()
+        if hip:
+            raise TypeError("warpsort: torch tensors on ROCm devices are not supported (CUDA only)")
+        raise TypeError(f"warpsort: torch tensors on {x.device.type} are not supported (cpu, cuda)")
+
+    return route
+
+
+def _cupy_route():
+    import cupy
+
+    if getattr(cupy.cuda.runtime, "is_hip", False):
+        def route(x):
+            raise TypeError("warpsort: CuPy arrays on ROCm devices are not supported (CUDA only)")
+        return route
+    ad = CupyAdapter(cupy)
+    return lambda x: (ad, x)
+
+
+def _jax_route():
+    import jax
+
+    gpu = None
+    cpu = NumpyAdapter(jax.numpy.asarray)
+
+    def route(x):
+        nonlocal gpu
+        platform = next(iter(x.devices())).platform
+        if platform in ("gpu", "cuda"):
+            if gpu is None:
+                gpu = JaxAdapter(jax)
+            return gpu, x
+        if platform == "cpu":
+            return cpu, np.asarray(x)
+        raise TypeError(f"warpsort: JAX arrays on {platform} are not supported (cpu, gpu)")
+
+    return route
+
+
+_route_makers = {"torch": _torch_route, "cupy": _cupy_route, "jax": _jax_route, "jaxlib": _jax_route}
+_library_routes = {}  # library name -> route, made on first use (imports the library once)
+_routes = {np.ndarray: _numpy_route}  # type -> route: one dict lookup per call after the first
+
+
+def adapter_for(x):
+    """(adapter, array) for any input: device arrays by their library, the rest through NumPy.
+
+    The route is looked up by the input's type (its library's adapter is made,
+    and the library imported, on the first array of that type).
+    """
+    t = type(x)
+    route = _routes.get(t)
+    if route is None:
+        lib = t.__module__.split(".", 1)[0]
+        make = _route_makers.get(lib)
+        if make is None:
+            route = _generic_route
+        else:
+            route = _library_routes.get(lib)
+            if route is None:
+                route = _library_routes[lib] = make()
+        _routes[t] = route
+    return route(x)
 
 
 _NUMPY = NumpyAdapter()

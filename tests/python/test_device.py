@@ -155,12 +155,43 @@ def test_current_stream_is_used(name):
 def test_dlpack_import_device(name):
     lib = device_lib(name)
     from warpsort import _warpsort as _C
+    from warpsort._arrays import adapter_for, dlpack_address
 
     a = _to_device(lib, name, np.arange(10, dtype=np.float64))
     owner, addr, dev_type, dev_id, code, bits, lanes, shape, strides, ro = _C.dlpack_import(
         a.__dlpack__(stream=1))
     want = a.data_ptr() if name == "torch" else a.data.ptr
     assert (addr, dev_type, code, bits, shape) == (want, 2, 2, 64, (10,))
+    # The fast path (the library's own accessors) and the generic DLPack route agree
+    # on the address and on the current stream.
+    ad, x = adapter_for(a)
+    assert ad.address(x, None, True)[1] == want == dlpack_address(x, 1, True)[1]
+    current = (lib.cuda.current_stream().cuda_stream if name == "torch"
+               else lib.cuda.get_current_stream().ptr)
+    assert ad.context_key(x)[1:] == (0, current)
+
+
+@pytest.mark.parametrize("name", ["torch", "cupy"])
+def test_inplace_device(name):
+    # sort(x, inplace=True) sorts the device memory of x (and of strided views of it).
+    lib = device_lib(name)
+    if ws.backend() != "cuda":
+        pytest.skip("warpsort was built without CUDA (or sees no device)")
+    a = _sample(np.float32, (64, 300), 6)
+    x = _to_device(lib, name, a)
+    ptr = x.data_ptr() if name == "torch" else x.data.ptr
+    assert ws.sort(x, axis=-1, inplace=True) is x
+    assert (x.data_ptr() if name == "torch" else x.data.ptr) == ptr
+    assert_bits_equal(_to_host(name, x), ref_sort(a, -1))
+    x = _to_device(lib, name, a)
+    v = x.T  # not contiguous along axis 0 of the view
+    ws.sort(v, axis=0, descending=True, inplace=True)
+    assert_bits_equal(_to_host(name, x), ref_sort(a, 1, True))
+    x = _to_device(lib, name, a)
+    ws.sort(x[::2], axis=None, inplace=True)
+    want = a.copy()
+    want[::2] = ref_sort(a[::2].reshape(-1), 0).reshape(a[::2].shape)
+    assert_bits_equal(_to_host(name, x), want)
 
 
 def test_torch_cpu_tensor_roundtrip():
@@ -170,3 +201,11 @@ def test_torch_cpu_tensor_roundtrip():
     assert isinstance(out, torch.Tensor)
     assert out.tolist() == [1.0, 2.0, 3.0]
     assert ws.argsort(t).dtype == torch.int64
+
+
+def test_jax_device_inplace_rejected(dev):
+    name, lib = dev
+    if name != "jax":
+        pytest.skip("JAX only")
+    with pytest.raises(TypeError, match="in place"):
+        ws.sort(_to_device(lib, name, np.arange(5.0)), inplace=True)
