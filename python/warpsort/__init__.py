@@ -99,6 +99,7 @@ def clear_cache():
 def backend():
     """Backend that sorts NumPy (host) arrays: ``"cuda"`` or ``"cpu"``.
 
+    >>> import warpsort
     >>> warpsort.backend() in ("cpu", "cuda")
     True
     """
