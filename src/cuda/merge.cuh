@@ -219,7 +219,7 @@ __host__ __device__ constexpr int ws_merge_slots(int tile, int items) {
 /* One merge pass: in -> out, runs of `run` become runs of 4*run. decode
  * turns ordered bits back into the caller's dtype (last pass). */
 template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                 KB *__restrict__ keys_out, V *__restrict__ vals_out,
                 const size_t *__restrict__ cuts, ws_pass_shape p, int decode,

@@ -210,7 +210,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
  * passes; otherwise the tile is decoded back to the dtype. */
 template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
           int SUB>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
                       size_t tile_offset, int keep_ordered, key_codec codec) {
     constexpr int BLOCK_TILE = SUB * THREADS * ITEMS;
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
  * x ITEMS items) from where it lives into the caller's arrays, decoded. */
 template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
           int SUB>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, key_codec codec) {
 #if WS_SAMPLE_ARCH

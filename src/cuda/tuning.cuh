@@ -60,6 +60,19 @@ __host__ __device__ constexpr ws_family_info ws_family_of(int family) {
                                       : ws_family_info{"sm_75", 48 << 10, 48 << 10, 1};
 }
 
+/* A row's occupancy floor for __launch_bounds__, capped by what the
+ * architecture being compiled holds per SM: every family's kernels are
+ * compiled for every architecture of the build, and the sm_90 rows (512 x 3
+ * threads) exceed sm_75's 1024 threads per SM, where they never run. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WS_ARCH_SM_THREADS 1024
+#else
+#define WS_ARCH_SM_THREADS 2048
+#endif
+__host__ __device__ constexpr int ws_min_blocks_fit(int threads, int min_blocks) {
+    return threads * min_blocks > WS_ARCH_SM_THREADS ? WS_ARCH_SM_THREADS / threads : min_blocks;
+}
+
 /* The rows, each a function that sets every field by name; the reason is
  * here, the measurements behind it in bench/NOTES.md. A tuning run may override a row
  * from a header force-included into the kernels (CMake's
