@@ -79,14 +79,18 @@ unsigned grid_for(size_t n, unsigned block) {
     return (unsigned)std::max<size_t>(1, std::min(want, cap));
 }
 
-void generate_input(Buffers &b, uint64_t seed) {
-    const keygen_t g = keygen_init(b.regime.dist, (int)dtype_info(b.regime.dtype).ws,
-                                   input_seed(seed, b.n), b.n);
-    if (b.key_bytes == 4)
-        gen_kernel<uint32_t><<<grid_for(b.n, 256), 256, 0, b.stream>>>((uint32_t *)b.keys_pristine, b.n, g);
+void generate_keys(const Regime &r, size_t n, uint64_t seed, void *keys, cudaStream_t stream) {
+    if (n == 0) return;
+    const keygen_t g = keygen_init(r.dist, (int)dtype_info(r.dtype).ws, input_seed(seed, n), n);
+    if (r.key_bytes() == 4)
+        gen_kernel<uint32_t><<<grid_for(n, 256), 256, 0, stream>>>((uint32_t *)keys, n, g);
     else
-        gen_kernel<uint64_t><<<grid_for(b.n, 256), 256, 0, b.stream>>>((uint64_t *)b.keys_pristine, b.n, g);
+        gen_kernel<uint64_t><<<grid_for(n, 256), 256, 0, stream>>>((uint64_t *)keys, n, g);
     WSB_CUDA(cudaGetLastError());
+}
+
+void generate_input(Buffers &b, uint64_t seed) {
+    generate_keys(b.regime, b.n, seed, b.keys_pristine, b.stream);
     reference_sort(b.regime.dtype, b.keys_pristine, b.keys_ref, b.keys_alt, b.n, b.stream);
     if (b.regime.seg_size) {
         offsets_kernel<<<grid_for(b.num_segments + 1, 256), 256, 0, b.stream>>>(

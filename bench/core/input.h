@@ -24,6 +24,10 @@ uint64_t input_seed(uint64_t seed, size_t n);
  * rival is timed) and b.seg_offsets for segmented regimes. Synchronous. */
 void generate_input(Buffers &b, uint64_t seed);
 
+/* Only the keys: keys[0..n) of regime r for (seed, n) on the device, the
+ * same keys generate_input() makes (async on stream). */
+void generate_keys(const Regime &r, size_t n, uint64_t seed, void *keys, cudaStream_t stream);
+
 /* The same keys on the host: keys[0..n) of regime r, on all cores. */
 void generate_input_host(const Regime &r, size_t n, uint64_t seed, void *keys);
 

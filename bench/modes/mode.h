@@ -19,6 +19,7 @@ int device_main(int argc, char **argv);
 int wide_pairs_main(int argc, char **argv);
 int host_main(int argc, char **argv);
 int collectives_main(int argc, char **argv);
+int topk_main(int argc, char **argv);
 
 /* Exit status of every mode: 0 all rows ok or skipped, 1 a row FAILED
  * verification or errored, 2 bad arguments, 3 the harness could not run
