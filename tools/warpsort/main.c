@@ -62,6 +62,10 @@ static const char gen_help[] =
     "                        both signs, +-0, +-inf, subnormals; integers: extremes)\n"
     "                      narrow: random in one 2^24-wide band (low 3 bytes vary)\n"
     "                      iota: 0, 1, 2, ... (e.g. a values file of original indices)\n"
+    "                      two: two random keys, each half the time\n"
+    "                      skewed: one random key 90 % of the time, the rest random\n"
+    "                      exponential: small values, exponentially distributed\n"
+    "                      all-but-one: one random key everywhere but one position\n"
     "      --seed S        generator seed (default 1)\n";
 
 static const char sort_help[] =
