@@ -25,6 +25,8 @@ const Mode kModes[] = {
      host_main},
     {"collectives", "the device API's warp / block collectives vs CUB's, in-kernel", collectives_main},
     {"wide-pairs", "the device mode with 8-byte values (u64 / f64 keys by default)", wide_pairs_main},
+    {"segmented", "issue 23: 2^24 keys in equal / random segments vs CUB segmented sorts, one 2^24 sort",
+     segmented_main},
     {"topk", "top-k of one array / of every row: warpsort_topk vs CUB sort then the first k", topk_main},
 };
 

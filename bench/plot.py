@@ -6,6 +6,14 @@ usage: python3 bench/plot.py RESULTS.json [--out DIR]
 RESULTS.json: written by `warpsort_bench device` or `warpsort_bench wide-pairs`
 (schema warpsort-bench/2), or by the harness of before the modes (warpsort-bench/1).
 
+usage: python3 bench/plot.py RESULTS.json --segments [--out DIR]
+
+The segmented rows (a `warpsort_bench segmented` file takes this form by itself):
+one PNG, <json stem>_segments.png, one panel per dtype x keys/pairs, Gkeys/s
+against segment length (log2): a line per rival over the equal segments, a
+hollow marker per random-length regime at its mean length (labelled 1..MAX),
+and the whole-array rows of the same n as dotted horizontal lines.
+
 One PNG per regime (dtype x keys/pairs x distribution [x segment size]), one line
 per rival, log2(n) on the x axis, written next to the JSON (or into DIR) as
 <json stem>_<dtype>_<kind>[64]_<dist>[_seg<S>].png (64: 8-byte values). Only verified rows are drawn;
@@ -33,6 +41,7 @@ RIVAL_STYLE = {  # fixed colours so plots compare across runs
     "cub-radix-i32": ("#aec7e8", "s", 1.2),
     "cub-merge": ("#2ca02c", "^", 1.6),
     "cub-segmented": ("#17becf", "v", 1.6),
+    "cub-segmented-radix": ("#bcbd22", "<", 1.6),
     "thrust": ("#9467bd", "D", 1.6),
     "seed-naive": ("#7f7f7f", "x", 1.2),
     "seed-hybrid": ("#8c564b", "+", 1.2),
@@ -59,9 +68,82 @@ def load(path):
     schema = data.get("schema")
     if schema not in ("warpsort-bench/1", "warpsort-bench/2"):
         die(f"{path}: unknown schema {schema!r} (expected 'warpsort-bench/1' or '/2')")
-    if schema == "warpsort-bench/2" and data.get("mode") not in ("device", "wide-pairs"):
-        die(f"{path}: mode {data.get('mode')!r} has no n sweep to plot (device and wide-pairs do)")
+    if schema == "warpsort-bench/2" and data.get("mode") not in ("device", "wide-pairs", "segmented"):
+        die(f"{path}: mode {data.get('mode')!r} has no n sweep to plot (device, wide-pairs and segmented do)")
     return data
+
+
+def segments_plot(data, json_path, out_dir, plt):
+    """Gkeys/s against segment length, one panel per (dtype, kind); returns the PNG path."""
+    panels = {}
+    for r in data["rows"]:
+        if r.get("status") != "ok":
+            continue
+        key = (r["dtype"], r["kind"], int(r.get("value_bytes", 0)))
+        panels.setdefault(key, []).append(r)
+    keep = {k: rows for k, rows in panels.items()
+            if any(int(r.get("segment_size", 0)) or int(r.get("segment_max", 0)) for r in rows)}
+    if not keep:
+        die(f"{json_path} has no verified segmented rows to plot")
+    keys = sorted(keep)
+    cols = 2 if len(keys) > 1 else 1
+    rows_n = (len(keys) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(7.5 * cols, 4.8 * rows_n), squeeze=False)
+    copy_bps = (data.get("copy_bandwidth") or {}).get("bytes_per_s") or 0
+    gpu = data.get("gpu", {}).get("name", "unknown GPU")
+    for ax, key in zip([a for row in axes for a in row], keys):
+        rows = keep[key]
+        seg_n = {r["n"] for r in rows if int(r.get("segment_size", 0)) or int(r.get("segment_max", 0))}
+        equal, rand, whole = {}, [], []
+        for r in rows:
+            seg, mx = int(r.get("segment_size", 0)), int(r.get("segment_max", 0))
+            if seg:
+                equal.setdefault(r["rival"], []).append((math.log2(seg), r["gkeys_per_s"]))
+            elif mx:
+                mean = r.get("mean_segment") or (mx + 1) / 2.0
+                rand.append((r["rival"], math.log2(mean), r["gkeys_per_s"], mx))
+            elif r["n"] in seg_n:
+                whole.append((r["rival"], r["gkeys_per_s"]))
+        names = [n for n in RIVAL_STYLE if n in equal] + sorted(set(equal) - set(RIVAL_STYLE))
+        for name in names:
+            pts = sorted(equal[name])
+            colour, marker, width = RIVAL_STYLE.get(name, (None, ".", 1.2))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, color=colour, marker=marker,
+                    linewidth=width, markersize=5)
+        for name, x, y, mx in rand:
+            colour, marker, _ = RIVAL_STYLE.get(name, (None, "o", 1.2))
+            ax.scatter([x], [y], facecolors="none", edgecolors=colour or "black", marker=marker, s=70,
+                       linewidths=1.4)
+            ax.annotate(f"1..{mx}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=6,
+                        color=colour or "black")
+        for name, y in whole:
+            colour, _, _ = RIVAL_STYLE.get(name, ("#444444", ".", 1.2))
+            ax.axhline(y, color=colour, linestyle=":", linewidth=1.1, label=f"{name}, whole array")
+        if copy_bps > 0:
+            item = int(rows[0].get("key_bytes", 4)) + int(rows[0].get("value_bytes", 0))
+            ax.axhline(copy_bps / (2.0 * item) / 1e9, color="#444444", linestyle="--", linewidth=0.9,
+                       label=f"one pass at copy BW ({copy_bps / 1e9:.0f} GB/s)")
+        ticks = sorted({p[0] for pts in equal.values() for p in pts})
+        if ticks:
+            ax.set_xticks(ticks)
+            ax.set_xticklabels([f"{int(t)}" for t in ticks], fontsize=8)
+        ax.set_yscale("log")
+        ax.set_xlabel("segment length (log2; hollow: random lengths at their mean)")
+        ax.set_ylabel("Gkeys/s (n / median time)")
+        dtype, kind, vb = key
+        n_text = ", ".join(f"2^{int(math.log2(n))}" if n & (n - 1) == 0 else str(n) for n in sorted(seg_n))
+        ax.set_title(f"{dtype} {kind}{' (u%d values)' % (8 * vb) if vb else ''}, n = {n_text}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    for ax in [a for row in axes for a in row][len(keys):]:
+        ax.axis("off")
+    fig.suptitle(f"segmented sorts: {gpu}, {data.get('date_utc', '?')}", fontsize=11)
+    fig.tight_layout()
+    stem = os.path.splitext(os.path.basename(json_path))[0]
+    path = os.path.join(out_dir, f"{stem}_segments.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def regime_key(row):
@@ -175,6 +257,8 @@ def main():
     ap = argparse.ArgumentParser(description="Plot warpsort_bench JSON results (one PNG per regime).")
     ap.add_argument("json", help="results file written by warpsort_bench")
     ap.add_argument("--out", help="folder for the PNGs (default: next to the JSON)")
+    ap.add_argument("--segments", action="store_true",
+                    help="one PNG of Gkeys/s against segment length (default for segmented files)")
     args = ap.parse_args()
 
     try:
@@ -189,6 +273,9 @@ def main():
     out_dir = args.out or os.path.dirname(os.path.abspath(args.json))
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(args.json))[0]
+    if args.segments or data.get("mode") == "segmented":
+        print(segments_plot(data, args.json, out_dir, plt))
+        return
 
     gpu = data.get("gpu", {}).get("name", "unknown GPU")
     copy_bps = (data.get("copy_bandwidth") or {}).get("bytes_per_s") or 0

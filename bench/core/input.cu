@@ -25,10 +25,12 @@ template <class V> __global__ void iota_kernel(V *v, size_t n) {
         v[i] = (V)i;
 }
 
-__global__ void offsets_kernel(int *off, size_t num_segments, uint64_t seg_size) {
+__global__ void offsets_kernel(int *off, uint64_t *off64, size_t num_segments, uint64_t seg_size) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= num_segments;
-         i += (size_t)gridDim.x * blockDim.x)
+         i += (size_t)gridDim.x * blockDim.x) {
         off[i] = (int)(i * seg_size);
+        if (off64) off64[i] = i * seg_size;
+    }
 }
 
 /* Sorts n keys ascending with CUB's radix sort from in into out (scratch: a
@@ -66,6 +68,23 @@ void reference_sort(Dtype d, const void *in, void *out, void *scratch, size_t n,
 
 uint64_t input_seed(uint64_t seed, size_t n) { return keygen_mix(seed ^ (uint64_t)n); }
 
+std::vector<uint64_t> segment_offsets(const Regime &r, size_t n, uint64_t seed) {
+    std::vector<uint64_t> off(1, 0);
+    if (r.seg_size) {
+        for (uint64_t at = r.seg_size; at <= n; at += r.seg_size) off.push_back(at);
+        if (off.back() != n) off.push_back(n); /* a shorter last segment */
+        return off;
+    }
+    if (!r.seg_max) return {0, (uint64_t)n};
+    const uint64_t base = keygen_mix(input_seed(seed, n) ^ (r.seg_max * 0x9E3779B97F4A7C15ull));
+    uint64_t at = 0;
+    for (uint64_t s = 0; at < n; ++s) {
+        at = std::min<uint64_t>(n, at + 1 + keygen_mix(base + s) % r.seg_max);
+        off.push_back(at);
+    }
+    return off;
+}
+
 unsigned grid_for(size_t n, unsigned block) {
     static int sms = 0;
     if (sms == 0) {
@@ -92,9 +111,19 @@ void generate_keys(const Regime &r, size_t n, uint64_t seed, void *keys, cudaStr
 void generate_input(Buffers &b, uint64_t seed) {
     generate_keys(b.regime, b.n, seed, b.keys_pristine, b.stream);
     reference_sort(b.regime.dtype, b.keys_pristine, b.keys_ref, b.keys_alt, b.n, b.stream);
-    if (b.regime.seg_size) {
+    if (b.regime.segmented() && b.host_offsets) {
+        if (b.host_offsets[b.num_segments] != b.n) throw BenchError("segment offsets do not end at n");
+        if (b.n > (size_t)INT_MAX) throw BenchError("segmented regimes: n above INT_MAX (int offsets)");
+        std::vector<int> off32(b.host_offsets, b.host_offsets + b.num_segments + 1);
+        WSB_CUDA(cudaMemcpy(b.seg_offsets, off32.data(), off32.size() * sizeof(int), cudaMemcpyHostToDevice));
+        if (b.seg_offsets64)
+            WSB_CUDA(cudaMemcpy(b.seg_offsets64, b.host_offsets, (b.num_segments + 1) * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice));
+    } else if (b.regime.seg_max) {
+        throw BenchError("random segment lengths without host offsets");
+    } else if (b.regime.seg_size) {
         offsets_kernel<<<grid_for(b.num_segments + 1, 256), 256, 0, b.stream>>>(
-            b.seg_offsets, b.num_segments, b.regime.seg_size);
+            b.seg_offsets, b.seg_offsets64, b.num_segments, b.regime.seg_size);
         WSB_CUDA(cudaGetLastError());
     }
     WSB_CUDA(cudaStreamSynchronize(b.stream));

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/buffers.h"
 
@@ -19,9 +20,16 @@ namespace wsb {
  * dtype / dist / n share it (keygen mixes in the dtype and distribution). */
 uint64_t input_seed(uint64_t seed, size_t n);
 
+/* The num_segments + 1 offsets of a segmented regime of n items: equal
+ * segments of seg_size, or random lengths uniform in 1..seg_max drawn from
+ * (seed, n, seg_max), the last one cut at n. Deterministic. */
+std::vector<uint64_t> segment_offsets(const Regime &r, size_t n, uint64_t seed);
+
 /* Fills b.keys_pristine per b.regime, then b.keys_ref (the input sorted by
  * CUB's radix sort, to be checked by Verifier::check_reference before any
- * rival is timed) and b.seg_offsets for segmented regimes. Synchronous. */
+ * rival is timed) and, for segmented regimes, b.seg_offsets (and
+ * b.seg_offsets64 if allocated): from b.host_offsets where set (required
+ * for random lengths), else equal segments. Synchronous. */
 void generate_input(Buffers &b, uint64_t seed);
 
 /* Only the keys: keys[0..n) of regime r for (seed, n) on the device, the

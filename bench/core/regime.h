@@ -50,16 +50,18 @@ struct Regime {
     int value_bytes = 0; /* 0: keys only; 4 or 8: pairs */
     Dist dist = KEYGEN_RANDOM;
     uint64_t seg_size = 0; /* 0: the whole array; else equal segments of this size */
+    uint64_t seg_max = 0;  /* else (seg_size 0): random lengths, uniform 1..seg_max */
     bool stable = false;   /* rivals sort stably; those that cannot are n/a */
     Memory memory = Memory::Device;
     uint64_t device_budget = 0; /* host mode, out of core: the context's device budget */
     bool pairs() const { return value_bytes != 0; }
+    bool segmented() const { return seg_size != 0 || seg_max != 0; }
     size_t key_bytes() const { return (size_t)dtype_info(dtype).bytes; }
     size_t item_bytes() const { return key_bytes() + (size_t)value_bytes; }
 };
 
-/* "u32 keys random", "f64 pairs few seg1024", "u64 pairs64 random",
- * "u32 keys random pinned". */
+/* "u32 keys random", "f64 pairs few seg1024", "u32 keys random seg1..2048",
+ * "u64 pairs64 random", "u32 keys random pinned". */
 std::string regime_label(const Regime &r);
 /* The regime as JSON row fields (dtype, kind, dist, ...; plot.py reads them). */
 JsonFields regime_fields(const Regime &r);

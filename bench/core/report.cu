@@ -58,9 +58,9 @@ static std::string size_label(size_t n) {
 }
 
 void print_table_header(const char *rate_name) {
-    std::printf("%-26s %11s  %-16s %10s %10s %8s %9s %7s  %s\n", "regime", "n", "rival",
+    std::printf("%-30s %11s  %-19s %10s %10s %8s %9s %7s  %s\n", "regime", "n", "rival",
                 "median_ms", "min_ms", rate_name, "moved_GB", "%copyBW", "notes");
-    std::printf("%s\n", std::string(118, '-').c_str());
+    std::printf("%s\n", std::string(125, '-').c_str());
     std::fflush(stdout);
 }
 
@@ -74,11 +74,11 @@ void print_row(const Row &row) {
         }
         std::string note = row.note;
         if (row.host_checked) note = note.empty() ? "host-checked" : "host-checked; " + note;
-        std::printf("%-26s %11s  %-16s %10.5g %10.5g %8.4g %9s %7s  %s\n", row.label.c_str(),
+        std::printf("%-30s %11s  %-19s %10.5g %10.5g %8.4g %9s %7s  %s\n", row.label.c_str(),
                     n.c_str(), row.rival.c_str(), row.median_ms, row.min_ms, row.gitems_per_s,
                     moved.c_str(), pct.c_str(), note.c_str());
     } else {
-        std::printf("%-26s %11s  %-16s %10s  %s\n", row.label.c_str(), n.c_str(), row.rival.c_str(),
+        std::printf("%-30s %11s  %-19s %10s  %s\n", row.label.c_str(), n.c_str(), row.rival.c_str(),
                     row_status_name(row.status), row.note.c_str());
     }
     std::fflush(stdout);

@@ -44,12 +44,13 @@ struct VerifyResult {
 /* Device scratch of the verifier for one (regime, n); owns its memory. */
 class Verifier {
 public:
+    /* Random segment lengths: b.seg_offsets must hold the offsets already. */
     explicit Verifier(const Buffers &b);
     ~Verifier();
     Verifier(const Verifier &) = delete;
     Verifier &operator=(const Verifier &) = delete;
     /* Bytes it allocates for (r, n) (for the memory check). */
-    static size_t bytes_needed(const Regime &r, size_t n);
+    static size_t bytes_needed(const Regime &r, size_t n, size_t num_segments);
     /* Hashes the pristine input per segment (once, after generation). */
     void hash_input();
     /* The full check of keys (and values, for pairs). Synchronous. */
@@ -77,12 +78,14 @@ private:
     void *counters_ = nullptr;     /* device VerifyCounters */
     void *saved_vals_ = nullptr;   /* pairs: the remembered values */
     void *saved_keys_ = nullptr;   /* segmented: the remembered keys */
+    uint32_t *seg_ids_ = nullptr;  /* random segment lengths: each item's segment */
     bool remembered_ = false;
 };
 
 /* Independent host check of a device result: the expected keys come from
  * std::sort of the pristine input, per segment, computed once and reused
- * by every rival of the same (regime, n). "" if keys (and vals, for pairs)
+ * by every rival of the same (regime, n); segments from b.host_offsets
+ * where set, else equal ones. "" if keys (and vals, for pairs)
  * are a correct result. */
 class HostCheck {
 public:
@@ -93,6 +96,7 @@ private:
     const Buffers &b_;
     bool built_ = false;
     std::vector<uint64_t> input_, expect_; /* key bits widened to 64 */
+    std::vector<uint64_t> seg_of_;         /* each item's segment */
 };
 
 /* Linear-time check of a sorted host array (whole-array regimes): keys in

@@ -47,7 +47,6 @@ template <class F> void with_widths(size_t key_bytes, size_t value_bytes, F f) {
     }
 }
 
-int seg_shift_of(uint64_t seg_size) { return seg_size ? exact_log2(seg_size) : -1; }
 
 VerifyResult read_counters(void *counters, cudaStream_t stream, uint64_t *vals_changed = nullptr) {
     VerifyCounters c;
@@ -74,28 +73,40 @@ void reset_counters(void *counters, cudaStream_t stream) {
 }
 
 /* Per-segment multiset hashes of keys into out (2 words per segment). */
-void hash_segments(const void *keys, size_t n, size_t key_bytes, uint64_t seg_size, uint64_t *out,
+void hash_segments(const void *keys, size_t n, size_t key_bytes, const SegMap &sm, uint64_t *out,
                    size_t num_segments, cudaStream_t stream) {
-    WSB_CUDA(cudaMemsetAsync(out, 0, 2 * num_segments * sizeof(uint64_t), stream));
+    WSB_CUDA(cudaMemsetAsync(out, 0, 2 * std::max<size_t>(num_segments, 1) * sizeof(uint64_t), stream));
     if (n == 0) return;
-    const int shift = seg_shift_of(seg_size);
     if (key_bytes == 4)
         hash_kernel<uint32_t><<<grid_for(n, 256), 256, 0, stream>>>(
-            (const uint32_t *)keys, n, shift, (unsigned long long *)out);
+            (const uint32_t *)keys, n, sm, (unsigned long long *)out);
     else
         hash_kernel<uint64_t><<<grid_for(n, 256), 256, 0, stream>>>(
-            (const uint64_t *)keys, n, shift, (unsigned long long *)out);
+            (const uint64_t *)keys, n, sm, (unsigned long long *)out);
     WSB_CUDA(cudaGetLastError());
 }
 
 } // namespace
 
-size_t Verifier::bytes_needed(const Regime &r, size_t n) {
-    const size_t segs = r.seg_size ? n / r.seg_size : 1;
-    size_t bytes = 2 * std::max<size_t>(2 * segs, 4) * sizeof(uint64_t) + sizeof(VerifyCounters) + 1024;
+size_t Verifier::bytes_needed(const Regime &r, size_t n, size_t num_segments) {
+    size_t bytes = 2 * std::max<size_t>(2 * num_segments, 4) * sizeof(uint64_t) + sizeof(VerifyCounters) + 1024;
     if (r.pairs()) bytes += ((n + 31) / 32) * sizeof(uint32_t) + n * (size_t)r.value_bytes;
-    if (r.seg_size) bytes += n * r.key_bytes();
+    if (r.segmented()) bytes += n * r.key_bytes();
+    if (r.seg_max) bytes += n * sizeof(uint32_t);
     return bytes;
+}
+
+/* How the kernels find an item's segment in b's regime. */
+static SegMap seg_map_of(const Buffers &b, const uint32_t *ids) {
+    SegMap sm;
+    if (b.regime.seg_max) {
+        sm.ids = ids;
+        sm.offsets = b.seg_offsets;
+    } else if (b.regime.seg_size) {
+        sm.shift = exact_log2(b.regime.seg_size);
+        if (sm.shift < 0) throw BenchError("verifier: equal segments must be a power of two");
+    }
+    return sm;
 }
 
 Verifier::Verifier(const Buffers &b) : b_(b) {
@@ -108,7 +119,16 @@ Verifier::Verifier(const Buffers &b) : b_(b) {
             WSB_CUDA(cudaMalloc(&bitmap_, ((b.n + 31) / 32) * sizeof(uint32_t)));
             WSB_CUDA(cudaMalloc(&saved_vals_, b.n * b.value_bytes));
         }
-        if (b.regime.seg_size) WSB_CUDA(cudaMalloc(&saved_keys_, b.n * b.key_bytes));
+        if (b.regime.segmented()) WSB_CUDA(cudaMalloc(&saved_keys_, b.n * b.key_bytes));
+        if (b.regime.seg_max) { /* random lengths: each item's segment, from the offsets */
+            if (!b.seg_offsets) throw BenchError("verifier: random segments without offsets");
+            WSB_CUDA(cudaMalloc(&seg_ids_, std::max<size_t>(b.n, 1) * sizeof(uint32_t)));
+            if (b.n)
+                segment_ids_kernel<<<grid_for(b.n, 256), 256, 0, b.stream>>>(b.seg_offsets, b.num_segments, b.n,
+                                                                              seg_ids_);
+            WSB_CUDA(cudaGetLastError());
+            WSB_CUDA(cudaStreamSynchronize(b.stream));
+        }
     } catch (...) {
         free_all();
         throw;
@@ -120,24 +140,24 @@ Verifier::~Verifier() { free_all(); }
 void Verifier::free_all() {
     /* As DeviceMemory::release: runs in a destructor, must not throw. */
     for (void *p : {(void *)in_hash_, (void *)out_hash_, counters_, (void *)bitmap_, saved_vals_,
-                    saved_keys_})
+                    saved_keys_, (void *)seg_ids_})
         if (p) (void)cudaFree(p);
     in_hash_ = out_hash_ = nullptr;
+    seg_ids_ = nullptr;
     counters_ = saved_vals_ = saved_keys_ = nullptr;
     bitmap_ = nullptr;
 }
 
 void Verifier::hash_input() {
-    hash_segments(b_.keys_pristine, b_.n, b_.key_bytes, b_.regime.seg_size, in_hash_,
+    hash_segments(b_.keys_pristine, b_.n, b_.key_bytes, seg_map_of(b_, seg_ids_), in_hash_,
                   b_.num_segments, b_.stream);
     WSB_CUDA(cudaStreamSynchronize(b_.stream));
 }
 
 VerifyResult Verifier::check(const void *keys, const void *vals) {
     const Buffers &b = b_;
-    const bool whole = b.regime.seg_size == 0;
-    const VerifyArgs args = {seg_shift_of(b.regime.seg_size), dtype_info(b.regime.dtype).is_float,
-                             b.regime.stable};
+    const bool whole = !b.regime.segmented();
+    const VerifyArgs args = {seg_map_of(b, seg_ids_), dtype_info(b.regime.dtype).is_float, b.regime.stable};
     if (b.value_bytes && !vals) throw BenchError("verifier: pairs regime without values");
     reset_counters(counters_, b.stream);
     if (b.value_bytes)
@@ -157,10 +177,10 @@ VerifyResult Verifier::check(const void *keys, const void *vals) {
     /* Segmented keys only: neither a reference nor values pin the multiset,
      * so compare each segment's hash with the input's. */
     if (!ref && !v) {
-        hash_segments(keys, b.n, b.key_bytes, b.regime.seg_size, out_hash_, b.num_segments, b.stream);
+        hash_segments(keys, b.n, b.key_bytes, args.seg, out_hash_, b.num_segments, b.stream);
         hash_compare_kernel<<<grid_for(b.num_segments, 256), 256, 0, b.stream>>>(
             (const unsigned long long *)in_hash_, (const unsigned long long *)out_hash_,
-            b.num_segments, args.seg_shift, (VerifyCounters *)counters_);
+            b.num_segments, args.seg, (VerifyCounters *)counters_);
         WSB_CUDA(cudaGetLastError());
     }
     return read_counters(counters_, b.stream);
@@ -168,7 +188,7 @@ VerifyResult Verifier::check(const void *keys, const void *vals) {
 
 VerifyResult Verifier::check_reference() {
     const Buffers &b = b_;
-    const VerifyArgs args = {-1, dtype_info(b.regime.dtype).is_float, false};
+    const VerifyArgs args = {SegMap(), dtype_info(b.regime.dtype).is_float, false};
     reset_counters(counters_, b.stream);
     if (b.n > 0) {
         /* The reference is one sorted array even for segmented regimes. */
@@ -182,10 +202,10 @@ VerifyResult Verifier::check_reference() {
     }
     /* Whole-array multiset of input vs reference: one segment each, in the
      * first four words of out_hash_ (always at least four). */
-    hash_segments(b.keys_pristine, b.n, b.key_bytes, 0, out_hash_, 1, b.stream);
-    hash_segments(b.keys_ref, b.n, b.key_bytes, 0, out_hash_ + 2, 1, b.stream);
+    hash_segments(b.keys_pristine, b.n, b.key_bytes, SegMap(), out_hash_, 1, b.stream);
+    hash_segments(b.keys_ref, b.n, b.key_bytes, SegMap(), out_hash_ + 2, 1, b.stream);
     hash_compare_kernel<<<1, 32, 0, b.stream>>>((const unsigned long long *)out_hash_,
-                                                (const unsigned long long *)(out_hash_ + 2), 1, -1,
+                                                (const unsigned long long *)(out_hash_ + 2), 1, SegMap(),
                                                 (VerifyCounters *)counters_);
     WSB_CUDA(cudaGetLastError());
     return read_counters(counters_, b.stream);
@@ -196,7 +216,7 @@ void Verifier::remember(const void *keys, const void *vals) {
     if (b.value_bytes)
         WSB_CUDA(cudaMemcpyAsync(saved_vals_, vals, b.n * b.value_bytes, cudaMemcpyDeviceToDevice,
                                  b.stream));
-    if (b.regime.seg_size)
+    if (b.regime.segmented())
         WSB_CUDA(cudaMemcpyAsync(saved_keys_, keys, b.n * b.key_bytes, cudaMemcpyDeviceToDevice,
                                  b.stream));
     WSB_CUDA(cudaStreamSynchronize(b.stream));
@@ -212,7 +232,7 @@ VerifyResult Verifier::check_run(const void *keys, const void *vals) {
         return r;
     }
     reset_counters(counters_, b.stream);
-    const void *expect = b.regime.seg_size ? saved_keys_ : b.keys_ref;
+    const void *expect = b.regime.segmented() ? saved_keys_ : b.keys_ref;
     const void *v = b.value_bytes ? vals : nullptr;
     if (b.n > 0) {
         with_widths(b.key_bytes, b.value_bytes, [&](auto kt, auto vt) {

@@ -39,9 +39,16 @@ inline uint64_t order_key(uint64_t bits, size_t bytes, bool is_float) {
 std::string HostCheck::check(const void *keys_dev, const void *vals_dev) {
     const Buffers &b = b_;
     const size_t n = b.n;
-    const size_t seg = b.regime.seg_size ? (size_t)b.regime.seg_size : (n ? n : 1);
     WSB_CUDA(cudaStreamSynchronize(b.stream));
     if (!built_) { /* the expected keys: the pristine input sorted per segment */
+        if (b.regime.seg_max && !b.host_offsets) throw BenchError("host check: random segments without offsets");
+        seg_of_.assign(n, 0);
+        if (b.host_offsets) {
+            for (size_t s = 0; s < b.num_segments; ++s)
+                for (uint64_t i = b.host_offsets[s]; i < b.host_offsets[s + 1]; ++i) seg_of_[i] = s;
+        } else if (b.regime.seg_size) {
+            for (size_t i = 0; i < n; ++i) seg_of_[i] = i / b.regime.seg_size;
+        }
         const bool is_float = dtype_info(b.regime.dtype).is_float;
         const size_t kb = b.key_bytes;
         input_ = download_widened(b.keys_pristine, n, kb);
@@ -49,9 +56,10 @@ std::string HostCheck::check(const void *keys_dev, const void *vals_dev) {
         auto less = [is_float, kb](uint64_t x, uint64_t y) {
             return order_key(x, kb, is_float) < order_key(y, kb, is_float);
         };
-        for (size_t s = 0; s < n; s += seg)
-            std::sort(expect_.begin() + (ptrdiff_t)s, expect_.begin() + (ptrdiff_t)std::min(n, s + seg),
-                      less);
+        for (size_t lo = 0, hi = 0; lo < n; lo = hi) {
+            while (hi < n && seg_of_[hi] == seg_of_[lo]) ++hi;
+            std::sort(expect_.begin() + (ptrdiff_t)lo, expect_.begin() + (ptrdiff_t)hi, less);
+        }
         built_ = true;
     }
     std::vector<uint64_t> out = download_widened(keys_dev, n, b.key_bytes);
@@ -68,13 +76,13 @@ std::string HostCheck::check(const void *keys_dev, const void *vals_dev) {
         if (seen[v]) return strprintf("value %llu appears twice", (unsigned long long)v);
         seen[v] = true;
         if (input_[v] != out[i]) return strprintf("value %zu does not carry its key", i);
-        if (v / seg != i / seg) return strprintf("value %zu left its segment", i);
+        if (seg_of_[v] != seg_of_[i]) return strprintf("value %zu left its segment", i);
     }
     return std::string();
 }
 
 HostVerifier::HostVerifier(const Regime &r, size_t n, const void *input) : r_(r), n_(n), input_(input) {
-    if (r.seg_size) throw BenchError("HostVerifier: whole-array regimes only");
+    if (r.segmented()) throw BenchError("HostVerifier: whole-array regimes only");
     const size_t kb = r.key_bytes();
     std::mutex m;
     parallel_for(n, [&](size_t first, size_t count) {

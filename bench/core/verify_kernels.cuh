@@ -16,6 +16,30 @@ struct VerifyCounters {
         val_segment, first_bad, vals_changed, val_unstable;
 };
 
+/* Which segment item i is in: equal segments of 2^shift items, or a
+ * per-item segment number (random lengths), or one segment. */
+struct SegMap {
+    int shift = -1;               /* >= 0: equal segments of 2^shift */
+    const uint32_t *ids = nullptr; /* else, if set: ids[i] is i's segment */
+    const int *offsets = nullptr;  /* with ids: where each segment starts (reports) */
+    __host__ __device__ bool whole() const { return shift < 0 && !ids; }
+    __device__ size_t of(size_t i) const { return ids ? ids[i] : shift >= 0 ? i >> shift : 0; }
+    __device__ size_t start(size_t s) const { return ids ? (size_t)offsets[s] : shift >= 0 ? s << shift : 0; }
+};
+
+/* ids[i] = the segment of item i: the last s with offsets[s] <= i. */
+__global__ void segment_ids_kernel(const int *offsets, size_t num_segments, size_t n, uint32_t *ids) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        size_t lo = 0, hi = num_segments; /* offsets[lo] <= i < offsets[hi] */
+        while (hi - lo > 1) {
+            const size_t mid = (lo + hi) / 2;
+            if ((size_t)offsets[mid] <= i) lo = mid;
+            else hi = mid;
+        }
+        ids[i] = (uint32_t)lo;
+    }
+}
+
 /* Reduces two sums over the warp and adds them to out[2 s], out[2 s + 1]. */
 __device__ inline void flush_hash(unsigned long long a1, unsigned long long a2, size_t s,
                                   unsigned long long *out) {
@@ -33,7 +57,7 @@ __device__ inline void flush_hash(unsigned long long a1, unsigned long long a2, 
  * while its segment stays the same and flushes them with one atomicAdd per
  * word when it changes (or at the end). */
 template <class Bits>
-__global__ void hash_kernel(const Bits *keys, size_t n, int seg_shift, unsigned long long *out) {
+__global__ void hash_kernel(const Bits *keys, size_t n, SegMap sm, unsigned long long *out) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned long long acc1 = 0, acc2 = 0;
@@ -44,7 +68,7 @@ __global__ void hash_kernel(const Bits *keys, size_t n, int seg_shift, unsigned 
         const bool valid = i < n;
         uint64_t h1 = 0, h2 = 0;
         if (valid) mix_pair((uint64_t)keys[i], &h1, &h2);
-        const size_t seg = seg_shift < 0 ? 0 : (valid ? i >> seg_shift : start >> seg_shift);
+        const size_t seg = sm.of(valid ? i : start);
         const size_t seg0 = __shfl_sync(0xFFFFFFFFu, seg, 0);
         if (__all_sync(0xFFFFFFFFu, seg == seg0)) {
             if (seg0 != acc_seg) {
@@ -84,7 +108,7 @@ __global__ void same_kernel(const Bits *keys, const Bits *expect, const V *vals,
 }
 
 struct VerifyArgs {
-    int seg_shift; /* -1: one segment */
+    SegMap seg;
     bool is_float, stable;
 };
 
@@ -92,13 +116,13 @@ struct VerifyArgs {
  * i's segment. Adds to the counters; true if it is bad. */
 template <class Bits, class V>
 __device__ inline bool bad_value(V v, Bits k, size_t i, const Bits *input, uint32_t *bitmap,
-                                 size_t n, int seg_shift, unsigned long long (&cnt)[4]) {
+                                 size_t n, const SegMap &seg, unsigned long long (&cnt)[4]) {
     if ((size_t)v >= n) return ++cnt[0], true;
     bool bad = false;
     const uint32_t bit = 1u << ((size_t)v & 31u);
     if (atomicOr(&bitmap[(size_t)v >> 5], bit) & bit) ++cnt[1], bad = true;
     if (input[v] != k) ++cnt[2], bad = true;
-    if (seg_shift >= 0 && ((size_t)v >> seg_shift) != (i >> seg_shift)) ++cnt[3], bad = true;
+    if (!seg.whole() && seg.of((size_t)v) != seg.of(i)) ++cnt[3], bad = true;
     return bad;
 }
 
@@ -110,13 +134,13 @@ __global__ void verify_kernel(const Bits *keys, const Bits *ref, const V *vals, 
          i += (size_t)gridDim.x * blockDim.x) {
         const Bits k = keys[i];
         bool bad = false;
-        if (i + 1 < n && (a.seg_shift < 0 || ((i + 1) >> a.seg_shift) == (i >> a.seg_shift))) {
+        if (i + 1 < n && (a.seg.whole() || a.seg.of(i + 1) == a.seg.of(i))) {
             if (ordered_bits(k, a.is_float) > ordered_bits(keys[i + 1], a.is_float)) ++uns, bad = true;
             /* Stable: equal keys keep input order, and values are positions. */
             if (a.stable && vals && k == keys[i + 1] && vals[i] > vals[i + 1]) ++ust, bad = true;
         }
         if (ref && k != ref[i]) ++mis, bad = true;
-        if (vals && bad_value(vals[i], k, i, input, bitmap, n, a.seg_shift, vc)) bad = true;
+        if (vals && bad_value(vals[i], k, i, input, bitmap, n, a.seg, vc)) bad = true;
         if (bad && i < first) first = i;
     }
     if (uns) atomicAdd(&c->unsorted, uns);
@@ -130,13 +154,13 @@ __global__ void verify_kernel(const Bits *keys, const Bits *ref, const V *vals, 
 }
 
 __global__ void hash_compare_kernel(const unsigned long long *a, const unsigned long long *b,
-                                    size_t num_segments, int seg_shift, VerifyCounters *c) {
+                                    size_t num_segments, SegMap sm, VerifyCounters *c) {
     unsigned long long bad = 0, first = ULLONG_MAX;
     for (size_t s = blockIdx.x * (size_t)blockDim.x + threadIdx.x; s < num_segments;
          s += (size_t)gridDim.x * blockDim.x) {
         if (a[2 * s] != b[2 * s] || a[2 * s + 1] != b[2 * s + 1]) {
             ++bad;
-            const unsigned long long at = seg_shift < 0 ? 0ull : (unsigned long long)s << seg_shift;
+            const unsigned long long at = (unsigned long long)sm.start(s);
             if (at < first) first = at;
         }
     }

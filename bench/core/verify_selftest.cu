@@ -2,7 +2,8 @@
  * verify_selftest.cu - before anything is timed, the verifiers must accept
  * correct outputs and catch planted faults (swapped neighbours, a
  * duplicated key that keeps the order, floats sorted as raw bits, swapped /
- * duplicated / out-of-range values, entries moved across segments), on the
+ * duplicated / out-of-range values, entries moved across segments, equal
+ * and random segment lengths), on the
  * GPU and on the host. A verifier that passes everything proves nothing.
  */
 #include "core/verify.h"
@@ -26,7 +27,8 @@ template <class Bits, class V> struct Case {
     Buffers b;
     std::vector<Bits> in, good;
     std::vector<V> idx;
-    size_t s = n, at = SIZE_MAX; /* segment size; a spot where neighbours differ */
+    std::vector<uint64_t> off, sid; /* segment offsets; each item's segment */
+    size_t at = SIZE_MAX;           /* a spot where neighbours differ */
     std::string label;
 
     void *alloc(int i, size_t bytes) {
@@ -34,6 +36,12 @@ template <class Bits, class V> struct Case {
         return mem[i].get();
     }
     void build(const Regime &r, cudaStream_t stream);
+    bool same_seg(size_t i, size_t j) const { return sid[i] == sid[j]; }
+    /* Sorts each segment of v (indices into in) stably by less. */
+    template <class L> void sort_segments(std::vector<V> &v, L less) const {
+        for (size_t s = 0; s + 1 < off.size(); ++s)
+            std::stable_sort(v.begin() + (ptrdiff_t)off[s], v.begin() + (ptrdiff_t)off[s + 1], less);
+    }
     void upload(const std::vector<Bits> &k, const std::vector<V> &v) {
         WSB_CUDA(cudaMemcpy(b.keys_work, k.data(), n * sizeof(Bits), cudaMemcpyHostToDevice));
         if (b.value_bytes)
@@ -49,7 +57,12 @@ template <class Bits, class V> void Case<Bits, V>::build(const Regime &r, cudaSt
     b.n = n;
     b.key_bytes = sizeof(Bits);
     b.value_bytes = (size_t)r.value_bytes;
-    b.num_segments = r.seg_size ? n / r.seg_size : 1;
+    off = segment_offsets(r, n, 12345);
+    b.num_segments = off.size() - 1;
+    if (r.seg_max) b.host_offsets = off.data();
+    sid.assign(n, 0);
+    for (size_t s = 0; s + 1 < off.size(); ++s)
+        for (uint64_t i = off[s]; i < off[s + 1]; ++i) sid[i] = s;
     b.stream = stream;
     b.keys_pristine = alloc(0, n * sizeof(Bits));
     b.keys_work = alloc(1, n * sizeof(Bits));
@@ -57,23 +70,19 @@ template <class Bits, class V> void Case<Bits, V>::build(const Regime &r, cudaSt
     b.keys_ref = alloc(3, n * sizeof(Bits));
     if (r.pairs()) b.vals_work = alloc(4, n * sizeof(V));
     if (r.pairs()) b.vals_alt = alloc(5, n * sizeof(V));
-    if (r.seg_size) b.seg_offsets = (int *)alloc(6, (b.num_segments + 1) * sizeof(int));
+    if (r.segmented()) b.seg_offsets = (int *)alloc(6, (b.num_segments + 1) * sizeof(int));
     generate_input(b, 12345);
     label = regime_label(r);
-    s = r.seg_size ? (size_t)r.seg_size : n;
     const bool is_float = dtype_info(r.dtype).is_float;
     in.resize(n);
     WSB_CUDA(cudaMemcpy(in.data(), b.keys_pristine, n * sizeof(Bits), cudaMemcpyDeviceToHost));
     idx.resize(n);
     for (size_t i = 0; i < n; ++i) idx[i] = (V)i;
-    for (size_t lo = 0; lo < n; lo += s)
-        std::stable_sort(idx.begin() + (ptrdiff_t)lo, idx.begin() + (ptrdiff_t)(lo + s), [&](V x, V y) {
-            return ordered_bits(in[x], is_float) < ordered_bits(in[y], is_float);
-        });
+    sort_segments(idx, [&](V x, V y) { return ordered_bits(in[x], is_float) < ordered_bits(in[y], is_float); });
     good.resize(n);
     for (size_t i = 0; i < n; ++i) good[i] = in[idx[i]];
     for (size_t i = n / 2; i + 1 < n && at == SIZE_MAX; ++i)
-        if (good[i] != good[i + 1] && (i + 1) % s != 0) at = i;
+        if (good[i] != good[i + 1] && same_seg(i, i + 1)) at = i;
 }
 
 template <class Bits, class V>
@@ -84,7 +93,7 @@ std::string Case<Bits, V>::expect(Verifier &ver, const std::vector<Bits> &k, con
     HostCheck hc(b);
     const std::string h = hc.check(b.keys_work, b.vals_work);
     std::string hv_problem;
-    if (!b.regime.seg_size) { /* the host verifier takes whole arrays only */
+    if (!b.regime.segmented()) { /* the host verifier takes whole arrays only */
         HostVerifier hv(b.regime, n, in.data());
         VerifyResult hr = hv.check(k.data(), b.value_bytes ? (const void *)v.data() : nullptr);
         if (hr.ok() != correct) hv_problem = hr.describe();
@@ -112,9 +121,7 @@ template <class Bits, class V> std::string key_faults(Case<Bits, V> &c, Verifier
     if (!(err = c.expect(ver, c.in, c.idx, false, "unsorted input")).empty()) return err;
     /* sorted by raw unsigned bits instead of the dtype's order */
     for (size_t i = 0; i < c.n; ++i) v[i] = (V)i;
-    for (size_t lo = 0; lo < c.n; lo += c.s)
-        std::stable_sort(v.begin() + (ptrdiff_t)lo, v.begin() + (ptrdiff_t)(lo + c.s),
-                         [&](V x, V y) { return c.in[x] < c.in[y]; });
+    c.sort_segments(v, [&](V x, V y) { return c.in[x] < c.in[y]; });
     for (size_t i = 0; i < c.n; ++i) k[i] = c.in[v[i]];
     if (k != c.good) return c.expect(ver, k, v, false, "sorted as raw bits");
     if (dtype_info(c.b.regime.dtype).is_float) return c.label + ": self-test input has no negative floats";
@@ -156,7 +163,7 @@ template <class Bits, class V> std::string check_run_faults(Case<Bits, V> &c, Ve
     c.upload(c.good, v);
     if (ver.check_run(c.b.keys_work, c.b.vals_work).ok()) return c.label + ": check_run missed swapped values";
     for (size_t i = 0; i + 1 < c.n; ++i) /* another correct output: values of equal keys exchanged */
-        if (c.good[i] == c.good[i + 1] && (i + 1) % c.s != 0) {
+        if (c.good[i] == c.good[i + 1] && c.same_seg(i, i + 1)) {
             v = c.idx;
             std::swap(v[i], v[i + 1]);
             c.upload(c.good, v);
@@ -182,11 +189,13 @@ template <class Bits, class V> std::string run_case(const Regime &r, cudaStream_
     if (!(err = key_faults(c, ver)).empty()) return err;
     if (r.pairs() && !(err = value_faults(c, ver)).empty()) return err;
     if (!(err = check_run_faults(c, ver)).empty()) return err;
-    if (r.seg_size) { /* two entries exchanged across a segment border */
+    if (r.segmented()) { /* two entries exchanged across a segment border */
         std::vector<Bits> k = c.good;
         std::vector<V> v = c.idx;
-        std::swap(k[0], k[c.s]);
-        std::swap(v[0], v[c.s]);
+        const size_t second = (size_t)c.off[1];
+        if (second >= c.n) return c.label + ": self-test input has one segment";
+        std::swap(k[0], k[second]);
+        std::swap(v[0], v[second]);
         if (k[0] != c.good[0]) return c.expect(ver, k, v, false, "entries moved across segments");
     }
     return std::string();
@@ -208,7 +217,7 @@ std::string device_words_self_test(cudaStream_t stream) {
 } // namespace
 
 std::string verifier_self_test(cudaStream_t stream) {
-    struct Spec { Dtype dt; int vb; uint64_t seg; Dist dist; };
+    struct Spec { Dtype dt; int vb; uint64_t seg; Dist dist; uint64_t seg_max = 0; };
     static const Spec specs[] = {
         {Dtype::U32, 0, 0, KEYGEN_RANDOM},  {Dtype::U32, 4, 0, KEYGEN_RANDOM},
         {Dtype::F32, 0, 0, KEYGEN_RANDOM},  {Dtype::F32, 4, 0, KEYGEN_FEW},
@@ -217,12 +226,15 @@ std::string verifier_self_test(cudaStream_t stream) {
         {Dtype::F32, 0, 16, KEYGEN_RANDOM}, {Dtype::U64, 4, 1024, KEYGEN_FEW},
         {Dtype::U64, 8, 0, KEYGEN_RANDOM},  {Dtype::F64, 8, 0, KEYGEN_FEW},
         {Dtype::U32, 8, 0, KEYGEN_RANDOM},
+        {Dtype::U32, 4, 0, KEYGEN_RANDOM, 100}, {Dtype::F32, 0, 0, KEYGEN_RANDOM, 300},
+        {Dtype::U32, 0, 0, KEYGEN_FEW, 2048},
     };
     for (const Spec &sp : specs) {
         Regime r;
         r.dtype = sp.dt;
         r.value_bytes = sp.vb;
         r.seg_size = sp.seg;
+        r.seg_max = sp.seg_max;
         r.dist = sp.dist;
         const bool wide = sp.vb == 8;
         std::string e = dtype_info(sp.dt).bytes == 4

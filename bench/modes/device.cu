@@ -1,8 +1,10 @@
 /*
  * device.cu - the modes built on the device harness: device (warpsort
  * against CUB radix / merge / segmented, Thrust, the seed document's
- * bitonic sorts and the CPU backend, on device memory) and wide-pairs (the
- * same harness with 8-byte values and its own defaults).
+ * bitonic sorts and the CPU backend, on device memory), wide-pairs (the
+ * same harness with 8-byte values and its own defaults) and segmented
+ * (issue 23's rows: many segments of 2^24 keys in all, equal and random
+ * lengths, beside one sort of the whole array).
  */
 #include "modes/device.h"
 
@@ -44,9 +46,14 @@ const char *const kDeviceUsage =
     "                      are skipped)\n"
     "  --log LIST          exactly these n = 2^N instead of a range, e.g. 24,26\n"
     "  --seg-size LIST     add segmented regimes: equal segments of these sizes (powers\n"
-    "                      of two; only cub-segmented runs there, warpsort shows n/a)\n"
+    "                      of two): warpsort_sort_rows, cub-segmented, cub-segmented-radix\n"
+    "  --seg-random LIST   add segmented regimes of random lengths, uniform 1..MAX for\n"
+    "                      each MAX listed, by offsets: warpsort_sort_segments and the\n"
+    "                      CUB segmented sorts\n"
+    "  --no-whole          only the segmented regimes (not the whole array)\n"
     "  --rivals LIST       warpsort,cub-radix,cub-radix-i32,cub-merge,thrust,seed-naive,\n"
-    "                      seed-hybrid,cub-segmented,warpsort-cpu,warpsort-host or all\n"
+    "                      seed-hybrid,cub-segmented,cub-segmented-radix,warpsort-cpu,\n"
+    "                      warpsort-host or all\n"
     "                      (default: all but warpsort-host; cub-radix passes num_items\n"
     "                      as int64_t, as Thrust does, cub-radix-i32 as int; the host\n"
     "                      rivals sort host copies, timed by the wall clock)\n"
@@ -101,6 +108,22 @@ DeviceOptions device_defaults() {
 
 } // namespace
 
+const char *const kSegmentedUsage =
+    "usage: warpsort_bench segmented [device flags]\n"
+    "\n"
+    "Issue 23's rows: 2^24 keys in segments, sorted per segment by warpsort\n"
+    "(warpsort_sort_rows for equal segments, warpsort_sort_segments for random\n"
+    "lengths by uint64_t offsets; caller workspace) against\n"
+    "cub::DeviceSegmentedSort (cub-segmented) and cub::DeviceSegmentedRadixSort\n"
+    "(cub-segmented-radix), beside one sort of all 2^24 keys (warpsort, cub-radix,\n"
+    "cub-radix-i32), same process, same inputs, every result verified.\n"
+    "Defaults: --dtype u32,f32 --kind keys,pairs --log 24 --seg-size 2^5..2^16 and\n"
+    "2^22 (four segments of 2^22 beside the one 2^24 sort) --seg-random 2048,65536\n"
+    "--rivals warpsort,cub-radix,cub-radix-i32,cub-segmented,cub-segmented-radix;\n"
+    "every flag of 'warpsort_bench device --help' works here too (--no-whole leaves\n"
+    "out the whole-array rows; JSON default ./bench-segmented-<UTC date>.json;\n"
+    "'plot.py FILE' draws G keys/s against segment length).\n";
+
 int device_main(int argc, char **argv) {
     const DeviceMode mode = {"device", kDeviceUsage, device_defaults()};
     return run_device_mode(mode, argc, argv);
@@ -115,6 +138,19 @@ int wide_pairs_main(int argc, char **argv) {
     o.logs = {24, 26};
     o.warmup = 2;
     o.rivals = rival_set({"warpsort", "cub-radix", "cub-radix-i32", "cub-merge"});
+    return run_device_mode(mode, argc, argv);
+}
+
+int segmented_main(int argc, char **argv) {
+    DeviceMode mode = {"segmented", kSegmentedUsage, device_defaults()};
+    DeviceOptions &o = mode.defaults;
+    o.dtypes = {true, true, false, false};
+    o.kinds = {true, true};
+    o.logs = {24};
+    for (int l = 5; l <= 16; ++l) o.seg_sizes.push_back((uint64_t)1 << l);
+    o.seg_sizes.push_back((uint64_t)1 << 22);
+    o.seg_maxes = {2048, 65536};
+    o.rivals = rival_set({"warpsort", "cub-radix", "cub-radix-i32", "cub-segmented", "cub-segmented-radix"});
     return run_device_mode(mode, argc, argv);
 }
 

@@ -69,6 +69,13 @@ bool parse_selection(const std::string &a, ArgReader &args, DeviceOptions &o) {
             o.seg_sizes.push_back((uint64_t)s);
         }
         o.seg_set = true;
+    } else if (a == "--seg-random") {
+        o.seg_maxes.clear();
+        for (const std::string &item : split_list(args.value()))
+            o.seg_maxes.push_back((uint64_t)parse_int(a, item, 1, 1ll << kMaxLog));
+    } else if (a == "--no-whole") {
+        args.no_value();
+        o.whole = false;
     } else if (a == "--rivals") {
         parse_names(a, args.value(), registry_names(), &o.rivals, "all");
     } else {

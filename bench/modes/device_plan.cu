@@ -11,14 +11,25 @@
 namespace wsb {
 namespace {
 
-Regime make_regime(Dtype d, bool pairs, Dist dist, uint64_t seg, const DeviceOptions &o) {
+/* seg: 0 the whole array, > 0 equal segments of seg, < 0 random lengths 1..-seg. */
+Regime make_regime(Dtype d, bool pairs, Dist dist, int64_t seg, const DeviceOptions &o) {
     Regime r;
     r.dtype = d;
     r.value_bytes = pairs ? o.value_bytes : 0;
     r.dist = dist;
-    r.seg_size = seg;
+    r.seg_size = seg > 0 ? (uint64_t)seg : 0;
+    r.seg_max = seg < 0 ? (uint64_t)-seg : 0;
     r.stable = o.stable;
     return r;
+}
+
+/* The segmentations of the selection, in the make_regime() encoding. */
+std::vector<int64_t> segmentations(const DeviceOptions &o, bool whole, const std::vector<uint64_t> &sizes) {
+    std::vector<int64_t> segs;
+    if (whole) segs.push_back(0);
+    for (uint64_t s : sizes) segs.push_back((int64_t)s);
+    for (uint64_t m : o.seg_maxes) segs.push_back(-(int64_t)m);
+    return segs;
 }
 
 bool size_selected(const DeviceOptions &o, int l) {
@@ -30,9 +41,7 @@ bool size_selected(const DeviceOptions &o, int l) {
 std::vector<Job> plain_plan(const DeviceOptions &o) {
     std::vector<Job> jobs;
     const std::vector<bool> none(rival_registry().size(), false);
-    std::vector<uint64_t> segs(1, 0);
-    segs.insert(segs.end(), o.seg_sizes.begin(), o.seg_sizes.end());
-    for (uint64_t seg : segs)
+    for (int64_t seg : segmentations(o, o.whole, o.seg_sizes))
         for (int d = 0; d < kNumDtypes; ++d)
             for (int k = 0; k < 2; ++k)
                 for (int s = 0; s < kNumDists; ++s)
@@ -66,20 +75,21 @@ std::vector<Job> preset_plan(const DeviceOptions &o) {
                                                                        : std::vector<bool>(rival_registry().size(), false);
         for (int l = lo; l <= hi; ++l) preset.push_back(Job{r, l, drop});
     };
-    const std::vector<uint64_t> segs = o.seg_set ? o.seg_sizes : std::vector<uint64_t>(1, 1024);
+    const std::vector<int64_t> segs =
+        segmentations(o, false, o.seg_set ? o.seg_sizes : std::vector<uint64_t>(1, 1024));
     if (o.preset == DeviceOptions::Quick) {
         add(make_regime(Dtype::U32, false, KEYGEN_RANDOM, 0, o), 10, 28);
         for (int d = 0; d < kNumDtypes; ++d)
             for (int k = 0; k < 2; ++k)
                 if (d != 0 || k != 0) add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, 0, o), 27, 27);
         for (Dist dist : {KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW}) add(make_regime(Dtype::U32, false, dist, 0, o), 27, 27);
-        for (uint64_t seg : segs) add(make_regime(Dtype::U32, false, KEYGEN_RANDOM, seg, o), 27, 27);
+        for (int64_t seg : segs) add(make_regime(Dtype::U32, false, KEYGEN_RANDOM, seg, o), 27, 27);
         return preset;
     }
     for (int d = 0; d < kNumDtypes; ++d)
         for (int k = 0; k < 2; ++k) {
             for (int s = 0; s < kNumDists; ++s) add(make_regime((Dtype)d, k == 1, kDists[s], 0, o), 10, 30);
-            for (uint64_t seg : segs) add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, seg, o), 10, 30);
+            for (int64_t seg : segs) add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, seg, o), 10, 30);
         }
     return preset;
 }
@@ -91,6 +101,7 @@ std::vector<Job> make_device_plan(const DeviceOptions &o) {
     /* Selection flags filter the preset. */
     std::vector<Job> jobs;
     for (const Job &j : preset_plan(o)) {
+        if (!o.whole && !j.regime.segmented()) continue;
         if (o.dtype_set && !o.dtypes[(int)j.regime.dtype]) continue;
         if (o.kind_set && !o.kinds[j.regime.pairs() ? 1 : 0]) continue;
         if (o.dist_set && !o.dists[dist_index(j.regime.dist)]) continue;
@@ -107,7 +118,7 @@ std::vector<int> rivals_for(const DeviceOptions &o, const Job &job) {
     const std::vector<RivalInfo> &reg = rival_registry();
     for (size_t i = 0; i < reg.size(); ++i) {
         const bool listed = reg[i].scope == RivalScope::Both ||
-                            (reg[i].scope == RivalScope::Segmented) == (job.regime.seg_size != 0);
+                            (reg[i].scope == RivalScope::Segmented) == job.regime.segmented();
         if (o.rivals[i] && listed && !job.drop[i]) out.push_back((int)i);
     }
     return out;

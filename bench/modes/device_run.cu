@@ -14,6 +14,7 @@
 #include "modes/mode.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <new>
 
@@ -33,9 +34,9 @@ struct Context {
 
 size_t memory_margin(const Gpu &g) { return ((size_t)256 << 20) + g.prop.totalGlobalMem / 100; }
 
-size_t job_common_bytes(const Regime &r, size_t n) {
-    size_t bytes = 4 * n * r.key_bytes() + 2 * n * (size_t)r.value_bytes + Verifier::bytes_needed(r, n);
-    if (r.seg_size) bytes += (n / r.seg_size + 1) * sizeof(int);
+size_t job_common_bytes(const Regime &r, size_t n, size_t num_segments) {
+    size_t bytes = 4 * n * r.key_bytes() + 2 * n * (size_t)r.value_bytes + Verifier::bytes_needed(r, n, num_segments);
+    if (r.segmented()) bytes += (num_segments + 1) * (sizeof(int) + (r.seg_max ? sizeof(uint64_t) : 0));
     return bytes;
 }
 
@@ -120,9 +121,19 @@ void time_host(Context &c, HostRival &hr, Buffers &b, Verifier &ver, HostCheck &
     row.note = "host memory, wall clock; " + hr.note();
 }
 
+/* The regime's fields, and for segmented regimes how many segments of
+ * which mean length the input has (plot.py's x axis). */
+JsonFields job_fields(const Regime &r, size_t n, size_t num_segments) {
+    JsonFields f = regime_fields(r);
+    if (r.segmented())
+        f.integer("num_segments", (long long)num_segments)
+            .num("mean_segment", num_segments ? (double)n / (double)num_segments : 0.0);
+    return f;
+}
+
 Row time_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int log2n) {
     const RivalInfo &info = rival_registry()[(size_t)id];
-    Row row = make_row(regime_label(b.regime), regime_fields(b.regime), b.n, info.name);
+    Row row = make_row(regime_label(b.regime), job_fields(b.regime, b.n, b.num_segments), b.n, info.name);
     if (!rival_applies(c, info, log2n, row)) return row;
     const RivalEnv env = {c.gpu.device, c.gpu.stream};
     std::string why;
@@ -153,7 +164,7 @@ Row time_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int
 }
 
 struct JobMemory {
-    DeviceMemory pristine, work, alt, ref, vals_work, vals_alt, offsets;
+    DeviceMemory pristine, work, alt, ref, vals_work, vals_alt, offsets, offsets64;
 };
 
 /* Allocates b's buffers in m: "" or why not. */
@@ -170,14 +181,17 @@ std::string allocate_job(JobMemory &m, Buffers &b) {
     b.keys_ref = get(m.ref, kb);
     if (vb) b.vals_work = get(m.vals_work, vb);
     if (vb) b.vals_alt = get(m.vals_alt, vb);
-    if (b.regime.seg_size) b.seg_offsets = (int *)get(m.offsets, (b.num_segments + 1) * sizeof(int));
+    if (b.regime.segmented()) b.seg_offsets = (int *)get(m.offsets, (b.num_segments + 1) * sizeof(int));
+    if (b.regime.seg_max) b.seg_offsets64 = (uint64_t *)get(m.offsets64, (b.num_segments + 1) * sizeof(uint64_t));
     return e == cudaSuccess ? std::string() : "memory: " + cuda_error_text(e);
 }
 
 /* Every rival of the job gets a row with this status and note. */
-void skip_job(Context &c, const Job &job, const std::vector<int> &ids, RowStatus st, const std::string &note) {
+void skip_job(Context &c, const Job &job, const std::vector<int> &ids, RowStatus st, const std::string &note,
+              size_t num_segments = 1) {
+    const size_t n = (size_t)1 << job.log2n;
     for (int id : ids) {
-        Row row = make_row(regime_label(job.regime), regime_fields(job.regime), (size_t)1 << job.log2n,
+        Row row = make_row(regime_label(job.regime), job_fields(job.regime, n, num_segments), n,
                            rival_registry()[(size_t)id].name);
         row.status = st;
         row.note = note;
@@ -186,11 +200,11 @@ void skip_job(Context &c, const Job &job, const std::vector<int> &ids, RowStatus
 }
 
 /* "" if the job's common buffers fit in free memory, else why not. */
-std::string job_fits(Context &c, const Job &job) {
+std::string job_fits(Context &c, const Job &job, size_t num_segments) {
     const size_t n = (size_t)1 << job.log2n;
     size_t free_b = 0, total_b = 0;
     WSB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    const size_t common = job_common_bytes(job.regime, n);
+    const size_t common = job_common_bytes(job.regime, n, num_segments);
     if (common + memory_margin(c.gpu) <= free_b) return std::string();
     return "memory: inputs, outputs and reference need " + gib((double)common) + ", " + gib((double)free_b) + " free";
 }
@@ -200,29 +214,39 @@ void run_job(Context &c, const Job &job) {
     const size_t n = (size_t)1 << job.log2n;
     if (ids.empty()) return;
     if (job.regime.seg_size > n) return skip_job(c, job, ids, RowStatus::NotApplicable, "segment size above n");
-    std::string why = job_fits(c, job);
-    if (!why.empty()) return skip_job(c, job, ids, RowStatus::Skipped, why);
+    if (job.regime.segmented() && n > (size_t)INT_MAX)
+        return skip_job(c, job, ids, RowStatus::Skipped, "segmented: n above INT_MAX (CUB's int offsets)");
+    /* Random lengths: the offsets on the host, drawn from the seed (equal
+     * segments are made on the device by generate_input). */
+    const std::vector<uint64_t> offsets =
+        job.regime.seg_max ? segment_offsets(job.regime, n, c.opt.seed) : std::vector<uint64_t>();
+    const size_t num_segments = job.regime.seg_max ? offsets.size() - 1
+                              : job.regime.seg_size ? n / job.regime.seg_size : 1;
+    std::string why = job_fits(c, job, num_segments);
+    if (!why.empty()) return skip_job(c, job, ids, RowStatus::Skipped, why, num_segments);
     JobMemory m;
     Buffers b;
     b.regime = job.regime;
     b.n = n;
     b.key_bytes = job.regime.key_bytes();
     b.value_bytes = (size_t)job.regime.value_bytes;
-    b.num_segments = job.regime.seg_size ? n / job.regime.seg_size : 1;
+    b.num_segments = num_segments;
+    b.host_offsets = job.regime.seg_max ? offsets.data() : nullptr;
     b.stream = c.gpu.stream;
-    if (!(why = allocate_job(m, b)).empty()) return skip_job(c, job, ids, RowStatus::Skipped, why);
+    if (!(why = allocate_job(m, b)).empty()) return skip_job(c, job, ids, RowStatus::Skipped, why, num_segments);
     const double t0 = wall_ms();
     generate_input(b, c.opt.seed);
     Verifier ver(b);
     ver.hash_input();
     VerifyResult rr = ver.check_reference();
     HostCheck hc(b);
-    if (rr.ok() && job.regime.seg_size == 0 && job.log2n <= c.opt.host_check_max_log)
+    if (rr.ok() && !job.regime.segmented() && job.log2n <= c.opt.host_check_max_log)
         rr.problem = hc.check(b.keys_ref, nullptr);
     c.t_setup += (wall_ms() - t0) * 1e-3;
     if (!rr.ok())
         return skip_job(c, job, ids, RowStatus::Failed,
-                        "the reference (CUB radix sort of the input) failed verification: " + rr.describe());
+                        "the reference (CUB radix sort of the input) failed verification: " + rr.describe(),
+                        num_segments);
     for (int id : ids) {
         const double before = c.ph.reset + c.ph.run + c.ph.verify + c.t_host_check, t1 = wall_ms();
         Row row = time_rival(c, id, b, ver, hc, job.log2n);
@@ -239,7 +263,7 @@ void list_plan(const DeviceOptions &o, const std::vector<Job> &plan) {
     for (const Job &j : plan) {
         std::string names;
         for (int id : rivals_for(o, j)) names += (names.empty() ? "" : ",") + std::string(rival_registry()[(size_t)id].name);
-        std::printf("%-26s 2^%-3d %s\n", regime_label(j.regime).c_str(), j.log2n, names.c_str());
+        std::printf("%-30s 2^%-3d %s\n", regime_label(j.regime).c_str(), j.log2n, names.c_str());
     }
     std::printf("%zu (regime, n) jobs\n", plan.size());
 }

@@ -17,6 +17,7 @@ struct Mode {
 
 int device_main(int argc, char **argv);
 int wide_pairs_main(int argc, char **argv);
+int segmented_main(int argc, char **argv);
 int host_main(int argc, char **argv);
 int collectives_main(int argc, char **argv);
 int topk_main(int argc, char **argv);

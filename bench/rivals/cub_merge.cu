@@ -40,7 +40,7 @@ private:
 } // namespace
 
 std::unique_ptr<DeviceRival> make_cub_merge(const Regime &r, const RivalEnv &, std::string *why) {
-    if (r.seg_size) {
+    if (r.segmented()) {
         *why = "whole-array sort (see cub-segmented)";
         return nullptr;
     }

@@ -48,7 +48,7 @@ private:
 };
 
 std::unique_ptr<DeviceRival> make(const Regime &r, bool offset64, std::string *why) {
-    if (r.seg_size) {
+    if (r.segmented()) {
         *why = "whole-array sort (see cub-segmented)";
         return nullptr;
     }

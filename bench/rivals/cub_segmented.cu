@@ -1,7 +1,7 @@
 /*
  * cub_segmented.cu - rival cub-segmented: cub::DeviceSegmentedSort
  * (SortKeys / SortPairs) for the segmented regimes (equal segments of
- * seg_size keys), u32 values.
+ * seg_size keys, or random lengths by offsets), u32 values.
  *
  * DoubleBuffer entry points (CUB may ping-pong into keys_alt); int segment
  * offsets in device memory; temp storage allocated once, outside timing.
@@ -40,7 +40,7 @@ private:
 } // namespace
 
 std::unique_ptr<DeviceRival> make_cub_segmented(const Regime &r, const RivalEnv &, std::string *why) {
-    if (!r.seg_size || r.stable) {
+    if (!r.segmented() || r.stable) {
         *why = r.stable ? "not timed stably (SortKeys is not stable)" : "segmented regimes only";
         return nullptr;
     }

@@ -14,7 +14,7 @@ using DeviceFactory = std::unique_ptr<DeviceRival>(const Regime &, const RivalEn
 using HostFactory = std::unique_ptr<HostRival>(const Regime &, const RivalEnv &, std::string *);
 
 DeviceFactory make_warpsort_cuda, make_cub_radix, make_cub_radix_i32, make_cub_merge,
-    make_cub_segmented, make_thrust, make_seed_naive, make_seed_hybrid;
+    make_cub_segmented, make_cub_segmented_radix, make_thrust, make_seed_naive, make_seed_hybrid;
 HostFactory make_warpsort_host, make_warpsort_cpu;
 
 /* A device rival run on host arrays: synchronous copies in, the device sort

@@ -260,7 +260,7 @@ private:
 
 /* true if the seed kernels can sort r's regime at all (else *why). */
 static bool seed_regime_ok(const Regime &r, std::string *why) {
-    if (r.seg_size || r.stable) {
+    if (r.segmented() || r.stable) {
         *why = r.stable ? "not stable (a bitonic network)" : "whole-array sort";
         return false;
     }

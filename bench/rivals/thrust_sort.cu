@@ -97,7 +97,7 @@ private:
 } // namespace
 
 std::unique_ptr<DeviceRival> make_thrust(const Regime &r, const RivalEnv &, std::string *why) {
-    if (r.seg_size) {
+    if (r.segmented()) {
         *why = "whole-array sort";
         return nullptr;
     }

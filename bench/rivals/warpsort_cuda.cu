@@ -11,8 +11,14 @@
  * memory that the next one needs. The first (warm-up) call may allocate the
  * workspace; timed repeats find it cached. The byte column is the library's
  * own: ws_plan_passes() lists the passes of the plan the call runs.
- * Segmented regimes (equal segments) call warpsort_sort_rows / _pairs;
- * their byte column is one read and one write of every item.
+ * Segmented regimes call warpsort_sort_rows / _pairs (equal segments) or
+ * warpsort_sort_segments / _pairs (random lengths, uint64_t offsets in
+ * device memory) with a caller workspace of
+ * warpsort_segmented_workspace_size bytes (warpsort_set_workspace), as CUB's
+ * temp storage is allocated once: the call neither allocates nor waits for
+ * the offsets verdict on the host; warpsort_segments_check reports it after
+ * the stop event, outside timing. Their byte column is one read and one
+ * write of every item.
  */
 #include "rivals/factories.h"
 #include "rivals/warpsort_status.h"
@@ -30,7 +36,7 @@ public:
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
         if (!ensure_context(b, err)) return false;
         size_t ws = 0;
-        if (regime_.seg_size) { /* equal segments: warpsort_sort_rows, one read + write */
+        if (regime_.segmented()) { /* one read + write */
             warpsort_status_t st = warpsort_segmented_workspace_size(
                 ctx_, b.n, b.num_segments, dtype_info(regime_.dtype).ws, b.value_bytes, 0, &ws);
             if (st != WARPSORT_OK) {
@@ -38,7 +44,8 @@ public:
                 return false;
             }
             *bytes = ws;
-            note_ = strprintf("warpsort_sort_rows; workspace %zu bytes", ws);
+            note_ = strprintf("%s; caller workspace %zu bytes",
+                              regime_.seg_size ? "warpsort_sort_rows" : "warpsort_sort_segments", ws);
             plan_bytes_ = 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes);
             return true;
         }
@@ -61,11 +68,37 @@ public:
         return true;
     }
 
-    bool prepare(const Buffers &b, std::string *err) override { return ensure_context(b, err); }
+    bool prepare(const Buffers &b, std::string *err) override {
+        if (!ensure_context(b, err)) return false;
+        if (!regime_.segmented()) return true;
+        size_t ws = 0;
+        if (!temp_bytes(b, &ws, err)) return false;
+        if (regime_.seg_max && !b.seg_offsets64) return *err = "no uint64_t offsets in device memory", false;
+        if (ws) {
+            const cudaError_t e = seg_ws_.allocate(ws);
+            if (e != cudaSuccess) return *err = "workspace: " + cuda_error_text(e), false;
+        }
+        const warpsort_status_t st = warpsort_set_workspace(ctx_, ws ? seg_ws_.get() : nullptr, ws);
+        if (st != WARPSORT_OK) return *err = "warpsort_set_workspace: " + warpsort_status_text(st, ctx_), false;
+        return true;
+    }
 
     bool run(const Buffers &b, std::string *err) override {
         const warpsort_dtype_t dt = dtype_info(regime_.dtype).ws;
         const unsigned flags = WARPSORT_ASCENDING | (regime_.stable ? WARPSORT_STABLE : 0u);
+        if (regime_.seg_max) {
+            warpsort_status_t st =
+                b.value_bytes ? warpsort_sort_segments_pairs(ctx_, b.keys_work, b.vals_work, b.n, b.seg_offsets64,
+                                                             b.num_segments, dt, b.value_bytes, flags)
+                              : warpsort_sort_segments(ctx_, b.keys_work, b.n, b.seg_offsets64, b.num_segments, dt,
+                                                       flags);
+            if (st != WARPSORT_OK) {
+                *err = (b.value_bytes ? "warpsort_sort_segments_pairs: " : "warpsort_sort_segments: ") +
+                       warpsort_status_text(st, ctx_);
+                return false;
+            }
+            return true;
+        }
         if (regime_.seg_size) {
             const size_t len = (size_t)regime_.seg_size, rows = b.n / len;
             warpsort_status_t st =
@@ -94,6 +127,10 @@ public:
         warpsort_status_t st = warpsort_synchronize(ctx_);
         if (st != WARPSORT_OK) {
             *err = "warpsort_synchronize: " + warpsort_status_text(st, ctx_);
+            return false;
+        }
+        if (regime_.seg_max && (st = warpsort_segments_check(ctx_)) != WARPSORT_OK) {
+            *err = "warpsort_segments_check: " + warpsort_status_text(st, ctx_);
             return false;
         }
         return true;
@@ -128,6 +165,7 @@ private:
     warpsort_context_t *ctx_ = nullptr;
     std::string note_;
     double plan_bytes_ = 0;
+    DeviceMemory seg_ws_;
 };
 
 } // namespace

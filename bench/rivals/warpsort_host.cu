@@ -64,7 +64,7 @@ private:
 } // namespace
 
 std::unique_ptr<HostRival> make_warpsort_host(const Regime &r, const RivalEnv &env, std::string *why) {
-    if (r.seg_size) {
+    if (r.segmented()) {
         *why = "warpsort has no segmented sort yet";
         return nullptr;
     }
@@ -72,7 +72,7 @@ std::unique_ptr<HostRival> make_warpsort_host(const Regime &r, const RivalEnv &e
 }
 
 std::unique_ptr<HostRival> make_warpsort_cpu(const Regime &r, const RivalEnv &env, std::string *why) {
-    if (r.seg_size) {
+    if (r.segmented()) {
         *why = "whole-array sort";
         return nullptr;
     }
