@@ -61,8 +61,10 @@ int main(void) {
         char *seen = (char *)calloc(TILE, 1);
         for (int i = 0; i < TILE && !bad; i++) {
             /* every value once, with its own key; keys descending; ties by value */
-            if (v[i] >= TILE || seen[v[i]] || in[v[i]] != k[i]) bad = 1;
-            else seen[v[i]] = 1;
+            if (v[i] >= TILE || seen[v[i]] || in[v[i]] != k[i])
+                bad = 1;
+            else
+                seen[v[i]] = 1;
             if (i && (k[i - 1] < k[i] || (k[i - 1] == k[i] && v[i - 1] > v[i]))) bad = 1;
         }
         free(seen);
@@ -70,7 +72,10 @@ int main(void) {
     }
     cudaFree(dk);
     cudaFree(dv);
-    free(hk); free(hv); free(ok); free(ov);
+    free(hk);
+    free(hv);
+    free(ok);
+    free(ov);
     printf("%s: %d blocks sorted %d pairs each\n", bad ? "FAILED" : "ok", blocks, TILE);
     return bad;
 }

@@ -47,26 +47,29 @@ WARPSORT_API int warpsort_version_code(void);
  * One list generates the enum, warpsort_status_name() and
  * warpsort_status_string(). Values are explicit and never reused.
  *====================================================================*/
-#define WARPSORT_STATUS_LIST(X)                                                        \
-    X(OK, 0, "success")                                                                \
-    X(INVALID_ARGUMENT, 1, "invalid argument")                                         \
-    X(NULL_POINTER, 2, "NULL pointer with a nonzero length")                           \
-    X(UNSUPPORTED_DTYPE, 3, "unknown or unsupported data type")                        \
-    X(MISALIGNED, 4, "pointer not aligned to its element size")                        \
-    X(OVERLAP, 5, "input buffers overlap")                                             \
-    X(OUT_OF_MEMORY, 6, "out of memory (host or device workspace)")                    \
-    X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                 \
-    X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")                \
-    X(CUDA_ERROR, 9, "CUDA runtime error")                                             \
+#define WARPSORT_STATUS_LIST(X)                                                       \
+    X(OK, 0, "success")                                                               \
+    X(INVALID_ARGUMENT, 1, "invalid argument")                                        \
+    X(NULL_POINTER, 2, "NULL pointer with a nonzero length")                          \
+    X(UNSUPPORTED_DTYPE, 3, "unknown or unsupported data type")                       \
+    X(MISALIGNED, 4, "pointer not aligned to its element size")                       \
+    X(OVERLAP, 5, "input buffers overlap")                                            \
+    X(OUT_OF_MEMORY, 6, "out of memory (host or device workspace)")                   \
+    X(BACKEND_UNAVAILABLE, 7, "backend not built or no usable device")                \
+    X(WORKSPACE_TOO_SMALL, 8, "caller-provided workspace is too small")               \
+    X(CUDA_ERROR, 9, "CUDA runtime error")                                            \
     X(UNSUPPORTED, 10, "operation not supported by this backend for these arguments") \
     X(INTERNAL, 11, "internal error (a broken invariant: please report it)")
 
+/* The X-macro expansion is no statement clang-format can see: */
+/* clang-format off */
 typedef enum warpsort_status {
 #define WARPSORT_X_ENUM_(name, value, text) WARPSORT_##name = value,
     WARPSORT_STATUS_LIST(WARPSORT_X_ENUM_)
 #undef WARPSORT_X_ENUM_
     WARPSORT_STATUS_COUNT_ /* sentinel: one past the largest code */
 } warpsort_status_t;
+/* clang-format on */
 
 /* "WARPSORT_OUT_OF_MEMORY" etc. Unknown codes give "WARPSORT_UNKNOWN_STATUS". */
 WARPSORT_API const char *warpsort_status_name(warpsort_status_t status);
@@ -141,7 +144,8 @@ typedef struct warpsort_config {
      * WARPSORT_CONFIG_INIT (see src/core/context.c, ws_config_read). */
 } warpsort_config_t;
 
-#define WARPSORT_CONFIG_INIT {sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u, 0, 0}
+#define WARPSORT_CONFIG_INIT \
+    { sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u, 0, 0 }
 
 /* Opaque handle. One context may be used by one host thread at a time. */
 typedef struct warpsort_context warpsort_context_t;
@@ -164,7 +168,8 @@ typedef struct warpsort_context warpsort_context_t;
  * When AUTO finds no usable device it takes the CPU backend for good and
  * says why in warpsort_last_error (after warpsort_get_backend, or after the
  * call that tried). */
-WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx, const warpsort_config_t *config);
+WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx,
+                                               const warpsort_config_t *config);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
  * work the context enqueued to finish first. */
@@ -250,20 +255,21 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */
 WARPSORT_API warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
-                                warpsort_dtype_t dtype, unsigned flags);
+                                             warpsort_dtype_t dtype, unsigned flags);
 
 /* Sorts keys in place and applies the same permutation to values.
  * value_bytes is 4 or 8. keys and values must not overlap. */
-WARPSORT_API warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
-                                      size_t n, warpsort_dtype_t key_dtype, size_t value_bytes,
-                                      unsigned flags);
+WARPSORT_API warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys,
+                                                   void *values, size_t n,
+                                                   warpsort_dtype_t key_dtype, size_t value_bytes,
+                                                   unsigned flags);
 
 /* Writes to indices the positions that would sort keys (keys are not
  * modified): keys[indices[0]] <= keys[indices[1]] <= ... Stable.
  * index_bytes is 4 (uint32_t, requires n <= 2^32) or 8 (uint64_t). */
-WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
-                                   size_t n, warpsort_dtype_t key_dtype, size_t index_bytes,
-                                   unsigned flags);
+WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const void *keys,
+                                                void *indices, size_t n, warpsort_dtype_t key_dtype,
+                                                size_t index_bytes, unsigned flags);
 
 /*======================================================================
  * Top-k
@@ -300,25 +306,24 @@ WARPSORT_API warpsort_status_t warpsort_argsort(warpsort_context_t *ctx, const v
 /* Top-k of one array of n keys. */
 WARPSORT_API warpsort_status_t warpsort_topk(warpsort_context_t *ctx, const void *keys, size_t n,
                                              warpsort_dtype_t dtype, size_t k, unsigned flags,
-                                             void *out_keys, void *out_indices,
-                                             size_t index_bytes);
+                                             void *out_keys, void *out_indices, size_t index_bytes);
 
 /* Top-k of each row of a rows x row_len matrix (rows * row_len keys). */
 WARPSORT_API warpsort_status_t warpsort_topk_rows(warpsort_context_t *ctx, const void *keys,
                                                   size_t rows, size_t row_len,
-                                                  warpsort_dtype_t dtype, size_t k,
-                                                  unsigned flags, void *out_keys,
-                                                  void *out_indices, size_t index_bytes);
+                                                  warpsort_dtype_t dtype, size_t k, unsigned flags,
+                                                  void *out_keys, void *out_indices,
+                                                  size_t index_bytes);
 
 /* As warpsort_topk_rows (rows = 1: one array), with a value per key:
  * out_values receives the values of the selected keys. values and
  * out_values may both be NULL (then value_bytes is ignored). */
 WARPSORT_API warpsort_status_t warpsort_topk_pairs(warpsort_context_t *ctx, const void *keys,
-                                                   const void *values, size_t rows,
-                                                   size_t row_len, warpsort_dtype_t dtype,
-                                                   size_t value_bytes, size_t k, unsigned flags,
-                                                   void *out_keys, void *out_values,
-                                                   void *out_indices, size_t index_bytes);
+                                                   const void *values, size_t rows, size_t row_len,
+                                                   warpsort_dtype_t dtype, size_t value_bytes,
+                                                   size_t k, unsigned flags, void *out_keys,
+                                                   void *out_values, void *out_indices,
+                                                   size_t index_bytes);
 
 /* Bytes of workspace a top-k call on device memory needs on this context
  * (value_bytes 0 for keys alone). Host arrays are staged through the
@@ -367,14 +372,14 @@ WARPSORT_API warpsort_status_t warpsort_topk_workspace_size(const warpsort_conte
  *====================================================================*/
 
 /* Sorts each of `rows` rows of row_len keys in place. */
-WARPSORT_API warpsort_status_t warpsort_sort_rows(warpsort_context_t *ctx, void *keys,
-                                                  size_t rows, size_t row_len,
-                                                  warpsort_dtype_t dtype, unsigned flags);
+WARPSORT_API warpsort_status_t warpsort_sort_rows(warpsort_context_t *ctx, void *keys, size_t rows,
+                                                  size_t row_len, warpsort_dtype_t dtype,
+                                                  unsigned flags);
 /* As warpsort_sort_rows, values (value_bytes 4 or 8) following their keys. */
 WARPSORT_API warpsort_status_t warpsort_sort_rows_pairs(warpsort_context_t *ctx, void *keys,
-                                                        void *values, size_t rows,
-                                                        size_t row_len, warpsort_dtype_t dtype,
-                                                        size_t value_bytes, unsigned flags);
+                                                        void *values, size_t rows, size_t row_len,
+                                                        warpsort_dtype_t dtype, size_t value_bytes,
+                                                        unsigned flags);
 /* Writes each row's argsort (indices 0 .. row_len-1 within the row) to
  * indices; keys are only read. */
 WARPSORT_API warpsort_status_t warpsort_argsort_rows(warpsort_context_t *ctx, const void *keys,
@@ -384,25 +389,18 @@ WARPSORT_API warpsort_status_t warpsort_argsort_rows(warpsort_context_t *ctx, co
 
 /* Sorts each segment of keys[0, n) in place; offsets holds num_segments + 1
  * entries (offsets = {0} with n = 0 for no segment). */
-WARPSORT_API warpsort_status_t warpsort_sort_segments(warpsort_context_t *ctx, void *keys,
-                                                      size_t n, const uint64_t *offsets,
-                                                      size_t num_segments,
+WARPSORT_API warpsort_status_t warpsort_sort_segments(warpsort_context_t *ctx, void *keys, size_t n,
+                                                      const uint64_t *offsets, size_t num_segments,
                                                       warpsort_dtype_t dtype, unsigned flags);
 /* As warpsort_sort_segments, values (value_bytes 4 or 8) following their keys. */
-WARPSORT_API warpsort_status_t warpsort_sort_segments_pairs(warpsort_context_t *ctx, void *keys,
-                                                            void *values, size_t n,
-                                                            const uint64_t *offsets,
-                                                            size_t num_segments,
-                                                            warpsort_dtype_t dtype,
-                                                            size_t value_bytes, unsigned flags);
+WARPSORT_API warpsort_status_t warpsort_sort_segments_pairs(
+    warpsort_context_t *ctx, void *keys, void *values, size_t n, const uint64_t *offsets,
+    size_t num_segments, warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
 /* Segment-local argsort: indices[offsets[s] + j] is the position, relative
  * to offsets[s], of the j-th key of segment s in sorted order. Stable. */
-WARPSORT_API warpsort_status_t warpsort_argsort_segments(warpsort_context_t *ctx,
-                                                         const void *keys, void *indices,
-                                                         size_t n, const uint64_t *offsets,
-                                                         size_t num_segments,
-                                                         warpsort_dtype_t dtype,
-                                                         size_t index_bytes, unsigned flags);
+WARPSORT_API warpsort_status_t warpsort_argsort_segments(
+    warpsort_context_t *ctx, const void *keys, void *indices, size_t n, const uint64_t *offsets,
+    size_t num_segments, warpsort_dtype_t dtype, size_t index_bytes, unsigned flags);
 
 /* Bytes of workspace a batched call on device memory needs: n items in
  * num_segments segments (rows: rows * row_len items in `rows` segments),
@@ -414,8 +412,8 @@ WARPSORT_API warpsort_status_t warpsort_argsort_segments(warpsort_context_t *ctx
 WARPSORT_API warpsort_status_t warpsort_segmented_workspace_size(const warpsort_context_t *ctx,
                                                                  size_t n, size_t num_segments,
                                                                  warpsort_dtype_t dtype,
-                                                                 size_t value_bytes,
-                                                                 unsigned flags, size_t *bytes);
+                                                                 size_t value_bytes, unsigned flags,
+                                                                 size_t *bytes);
 
 /* Waits for the context's stream, then reports the offsets verdict of the
  * last batched call on device offsets made with a caller workspace:
@@ -439,8 +437,9 @@ WARPSORT_API warpsort_status_t warpsort_segments_check(warpsort_context_t *ctx);
  * CPU backend, which keeps host scratch of its own in the context. Returns a
  * status only (the context is const: warpsort_last_error is unchanged). */
 WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t *ctx, size_t n,
-                                          warpsort_dtype_t key_dtype, size_t value_bytes,
-                                          unsigned flags, size_t *bytes);
+                                                       warpsort_dtype_t key_dtype,
+                                                       size_t value_bytes, unsigned flags,
+                                                       size_t *bytes);
 
 /* Uses [ptr, ptr+bytes) (device memory, 256-byte aligned) as the workspace
  * from now on; the caller keeps ownership and must keep it alive while the
@@ -448,7 +447,8 @@ WARPSORT_API warpsort_status_t warpsort_workspace_size(const warpsort_context_t 
  * A call that needs more than bytes fails with WORKSPACE_TOO_SMALL. On the
  * CPU backend ptr NULL succeeds (there is only its own host scratch) and any
  * other ptr fails with UNSUPPORTED. */
-WARPSORT_API warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
+WARPSORT_API warpsort_status_t warpsort_set_workspace(warpsort_context_t *ctx, void *ptr,
+                                                      size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -62,8 +62,10 @@ __device__ __forceinline__ I merge_path(Src a, I a_len, Src b, I b_len, I diag) 
         const I mid = (I)(((U)lo + (U)hi) >> 1); /* lo, hi >= 0: a shift, not a signed division */
         const KB ka = a(mid);
         const KB kb = b(diag - 1 - mid);
-        if (!(kb < ka)) lo = mid + 1; /* A[mid] goes before B[diag-1-mid] */
-        else hi = mid;
+        if (!(kb < ka))
+            lo = mid + 1; /* A[mid] goes before B[diag-1-mid] */
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -84,8 +86,8 @@ struct merge_src {
 
 template <typename KB>
 __device__ __forceinline__ int smem_merge_path(const KB *sk, merge_src m, int diag) {
-    return merge_path<KB, int>(smem_reader<KB>{sk, m.a}, m.a_len, smem_reader<KB>{sk, m.b},
-                               m.b_len, diag);
+    return merge_path<KB, int>(smem_reader<KB>{sk, m.a}, m.a_len, smem_reader<KB>{sk, m.b}, m.b_len,
+                               diag);
 }
 
 /* A serial merge in progress: the next item index on each side, where each
@@ -123,8 +125,10 @@ __device__ __forceinline__ void merge_step(const KB *sk, merge_cursor<KB> &c, KB
     const bool take_b = (c.bi < c.b_end) & ((c.ai >= c.a_end) | (c.kb < c.ka));
     key = take_b ? c.kb : c.ka;
     /* Advance the side taken; its new index is the item to refill from. */
-    if (take_b) c.bi++;
-    else c.ai++;
+    if (take_b)
+        c.bi++;
+    else
+        c.ai++;
     const int next = take_b ? c.bi : c.ai;
     src = next - 1;
     const KB head = sk[smem_index<KB>(next)];
@@ -136,8 +140,8 @@ __device__ __forceinline__ void merge_step(const KB *sk, merge_cursor<KB> &c, KB
  * into registers: k[i] is the key of output diag+i and src[i] its item
  * index. */
 template <typename KB, int ITEMS>
-__device__ __forceinline__ void serial_merge(const KB *sk, merge_src m, int diag,
-                                             KB (&k)[ITEMS], int (&src)[ITEMS]) {
+__device__ __forceinline__ void serial_merge(const KB *sk, merge_src m, int diag, KB (&k)[ITEMS],
+                                             int (&src)[ITEMS]) {
     merge_cursor<KB> c = merge_start<KB>(sk, m, diag);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) merge_step<KB>(sk, c, k[i], src[i]);
@@ -147,8 +151,7 @@ __device__ __forceinline__ void serial_merge(const KB *sk, merge_src m, int diag
  * values (padded array sv, no_value for none) that go with them. */
 template <typename KB, typename V, int ITEMS>
 __device__ __forceinline__ void merge_items_to_registers(const KB *sk, const V *sv, merge_src m,
-                                                         int diag, KB (&k)[ITEMS],
-                                                         V (&v)[ITEMS]) {
+                                                         int diag, KB (&k)[ITEMS], V (&v)[ITEMS]) {
     int src[ITEMS];
     serial_merge<KB, ITEMS>(sk, m, diag, k, src);
 #pragma unroll
@@ -188,8 +191,7 @@ struct ordered_reader {
 
 template <sort_order ORDER, typename T, typename V, int K>
 __device__ __forceinline__ void block_merge(const T *a, const V *av, int a_len, const T *b,
-                                            const V *bv, int b_len, T (&keys)[K],
-                                            V (&vals)[K]) {
+                                            const V *bv, int b_len, T (&keys)[K], V (&vals)[K]) {
     using KB = ordered_bits<T>;
     const int total = a_len + b_len;
     const int first = (int)threadIdx.x * K;
@@ -202,8 +204,7 @@ __device__ __forceinline__ void block_merge(const T *a, const V *av, int a_len, 
         if (first + r >= total) break;
         /* A wins ties: B is taken only when strictly smaller. */
         const bool take_b =
-            bi < b_len &&
-            (ai >= a_len || to_ordered<ORDER>(b[bi]) < to_ordered<ORDER>(a[ai]));
+            bi < b_len && (ai >= a_len || to_ordered<ORDER>(b[bi]) < to_ordered<ORDER>(a[ai]));
         if (take_b) {
             keys[r] = b[bi];
             if constexpr (is_value<V>::value) vals[r] = bv[bi];

@@ -51,8 +51,8 @@ struct tile_smem {
  * sentinels it holds), so a part-filled tile costs about what its real
  * items cost. */
 template <int RUN, typename KB, typename V, typename P, int THREADS, int ITEMS>
-__device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it,
-                                                tile_smem<KB, V> s, int valid = THREADS * ITEMS) {
+__device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it, tile_smem<KB, V> s,
+                                                int valid = THREADS * ITEMS) {
     constexpr int TILE = THREADS * ITEMS;
     const int first = (int)threadIdx.x * ITEMS;
 
@@ -101,11 +101,9 @@ __host__ __device__ constexpr size_t block_sort_smem_bytes() {
 }
 
 namespace detail {
-template <sort_order ORDER, bool STABLE, bool HAS_VALID, typename T, typename V, int THREADS,
-          int K>
-__device__ __forceinline__ void block_sort(T (&keys)[K], V (&vals)[K],
-                                           block_sort_storage<T, V, THREADS, K> &storage,
-                                           int valid) {
+template <sort_order ORDER, bool STABLE, bool HAS_VALID, typename T, typename V, int THREADS, int K>
+__device__ __forceinline__ void
+block_sort(T (&keys)[K], V (&vals)[K], block_sort_storage<T, V, THREADS, K> &storage, int valid) {
     static_assert(K >= 1 && K <= 16 && (K & (K - 1)) == 0, "K = 1, 2, 4, 8 or 16 keys per thread");
     static_assert(THREADS >= 32 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0,
                   "THREADS a power of two from 32 to 1024");
@@ -142,8 +140,8 @@ __device__ __forceinline__ void block_sort(T (&keys)[K], V (&vals)[K],
  * Every thread calls it. storage may be reused as soon as it returns; if it
  * aliases other shared data, put a __syncthreads() before the call. */
 template <sort_order ORDER = ascending, bool STABLE = false, typename T, int THREADS, int K>
-__device__ __forceinline__ void block_sort_keys(T (&keys)[K],
-                                                block_sort_storage<T, no_value, THREADS, K> &storage) {
+__device__ __forceinline__ void
+block_sort_keys(T (&keys)[K], block_sort_storage<T, no_value, THREADS, K> &storage) {
     no_value none[K];
     detail::block_sort<ORDER, STABLE, false>(keys, none, storage, THREADS * K);
 }
@@ -151,9 +149,8 @@ __device__ __forceinline__ void block_sort_keys(T (&keys)[K],
  * K, the same in every thread) and end sorted there; registers of items
  * >= valid are left unchanged. */
 template <sort_order ORDER = ascending, bool STABLE = false, typename T, int THREADS, int K>
-__device__ __forceinline__ void block_sort_keys(T (&keys)[K],
-                                                block_sort_storage<T, no_value, THREADS, K> &storage,
-                                                int valid) {
+__device__ __forceinline__ void
+block_sort_keys(T (&keys)[K], block_sort_storage<T, no_value, THREADS, K> &storage, int valid) {
     no_value none[K];
     detail::block_sort<ORDER, STABLE, true>(keys, none, storage, valid);
 }

@@ -111,7 +111,7 @@ using ordered_bits = typename key_traits<T>::bits;
  * keys (partial warps and tiles), so they sort after every real key. */
 template <typename KB>
 __host__ __device__ __forceinline__ KB sentinel() {
-    return (KB)~(KB)0;
+    return (KB) ~(KB)0;
 }
 
 /* A run-time key order (kind and direction), for kernels that serve every

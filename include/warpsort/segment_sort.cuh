@@ -50,9 +50,8 @@ __device__ __forceinline__ void segment_load(warp_items<KB, V, P, ITEMS> &it, in
     }
 }
 template <typename KB, typename V, typename P, int ITEMS>
-__device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> &it, int i,
-                                              int idx, int len, KB *keys, V *vals,
-                                              key_codec codec) {
+__device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> &it, int i, int idx,
+                                              int len, KB *keys, V *vals, key_codec codec) {
     if (idx < len) {
         keys[idx] = decode(it.k[i], codec);
         if constexpr (is_value<V>::value) vals[idx] = it.v[i];
@@ -70,11 +69,11 @@ __device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> 
  * Registers only: no shared memory, no barrier. Cost: one bitonic network
  * of WIDTH * K items (strides below K in a lane, others by shuffles). */
 template <int WIDTH, int K, typename KB, typename V>
-__device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in_vals,
-                                                  KB *out_keys, V *out_vals, int len,
-                                                  key_codec codec,
+__device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys,
+                                                  V *out_vals, int len, key_codec codec,
                                                   unsigned long long iota_base = 0) {
-    static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "WIDTH 1..32, a power of two");
+    static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
+                  "WIDTH 1..32, a power of two");
     static_assert(K >= 1 && K <= 16 && (K & (K - 1)) == 0, "K 1..16, a power of two");
     using P = detail::segment_positions<V>;
     const int glane = detail::lane_id() & (WIDTH - 1);
@@ -84,7 +83,8 @@ __device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in
         detail::segment_load(it, i, glane * K + i, len, in_keys, in_vals, iota_base, codec);
     warp_sort_registers<WIDTH * K>(it, glane * K);
 #pragma unroll
-    for (int i = 0; i < K; i++) detail::segment_store(it, i, glane * K + i, len, out_keys, out_vals, codec);
+    for (int i = 0; i < K; i++)
+        detail::segment_store(it, i, glane * K + i, len, out_keys, out_vals, codec);
 }
 
 /* Shared memory of block_sort_segment: padded arrays of THREADS * K key
@@ -104,11 +104,10 @@ struct segment_sort_storage {
  * K 1, 2, 4 or 8 for 8-byte keys or values, up to 16 for 4-byte ones).
  * Barriers: two per merge round; storage is free again on return. */
 template <int THREADS, int K, typename KB, typename V>
-__device__ __forceinline__ void block_sort_segment(const KB *in_keys, const V *in_vals,
-                                                   KB *out_keys, V *out_vals, int len,
-                                                   key_codec codec,
-                                                   segment_sort_storage<KB, V, THREADS, K> &storage,
-                                                   unsigned long long iota_base = 0) {
+__device__ __forceinline__ void
+block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
+                   key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage,
+                   unsigned long long iota_base = 0) {
     static_assert(THREADS >= 64 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0,
                   "THREADS 64..1024, a power of two");
     using P = detail::segment_positions<V>;
@@ -120,7 +119,8 @@ __device__ __forceinline__ void block_sort_segment(const KB *in_keys, const V *i
     block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, tile_smem<KB, V>{storage.keys, storage.vals},
                                                   len);
 #pragma unroll
-    for (int i = 0; i < K; i++) detail::segment_store(it, i, first + i, len, out_keys, out_vals, codec);
+    for (int i = 0; i < K; i++)
+        detail::segment_store(it, i, first + i, len, out_keys, out_vals, codec);
 }
 
 } // namespace warpsort

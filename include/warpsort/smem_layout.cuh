@@ -39,8 +39,10 @@ __device__ __forceinline__ void slot_put(T *a, int slot, T x) {
 }
 template <typename T>
 __device__ __forceinline__ T slot_get(const T *a, int slot) {
-    if constexpr (is_value<T>::value) return a[slot];
-    else return T{};
+    if constexpr (is_value<T>::value)
+        return a[slot];
+    else
+        return T{};
 }
 template <typename T>
 __device__ __forceinline__ void smem_put(T *a, int e, T x) {

@@ -66,8 +66,10 @@ __device__ __forceinline__ int warp_lane() {
 /* Lanes of the calling lane's group, as a ballot mask. */
 template <int WIDTH>
 __device__ __forceinline__ unsigned group_mask(int lane) {
-    if constexpr (WIDTH == 32) return 0xFFFFFFFFu;
-    else return ((1u << WIDTH) - 1u) << (lane & ~(WIDTH - 1));
+    if constexpr (WIDTH == 32)
+        return 0xFFFFFFFFu;
+    else
+        return ((1u << WIDTH) - 1u) << (lane & ~(WIDTH - 1));
 }
 
 /* Shuffles of any trivially copyable T, word by word. For 4- and 8-byte
@@ -81,9 +83,12 @@ __device__ __forceinline__ T shfl(const T &x, int arg) {
     memcpy(w, &x, sizeof(T));
 #pragma unroll
     for (int i = 0; i < WORDS; i++) {
-        if constexpr (KIND == SHFL_XOR) w[i] = __shfl_xor_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
-        else if constexpr (KIND == SHFL_UP) w[i] = __shfl_up_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
-        else w[i] = __shfl_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
+        if constexpr (KIND == SHFL_XOR)
+            w[i] = __shfl_xor_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
+        else if constexpr (KIND == SHFL_UP)
+            w[i] = __shfl_up_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
+        else
+            w[i] = __shfl_sync(0xFFFFFFFFu, w[i], arg, WIDTH);
     }
     T y;
     memcpy(&y, w, sizeof(T));

@@ -79,14 +79,15 @@ __device__ __forceinline__ KB keep_min_or_max(bool keep_min, KB a, KB b) {
         uint32_t r;
         asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %3, 0;\n\tmin.u32 %0, %1, %2;\n\t"
             "@p max.u32 %0, %1, %2;\n\t}"
-            : "=&r"(r) : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)keep_min));
+            : "=&r"(r)
+            : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)keep_min));
         return (KB)r;
     } else {
         unsigned long long r;
         asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %3, 0;\n\tmin.u64 %0, %1, %2;\n\t"
             "@p max.u64 %0, %1, %2;\n\t}"
-            : "=&l"(r) : "l"((unsigned long long)a), "l"((unsigned long long)b),
-              "r"((uint32_t)keep_min));
+            : "=&l"(r)
+            : "l"((unsigned long long)a), "l"((unsigned long long)b), "r"((uint32_t)keep_min));
         return (KB)r;
     }
 }
@@ -95,7 +96,8 @@ __device__ __forceinline__ KB keep_min_or_max(bool keep_min, KB a, KB b) {
 __device__ __forceinline__ bool select_opaque(bool c, bool a, bool b) {
     uint32_t r;
     asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %1, %2, p;\n\t}"
-        : "=r"(r) : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)c));
+        : "=r"(r)
+        : "r"((uint32_t)a), "r"((uint32_t)b), "r"((uint32_t)c));
     return r != 0;
 }
 
@@ -103,8 +105,8 @@ __device__ __forceinline__ bool select_opaque(bool c, bool a, bool b) {
  * in direction asc (ascending when true). Keys alone take a min/max pair,
  * which folds to two instructions when asc is a compile-time constant. */
 template <typename KB, typename V, typename P, int ITEMS>
-__device__ __forceinline__ void exchange_registers(warp_items<KB, V, P, ITEMS> &it, int lo,
-                                                   int hi, bool asc, bool lane_dir) {
+__device__ __forceinline__ void exchange_registers(warp_items<KB, V, P, ITEMS> &it, int lo, int hi,
+                                                   bool asc, bool lane_dir) {
     if constexpr (!is_value<P>::value) {
         /* Keys by min/max; values (if any) follow when the key moved. Equal
          * keys stay put, so no value is lost or doubled. A direction that
@@ -134,9 +136,15 @@ __device__ __forceinline__ void exchange_registers(warp_items<KB, V, P, ITEMS> &
         const bool bwd = item_less(it.k[lo], it.p[lo], it.k[hi], it.p[hi]);
         const bool out_of_order = lane_dir ? select_opaque(asc, fwd, bwd) : (asc ? fwd : bwd);
         if (out_of_order) {
-            KB tk = it.k[lo]; it.k[lo] = it.k[hi]; it.k[hi] = tk;
-            V tv = it.v[lo]; it.v[lo] = it.v[hi]; it.v[hi] = tv;
-            P tp = it.p[lo]; it.p[lo] = it.p[hi]; it.p[hi] = tp;
+            KB tk = it.k[lo];
+            it.k[lo] = it.k[hi];
+            it.k[hi] = tk;
+            V tv = it.v[lo];
+            it.v[lo] = it.v[hi];
+            it.v[hi] = tv;
+            P tp = it.p[lo];
+            it.p[lo] = it.p[hi];
+            it.p[hi] = tp;
         }
     }
 }
@@ -226,7 +234,9 @@ __device__ __forceinline__ int lane_id() {
     asm("mov.u32 %0, %%laneid;" : "=r"(l));
     return (int)l;
 }
-__host__ __device__ constexpr int pow2_ceil(int k) { return k <= 1 ? 1 : 2 * pow2_ceil((k + 1) / 2); }
+__host__ __device__ constexpr int pow2_ceil(int k) {
+    return k <= 1 ? 1 : 2 * pow2_ceil((k + 1) / 2);
+}
 __host__ __device__ constexpr int log2_of(int k) { return k <= 1 ? 0 : 1 + log2_of(k / 2); }
 
 /* A user value as the unsigned word the network moves (no_value stays). */
@@ -241,13 +251,17 @@ struct value_word<no_value> {
 };
 template <typename W, typename V>
 __device__ __forceinline__ W to_word(const V &v) {
-    if constexpr (is_value<V>::value) return bit_cast<W>(v);
-    else return W{};
+    if constexpr (is_value<V>::value)
+        return bit_cast<W>(v);
+    else
+        return W{};
 }
 template <typename V, typename W>
 __device__ __forceinline__ V from_word(const W &w) {
-    if constexpr (is_value<V>::value) return bit_cast<V>(w);
-    else return V{};
+    if constexpr (is_value<V>::value)
+        return bit_cast<V>(w);
+    else
+        return V{};
 }
 
 __device__ __forceinline__ uint32_t shfl_idx(uint32_t x, int src, int width) {
@@ -360,13 +374,13 @@ __device__ __forceinline__ void warp_sort_keys(T (&keys)[K], int valid) {
     detail::warp_sort<WIDTH, ORDER, STABLE, true>(keys, none, valid);
 }
 /* As warp_sort_keys, each value (any 4- or 8-byte type) moving with its key. */
-template <int WIDTH = 32, sort_order ORDER = ascending, bool STABLE = false, typename T,
-          typename V, int K>
+template <int WIDTH = 32, sort_order ORDER = ascending, bool STABLE = false, typename T, typename V,
+          int K>
 __device__ __forceinline__ void warp_sort_pairs(T (&keys)[K], V (&vals)[K]) {
     detail::warp_sort<WIDTH, ORDER, STABLE, false>(keys, vals, WIDTH * K);
 }
-template <int WIDTH = 32, sort_order ORDER = ascending, bool STABLE = false, typename T,
-          typename V, int K>
+template <int WIDTH = 32, sort_order ORDER = ascending, bool STABLE = false, typename T, typename V,
+          int K>
 __device__ __forceinline__ void warp_sort_pairs(T (&keys)[K], V (&vals)[K], int valid) {
     detail::warp_sort<WIDTH, ORDER, STABLE, true>(keys, vals, valid);
 }

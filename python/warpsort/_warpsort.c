@@ -96,7 +96,8 @@ static PyObject *ws_raise(warpsort_status_t st, const warpsort_context_t *ctx, c
     if (detail && detail[0])
         PyErr_Format(type, "%s: %s (%s)", what, detail, warpsort_status_name(st));
     else
-        PyErr_Format(type, "%s: %s (%s)", what, warpsort_status_string(st), warpsort_status_name(st));
+        PyErr_Format(type, "%s: %s (%s)", what, warpsort_status_string(st),
+                     warpsort_status_name(st));
     return NULL;
 }
 
@@ -113,8 +114,7 @@ static void ws_ctx_destroy(PyObject *cap) {
     }
     /* warpsort_destroy waits for the context's queued work: let other
      * Python threads run meanwhile. */
-    Py_BEGIN_ALLOW_THREADS
-    warpsort_destroy(ctx);
+    Py_BEGIN_ALLOW_THREADS warpsort_destroy(ctx);
     Py_END_ALLOW_THREADS
 }
 
@@ -128,31 +128,28 @@ static PyObject *ws_create(PyObject *self, PyObject *args) {
     (void)self;
     int backend, device;
     unsigned long long stream;
-    if (!PyArg_ParseTuple(args, "iiK", &backend, &device, &stream))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "iiK", &backend, &device, &stream)) return NULL;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = (warpsort_backend_t)backend;
     cfg.device = device;
     cfg.stream = (void *)(uintptr_t)stream;
     warpsort_context_t *ctx = NULL;
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = warpsort_create(&ctx, &cfg);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK) {
+    Py_BEGIN_ALLOW_THREADS st = warpsort_create(&ctx, &cfg);
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) {
         if (st == WARPSORT_BACKEND_UNAVAILABLE)
             PyErr_Format(ws_error,
                          "warpsort_create(backend=%s, device=%d): %s (%s); the CUDA backend needs "
                          "a build with nvcc and a device the build has code for",
-                         warpsort_backend_name(cfg.backend) ? warpsort_backend_name(cfg.backend) : "?",
+                         warpsort_backend_name(cfg.backend) ? warpsort_backend_name(cfg.backend)
+                                                            : "?",
                          device, warpsort_status_string(st), warpsort_status_name(st));
         else
             ws_raise(st, NULL, "warpsort_create");
         return NULL;
     }
     PyObject *cap = PyCapsule_New(ctx, ws_ctx_name, ws_ctx_destroy);
-    if (!cap)
-        warpsort_destroy(ctx);
+    if (!cap) warpsort_destroy(ctx);
     return cap;
 }
 
@@ -160,8 +157,7 @@ static PyObject *ws_create(PyObject *self, PyObject *args) {
 static PyObject *ws_backend_name(PyObject *self, PyObject *cap) {
     (void)self;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     return PyUnicode_FromString(warpsort_backend_name(warpsort_get_backend(ctx)));
 }
 
@@ -169,8 +165,7 @@ static PyObject *ws_backend_name(PyObject *self, PyObject *cap) {
 static PyObject *ws_last_error(PyObject *self, PyObject *cap) {
     (void)self;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     return PyUnicode_FromString(warpsort_last_error(ctx));
 }
 
@@ -178,14 +173,10 @@ static PyObject *ws_last_error(PyObject *self, PyObject *cap) {
 static PyObject *ws_synchronize(PyObject *self, PyObject *cap) {
     (void)self;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = warpsort_synchronize(ctx);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, "warpsort_synchronize");
+    Py_BEGIN_ALLOW_THREADS st = warpsort_synchronize(ctx);
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(st, ctx, "warpsort_synchronize");
     Py_RETURN_NONE;
 }
 
@@ -224,18 +215,14 @@ static PyObject *ws_sort_rows(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OKnniI", &cap, &keys, &rows, &row_len, &dtype, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx || ws_check_block(rows, row_len) < 0)
-        return NULL;
+    if (!ctx || ws_check_block(rows, row_len) < 0) return NULL;
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    if (rows == 1)
-        st = warpsort_sort(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, flags);
-    else
-        st = warpsort_sort_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
-                                (warpsort_dtype_t)dtype, flags);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, rows == 1 ? "warpsort_sort" : "warpsort_sort_rows");
+    Py_BEGIN_ALLOW_THREADS if (rows == 1) st =
+        warpsort_sort(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, flags);
+    else st = warpsort_sort_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
+                                 (warpsort_dtype_t)dtype, flags);
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(
+        st, ctx, rows == 1 ? "warpsort_sort" : "warpsort_sort_rows");
     Py_RETURN_NONE;
 }
 
@@ -252,24 +239,20 @@ static PyObject *ws_sort_pairs_rows(PyObject *self, PyObject *args) {
                           &value_bytes, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx || ws_check_block(rows, row_len) < 0)
-        return NULL;
+    if (!ctx || ws_check_block(rows, row_len) < 0) return NULL;
     if (value_bytes != 4 && value_bytes != 8) {
         PyErr_SetString(PyExc_TypeError, "values must have 4- or 8-byte elements");
         return NULL;
     }
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    if (rows == 1)
-        st = warpsort_sort_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)row_len,
+    Py_BEGIN_ALLOW_THREADS if (rows == 1) st =
+        warpsort_sort_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)row_len,
+                            (warpsort_dtype_t)dtype, (size_t)value_bytes, flags);
+    else st =
+        warpsort_sort_rows_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)rows, (size_t)row_len,
                                  (warpsort_dtype_t)dtype, (size_t)value_bytes, flags);
-    else
-        st = warpsort_sort_rows_pairs(ctx, WS_PTR(keys), WS_PTR(values), (size_t)rows,
-                                      (size_t)row_len, (warpsort_dtype_t)dtype,
-                                      (size_t)value_bytes, flags);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, rows == 1 ? "warpsort_sort_pairs" : "warpsort_sort_rows_pairs");
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(
+        st, ctx, rows == 1 ? "warpsort_sort_pairs" : "warpsort_sort_rows_pairs");
     Py_RETURN_NONE;
 }
 
@@ -286,24 +269,20 @@ static PyObject *ws_argsort_rows(PyObject *self, PyObject *args) {
                           &index_bytes, &flags))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx || ws_check_block(rows, row_len) < 0)
-        return NULL;
+    if (!ctx || ws_check_block(rows, row_len) < 0) return NULL;
     if (index_bytes != 4 && index_bytes != 8) {
         PyErr_SetString(PyExc_ValueError, "index_bytes must be 4 or 8");
         return NULL;
     }
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    if (rows == 1)
-        st = warpsort_argsort(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)row_len,
+    Py_BEGIN_ALLOW_THREADS if (rows == 1) st =
+        warpsort_argsort(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)row_len,
+                         (warpsort_dtype_t)dtype, (size_t)index_bytes, flags);
+    else st =
+        warpsort_argsort_rows(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)rows, (size_t)row_len,
                               (warpsort_dtype_t)dtype, (size_t)index_bytes, flags);
-    else
-        st = warpsort_argsort_rows(ctx, WS_PTR(keys), WS_PTR(indices), (size_t)rows,
-                                   (size_t)row_len, (warpsort_dtype_t)dtype,
-                                   (size_t)index_bytes, flags);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, rows == 1 ? "warpsort_argsort" : "warpsort_argsort_rows");
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(
+        st, ctx, rows == 1 ? "warpsort_argsort" : "warpsort_argsort_rows");
     Py_RETURN_NONE;
 }
 
@@ -319,12 +298,11 @@ static PyObject *ws_topk_rows(PyObject *self, PyObject *args) {
     Py_ssize_t rows, row_len, k, index_bytes;
     int dtype;
     unsigned flags;
-    if (!PyArg_ParseTuple(args, "OKKKnninIn", &cap, &keys, &out_keys, &out_indices, &rows,
-                          &row_len, &dtype, &k, &flags, &index_bytes))
+    if (!PyArg_ParseTuple(args, "OKKKnninIn", &cap, &keys, &out_keys, &out_indices, &rows, &row_len,
+                          &dtype, &k, &flags, &index_bytes))
         return NULL;
     warpsort_context_t *ctx = ws_ctx_get(cap);
-    if (!ctx || ws_check_block(rows, row_len) < 0)
-        return NULL;
+    if (!ctx || ws_check_block(rows, row_len) < 0) return NULL;
     if (k < 0) {
         PyErr_SetString(PyExc_ValueError, "k must be >= 0");
         return NULL;
@@ -334,17 +312,14 @@ static PyObject *ws_topk_rows(PyObject *self, PyObject *args) {
         return NULL;
     }
     warpsort_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    if (rows == 1)
-        st = warpsort_topk(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, (size_t)k,
-                           flags, WS_PTR(out_keys), WS_PTR(out_indices), (size_t)index_bytes);
-    else
-        st = warpsort_topk_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
-                                (warpsort_dtype_t)dtype, (size_t)k, flags, WS_PTR(out_keys),
-                                WS_PTR(out_indices), (size_t)index_bytes);
-    Py_END_ALLOW_THREADS
-    if (st != WARPSORT_OK)
-        return ws_raise(st, ctx, rows == 1 ? "warpsort_topk" : "warpsort_topk_rows");
+    Py_BEGIN_ALLOW_THREADS if (rows == 1) st =
+        warpsort_topk(ctx, WS_PTR(keys), (size_t)row_len, (warpsort_dtype_t)dtype, (size_t)k, flags,
+                      WS_PTR(out_keys), WS_PTR(out_indices), (size_t)index_bytes);
+    else st = warpsort_topk_rows(ctx, WS_PTR(keys), (size_t)rows, (size_t)row_len,
+                                 (warpsort_dtype_t)dtype, (size_t)k, flags, WS_PTR(out_keys),
+                                 WS_PTR(out_indices), (size_t)index_bytes);
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(
+        st, ctx, rows == 1 ? "warpsort_topk" : "warpsort_topk_rows");
     Py_RETURN_NONE;
 }
 
@@ -355,13 +330,13 @@ static const char ws_owner_v_name[] = "warpsort._dlpack_owner_versioned";
 static const char ws_owner_name[] = "warpsort._dlpack_owner";
 
 static void ws_owner_v_destroy(PyObject *cap) {
-    ws_dl_managed_versioned *m = (ws_dl_managed_versioned *)PyCapsule_GetPointer(cap, ws_owner_v_name);
+    ws_dl_managed_versioned *m =
+        (ws_dl_managed_versioned *)PyCapsule_GetPointer(cap, ws_owner_v_name);
     if (!m) {
         PyErr_Clear();
         return;
     }
-    if (m->deleter)
-        m->deleter(m);
+    if (m->deleter) m->deleter(m);
 }
 
 static void ws_owner_destroy(PyObject *cap) {
@@ -370,14 +345,12 @@ static void ws_owner_destroy(PyObject *cap) {
         PyErr_Clear();
         return;
     }
-    if (m->deleter)
-        m->deleter(m);
+    if (m->deleter) m->deleter(m);
 }
 
 static PyObject *ws_int64_tuple(const int64_t *v, int32_t n) {
     PyObject *t = PyTuple_New(n);
-    if (!t)
-        return NULL;
+    if (!t) return NULL;
     for (int32_t i = 0; i < n; i++) {
         PyObject *x = PyLong_FromLongLong(v[i]);
         if (!x) {
@@ -400,41 +373,37 @@ static PyObject *ws_dlpack_import(PyObject *self, PyObject *cap) {
     PyObject *owner;
     int readonly = 0;
     if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-        ws_dl_managed_versioned *m = (ws_dl_managed_versioned *)PyCapsule_GetPointer(cap, "dltensor_versioned");
-        if (!m)
-            return NULL;
+        ws_dl_managed_versioned *m =
+            (ws_dl_managed_versioned *)PyCapsule_GetPointer(cap, "dltensor_versioned");
+        if (!m) return NULL;
         if (m->version.major != 1) {
             /* Not renamed: the producer's capsule destructor still frees it. */
             PyErr_Format(PyExc_BufferError, "DLPack %u.%u tensor: this module reads DLPack 1.x",
                          (unsigned)m->version.major, (unsigned)m->version.minor);
             return NULL;
         }
-        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0)
-            return NULL;
+        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) return NULL;
         owner = PyCapsule_New(m, ws_owner_v_name, ws_owner_v_destroy);
         if (!owner) {
-            if (m->deleter)
-                m->deleter(m);
+            if (m->deleter) m->deleter(m);
             return NULL;
         }
         t = &m->dl_tensor;
         readonly = (m->flags & WS_DL_FLAG_READ_ONLY) != 0;
     } else if (PyCapsule_IsValid(cap, "dltensor")) {
         ws_dl_managed *m = (ws_dl_managed *)PyCapsule_GetPointer(cap, "dltensor");
-        if (!m)
-            return NULL;
-        if (PyCapsule_SetName(cap, "used_dltensor") < 0)
-            return NULL;
+        if (!m) return NULL;
+        if (PyCapsule_SetName(cap, "used_dltensor") < 0) return NULL;
         owner = PyCapsule_New(m, ws_owner_name, ws_owner_destroy);
         if (!owner) {
-            if (m->deleter)
-                m->deleter(m);
+            if (m->deleter) m->deleter(m);
             return NULL;
         }
         t = &m->dl_tensor;
     } else {
-        PyErr_SetString(PyExc_TypeError,
-                        "expected an unconsumed DLPack capsule (\"dltensor_versioned\" or \"dltensor\")");
+        PyErr_SetString(
+            PyExc_TypeError,
+            "expected an unconsumed DLPack capsule (\"dltensor_versioned\" or \"dltensor\")");
         return NULL;
     }
     if (t->ndim < 0 || (t->ndim > 0 && !t->shape)) {
@@ -457,11 +426,12 @@ static PyObject *ws_dlpack_import(PyObject *self, PyObject *cap) {
         Py_DECREF(owner);
         return NULL;
     }
-    unsigned long long addr = (unsigned long long)(uintptr_t)t->data + (unsigned long long)t->byte_offset;
+    unsigned long long addr =
+        (unsigned long long)(uintptr_t)t->data + (unsigned long long)t->byte_offset;
     /* N steals owner, shape and strides. */
-    return Py_BuildValue("NKiiiiiNNO", owner, addr, (int)t->device.device_type, (int)t->device.device_id,
-                         (int)t->dtype.code, (int)t->dtype.bits, (int)t->dtype.lanes, shape, strides,
-                         readonly ? Py_True : Py_False);
+    return Py_BuildValue("NKiiiiiNNO", owner, addr, (int)t->device.device_type,
+                         (int)t->device.device_id, (int)t->dtype.code, (int)t->dtype.bits,
+                         (int)t->dtype.lanes, shape, strides, readonly ? Py_True : Py_False);
 }
 
 /*======================================================================
@@ -495,15 +465,21 @@ static PyMethodDef ws_methods[] = {
 };
 
 static struct PyModuleDef ws_module = {
-    PyModuleDef_HEAD_INIT, "_warpsort", "warpsort C extension (stable ABI); see warpsort/__init__.py",
-    -1, ws_methods, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "_warpsort",
+    "warpsort C extension (stable ABI); see warpsort/__init__.py",
+    -1,
+    ws_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__warpsort(void); /* the one exported symbol */
 PyMODINIT_FUNC PyInit__warpsort(void) {
     PyObject *m = PyModule_Create(&ws_module);
-    if (!m)
-        return NULL;
+    if (!m) return NULL;
     ws_error = PyErr_NewExceptionWithDoc("warpsort.WarpsortError",
                                          "A warpsort library call failed (CUDA error, backend "
                                          "unavailable, internal error); the text is the library's.",

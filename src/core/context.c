@@ -54,7 +54,8 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
         config->backend != WARPSORT_BACKEND_CUDA)
         return WARPSORT_INVALID_ARGUMENT;
     if (config->device < 0) return WARPSORT_INVALID_ARGUMENT;
-    if (config->host_ring_bytes && config->host_ring_bytes < 16384) return WARPSORT_INVALID_ARGUMENT;
+    if (config->host_ring_bytes && config->host_ring_bytes < 16384)
+        return WARPSORT_INVALID_ARGUMENT;
 
     warpsort_context_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return WARPSORT_OUT_OF_MEMORY;
@@ -160,13 +161,15 @@ warpsort_status_t ws_resolve(warpsort_context_t *ctx) {
 #endif
 }
 
-warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *const *ptrs,
-                           size_t count, warpsort_backend_t *out) {
+warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *const *ptrs, size_t count,
+                           warpsort_backend_t *out) {
     warpsort_status_t st = WARPSORT_OK;
     *out = WARPSORT_BACKEND_CPU;
 #ifdef WARPSORT_HAVE_CUDA
-    if (ctx->requested == WARPSORT_BACKEND_CUDA) *out = WARPSORT_BACKEND_CUDA;
-    else if (ctx->requested == WARPSORT_BACKEND_AUTO) st = ws_route_auto(ctx, n, ptrs, count, out);
+    if (ctx->requested == WARPSORT_BACKEND_CUDA)
+        *out = WARPSORT_BACKEND_CUDA;
+    else if (ctx->requested == WARPSORT_BACKEND_AUTO)
+        st = ws_route_auto(ctx, n, ptrs, count, out);
 #else
     (void)n;
     (void)ptrs;
@@ -221,8 +224,8 @@ static warpsort_status_t ws_check_keys(warpsort_context_t *ctx, const void *keys
     if (n > 0 && !keys)
         return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: keys is NULL with n = %zu", fn, n);
     if ((uintptr_t)keys % ks)
-        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: keys %p not aligned to %zu bytes", fn,
-                        keys, ks);
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: keys %p not aligned to %zu bytes", fn, keys,
+                        ks);
     return WARPSORT_OK;
 }
 
@@ -230,21 +233,21 @@ static warpsort_status_t ws_check_second(warpsort_context_t *ctx, const void *ke
                                          const void *second, size_t n, warpsort_dtype_t dtype,
                                          size_t bytes, const char *what, const char *fn) {
     if (bytes != 4 && bytes != 8)
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %s size must be 4 or 8, got %zu",
-                        fn, what, bytes);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: %s size must be 4 or 8, got %zu", fn,
+                        what, bytes);
     if (n > 0 && !second)
         return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: %s is NULL with n = %zu", fn, what, n);
     if ((uintptr_t)second % bytes)
-        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: %s %p not aligned to %zu bytes", fn,
-                        what, second, bytes);
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: %s %p not aligned to %zu bytes", fn, what,
+                        second, bytes);
     if (n > 0 && ws_overlap(keys, n * warpsort_dtype_size(dtype), second, n * bytes))
         return ws_error(ctx, WARPSORT_OVERLAP, "%s: keys and %s overlap", fn, what);
     return WARPSORT_OK;
 }
 
 /* Keys-only and pairs share one backend entry (values NULL = keys only). */
-static warpsort_status_t ws_dispatch_sort_pairs(warpsort_context_t *ctx, void *keys,
-                                                void *values, size_t n, warpsort_dtype_t dtype,
+static warpsort_status_t ws_dispatch_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
+                                                size_t n, warpsort_dtype_t dtype,
                                                 size_t value_bytes, unsigned flags) {
     const void *const arrays[2] = {keys, values};
     warpsort_backend_t b;
@@ -267,9 +270,8 @@ warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
     return ws_dispatch_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags & ~(unsigned)WARPSORT_STABLE);
 }
 
-warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values,
-                                      size_t n, warpsort_dtype_t dtype, size_t value_bytes,
-                                      unsigned flags) {
+warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
+                                      warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
     static const char fn[] = "warpsort_sort_pairs";
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     ctx->last_error[0] = '\0';

@@ -19,8 +19,8 @@ extern "C" {
 #define WS_ERROR_MAX 512
 
 struct warpsort_context {
-    warpsort_backend_t requested; /* config: AUTO, CPU or CUDA */
-    warpsort_backend_t backend;   /* resolved: CPU or CUDA; AUTO until CUDA was tried */
+    warpsort_backend_t requested;    /* config: AUTO, CPU or CUDA */
+    warpsort_backend_t backend;      /* resolved: CPU or CUDA; AUTO until CUDA was tried */
     warpsort_backend_t last_backend; /* the backend of the last sorting call; AUTO: none yet */
     int device;
     void *stream;
@@ -30,8 +30,8 @@ struct warpsort_context {
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
     void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
     size_t cpu_scratch_bytes;
-    ws_test_hooks hooks;        /* read once at creation (test_hooks.h) */
-    const void *seg_verdict;    /* src/cuda/segmented.cu: where the last batched call with a
+    ws_test_hooks hooks;     /* read once at creation (test_hooks.h) */
+    const void *seg_verdict; /* src/cuda/segmented.cu: where the last batched call with a
                                    caller workspace left its device-offsets verdict; NULL none */
     char last_error[WS_ERROR_MAX];
 };
@@ -41,20 +41,18 @@ struct warpsort_context {
  * last backend. AUTO sends host arrays below WS_AUTO_CPU_BELOW items to the
  * CPU without initialising CUDA, and initialises CUDA on the first call that
  * needs it (no device: the CPU from then on). NULL pointers are skipped. */
-warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *const *ptrs,
-                           size_t count, warpsort_backend_t *out);
+warpsort_status_t ws_route(warpsort_context_t *ctx, size_t n, const void *const *ptrs, size_t count,
+                           warpsort_backend_t *out);
 /* Resolves AUTO now (initialising CUDA if there is a device), for calls
  * about the device workspace; then ctx->backend is CPU or CUDA. */
 warpsort_status_t ws_resolve(warpsort_context_t *ctx);
 
 /* Records a detailed message on ctx (may be NULL) and returns status. */
-warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, const char *fmt,
-                           ...)
+warpsort_status_t ws_error(warpsort_context_t *ctx, warpsort_status_t status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-
 
 /* Number of online CPU cores (>= 1). */
 unsigned ws_cpu_count(void);
@@ -75,18 +73,18 @@ typedef struct ws_topk_args {
 /* One batched call (rows or segments), validated by src/core/segmented.c
  * except for the offsets, which the backends check where they live. */
 typedef struct ws_seg_call {
-    const void *keys_in;      /* the keys read (== keys unless argsort) */
-    void *keys;               /* sorted in place; NULL for argsort */
-    void *values;             /* values, or argsort indices; NULL for keys alone */
-    size_t n;                 /* items in all */
-    const uint64_t *offsets;  /* num_segments + 1 offsets; NULL: rows of row_len */
-    size_t num_segments;      /* segments (or rows), >= 1 */
-    size_t row_len;           /* rows only */
+    const void *keys_in;     /* the keys read (== keys unless argsort) */
+    void *keys;              /* sorted in place; NULL for argsort */
+    void *values;            /* values, or argsort indices; NULL for keys alone */
+    size_t n;                /* items in all */
+    const uint64_t *offsets; /* num_segments + 1 offsets; NULL: rows of row_len */
+    size_t num_segments;     /* segments (or rows), >= 1 */
+    size_t row_len;          /* rows only */
     warpsort_dtype_t dtype;
-    size_t value_bytes;       /* value or index bytes; 0 for keys alone */
+    size_t value_bytes; /* value or index bytes; 0 for keys alone */
     unsigned flags;
-    int argsort;              /* values receive segment-local indices */
-    const char *fn;           /* the public call, for messages */
+    int argsort;    /* values receive segment-local indices */
+    const char *fn; /* the public call, for messages */
 } ws_seg_call_t;
 /* Checks host offsets against the rules of warpsort.h (src/core/segmented.c):
  * INVALID_ARGUMENT naming the first bad index, else OK. */
@@ -97,9 +95,8 @@ warpsort_status_t ws_seg_check_offsets(warpsort_context_t *ctx, const uint64_t *
 /* Arguments are already validated by core. values may be NULL (keys only). */
 warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
-warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
-                                 size_t n, warpsort_dtype_t dtype, size_t index_bytes,
-                                 unsigned flags);
+warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices, size_t n,
+                                 warpsort_dtype_t dtype, size_t index_bytes, unsigned flags);
 warpsort_status_t ws_cpu_topk(warpsort_context_t *ctx, const ws_topk_args_t *a);
 /* Batched rows / segments (src/cpu/cpu_segmented.c); host offsets checked there. */
 warpsort_status_t ws_cpu_segmented(warpsort_context_t *ctx, const ws_seg_call_t *c);
@@ -120,8 +117,8 @@ warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, voi
                                   size_t n, warpsort_dtype_t dtype, size_t index_bytes,
                                   unsigned flags);
 warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
-                                         warpsort_dtype_t dtype, size_t value_bytes,
-                                         unsigned flags, size_t *bytes);
+                                         warpsort_dtype_t dtype, size_t value_bytes, unsigned flags,
+                                         size_t *bytes);
 warpsort_status_t ws_cuda_set_workspace(warpsort_context_t *ctx, void *ptr, size_t bytes);
 warpsort_status_t ws_cuda_synchronize(warpsort_context_t *ctx);
 /* 1 if the device can address p (device or managed memory). */

@@ -27,29 +27,29 @@
 #endif
 
 /* One list: the enum and the names. */
-#define KEYGEN_DIST_LIST(X)                                                              \
-    X(RANDOM, "random")     /* uniform bits; floats finite and normal */                 \
-    X(SORTED, "sorted")     /* non-decreasing in warpsort's order, ~1 in 8 repeated */    \
-    X(REVERSED, "reversed") /* sorted, back to front */                                   \
-    X(EQUAL, "equal")       /* one random key everywhere */                               \
-    X(FEW, "few")           /* 16 distinct random keys */                                 \
-    X(NAN_MIX, "nan-mix")   /* random, half replaced by specials: NaNs of both signs and  \
+#define KEYGEN_DIST_LIST(X)                                                                       \
+    X(RANDOM, "random")           /* uniform bits; floats finite and normal */                    \
+    X(SORTED, "sorted")           /* non-decreasing in warpsort's order, ~1 in 8 repeated */      \
+    X(REVERSED, "reversed")       /* sorted, back to front */                                     \
+    X(EQUAL, "equal")             /* one random key everywhere */                                 \
+    X(FEW, "few")                 /* 16 distinct random keys */                                   \
+    X(NAN_MIX, "nan-mix")         /* random, half replaced by specials: NaNs of both signs and  \
                                several payloads, +-0, +-inf, subnormals, extremes; for    \
-                               integers 0, 1, 2, all ones, the sign bit, neighbours */    \
-    X(NARROW, "narrow")     /* random within one 2^24-wide band of bit patterns: only the \
-                               low three bytes vary, so radix sorts skip digits */        \
-    X(IOTA, "iota")         /* 0, 1, 2, ... in the dtype (exact while the dtype holds i) */ \
-    X(TWO, "two")           /* two random keys, each half the time */                     \
-    X(SKEWED, "skewed")     /* one random key 90 % of the time, the rest random */        \
+                               integers 0, 1, 2, all ones, the sign bit, neighbours */ \
+    X(NARROW, "narrow")           /* random within one 2^24-wide band of bit patterns: only the \
+                               low three bytes vary, so radix sorts skip digits */ \
+    X(IOTA, "iota")               /* 0, 1, 2, ... in the dtype (exact while the dtype holds i) */ \
+    X(TWO, "two")                 /* two random keys, each half the time */                       \
+    X(SKEWED, "skewed")           /* one random key 90 % of the time, the rest random */          \
     X(EXPONENTIAL, "exponential") /* floor(64 x) for exponential x (floats: 64 x): small \
-                               values repeat often, large ones are rare */                \
+                               values repeat often, large ones are rare */        \
     X(ALL_BUT_ONE, "all-but-one") /* one random key everywhere but at one position */
 
 typedef enum keygen_dist {
 #define KEYGEN_X_ENUM_(name, text) KEYGEN_##name,
     KEYGEN_DIST_LIST(KEYGEN_X_ENUM_)
 #undef KEYGEN_X_ENUM_
-    KEYGEN_DIST_COUNT
+        KEYGEN_DIST_COUNT
 } keygen_dist_t;
 
 /* Distinct keys of KEYGEN_FEW. */
@@ -232,8 +232,7 @@ KEYGEN_HD uint64_t keygen_key(const keygen_t *g, uint64_t i) {
             return b;
         }
         return g->key_bytes == 4 ? i & 0xFFFFFFFFull : i;
-    case KEYGEN_TWO:
-        return keygen_random_key(g, keygen_mix((g->base ^ 0x7A07A0ull) + (r & 1u)));
+    case KEYGEN_TWO: return keygen_random_key(g, keygen_mix((g->base ^ 0x7A07A0ull) + (r & 1u)));
     case KEYGEN_SKEWED:
         return r % 10u ? keygen_random_key(g, keygen_mix(g->base ^ 0x5CE5CEull))
                        : keygen_random_key(g, keygen_mix(r));
@@ -284,8 +283,7 @@ static inline void keygen_fill_range(const keygen_t *g, void *keys, size_t first
 }
 
 /* Fills keys[0..n) with dist for a dtype (warpsort_dtype_t value). */
-static inline void keygen_fill(void *keys, size_t n, int dtype, keygen_dist_t dist,
-                               uint64_t seed) {
+static inline void keygen_fill(void *keys, size_t n, int dtype, keygen_dist_t dist, uint64_t seed) {
     keygen_t g = keygen_init(dist, dtype, seed, n);
     keygen_fill_range(&g, keys, 0, n);
 }

@@ -77,8 +77,8 @@ static warpsort_status_t ws_seg_check(warpsort_context_t *ctx, const ws_seg_call
         return ws_error(ctx, WARPSORT_MISALIGNED, "%s: offsets %p not aligned to 8 bytes", fn,
                         (const void *)c->offsets);
     if (c->num_segments >= SIZE_MAX / 8)
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: num_segments = %zu is too large",
-                        fn, c->num_segments);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: num_segments = %zu is too large", fn,
+                        c->num_segments);
     const size_t ob = (c->num_segments + 1) * 8;
     if (c->n > 0 && ws_seg_overlap(c->keys_in, c->n * ks, c->offsets, ob))
         return ws_error(ctx, WARPSORT_OVERLAP, "%s: keys and offsets overlap", fn);
@@ -120,8 +120,8 @@ static warpsort_status_t ws_rows_call(warpsort_context_t *ctx, ws_seg_call_t *c,
     if (!ctx) return WARPSORT_INVALID_ARGUMENT;
     if (row_len != 0 && rows > WS_SEG_MAX_N / row_len) {
         ctx->last_error[0] = '\0';
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: rows x row_len = %zu x %zu is too large",
-                        c->fn, rows, row_len);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
+                        "%s: rows x row_len = %zu x %zu is too large", c->fn, rows, row_len);
     }
     c->n = rows * row_len;
     c->num_segments = rows;
@@ -138,16 +138,16 @@ warpsort_status_t warpsort_sort_rows(warpsort_context_t *ctx, void *keys, size_t
 warpsort_status_t warpsort_sort_rows_pairs(warpsort_context_t *ctx, void *keys, void *values,
                                            size_t rows, size_t row_len, warpsort_dtype_t dtype,
                                            size_t value_bytes, unsigned flags) {
-    ws_seg_call_t c = {keys,  keys,        values, 0, NULL, 0, 0,
-                       dtype, value_bytes, flags,  0, "warpsort_sort_rows_pairs"};
+    ws_seg_call_t c = {keys, keys,  values,      0,     NULL, 0,
+                       0,    dtype, value_bytes, flags, 0,    "warpsort_sort_rows_pairs"};
     return ws_rows_call(ctx, &c, rows, row_len);
 }
 
 warpsort_status_t warpsort_argsort_rows(warpsort_context_t *ctx, const void *keys, void *indices,
                                         size_t rows, size_t row_len, warpsort_dtype_t dtype,
                                         size_t index_bytes, unsigned flags) {
-    ws_seg_call_t c = {keys,  NULL,        indices, 0, NULL, 0, 0,
-                       dtype, index_bytes, flags,   1, "warpsort_argsort_rows"};
+    ws_seg_call_t c = {keys, NULL,  indices,     0,     NULL, 0,
+                       0,    dtype, index_bytes, flags, 1,    "warpsort_argsort_rows"};
     return ws_rows_call(ctx, &c, rows, row_len);
 }
 
@@ -164,8 +164,8 @@ static warpsort_status_t ws_segments_call(warpsort_context_t *ctx, ws_seg_call_t
 warpsort_status_t warpsort_sort_segments(warpsort_context_t *ctx, void *keys, size_t n,
                                          const uint64_t *offsets, size_t num_segments,
                                          warpsort_dtype_t dtype, unsigned flags) {
-    ws_seg_call_t c = {keys,  keys, NULL,  n, offsets, num_segments, 0,
-                       dtype, 0,    flags, 0, "warpsort_sort_segments"};
+    ws_seg_call_t c = {keys, keys,  NULL, n,     offsets, num_segments,
+                       0,    dtype, 0,    flags, 0,       "warpsort_sort_segments"};
     return ws_segments_call(ctx, &c);
 }
 
@@ -173,8 +173,8 @@ warpsort_status_t warpsort_sort_segments_pairs(warpsort_context_t *ctx, void *ke
                                                size_t n, const uint64_t *offsets,
                                                size_t num_segments, warpsort_dtype_t dtype,
                                                size_t value_bytes, unsigned flags) {
-    ws_seg_call_t c = {keys,  keys,        values, n, offsets, num_segments, 0,
-                       dtype, value_bytes, flags,  0, "warpsort_sort_segments_pairs"};
+    ws_seg_call_t c = {keys, keys,  values,      n,     offsets, num_segments,
+                       0,    dtype, value_bytes, flags, 0,       "warpsort_sort_segments_pairs"};
     return ws_segments_call(ctx, &c);
 }
 
@@ -182,8 +182,8 @@ warpsort_status_t warpsort_argsort_segments(warpsort_context_t *ctx, const void 
                                             void *indices, size_t n, const uint64_t *offsets,
                                             size_t num_segments, warpsort_dtype_t dtype,
                                             size_t index_bytes, unsigned flags) {
-    ws_seg_call_t c = {keys,  NULL,        indices, n, offsets, num_segments, 0,
-                       dtype, index_bytes, flags,   1, "warpsort_argsort_segments"};
+    ws_seg_call_t c = {keys, NULL,  indices,     n,     offsets, num_segments,
+                       0,    dtype, index_bytes, flags, 1,       "warpsort_argsort_segments"};
     return ws_segments_call(ctx, &c);
 }
 

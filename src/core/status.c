@@ -6,24 +6,20 @@
 const char *warpsort_status_name(warpsort_status_t status) {
     switch (status) {
 #define WS_X_NAME_(name, value, text) \
-    case WARPSORT_##name:             \
-        return "WARPSORT_" #name;
+    case WARPSORT_##name: return "WARPSORT_" #name;
         WARPSORT_STATUS_LIST(WS_X_NAME_)
 #undef WS_X_NAME_
-    default:
-        return "WARPSORT_UNKNOWN_STATUS";
+    default: return "WARPSORT_UNKNOWN_STATUS";
     }
 }
 
 const char *warpsort_status_string(warpsort_status_t status) {
     switch (status) {
 #define WS_X_TEXT_(name, value, text) \
-    case WARPSORT_##name:             \
-        return text;
+    case WARPSORT_##name: return text;
         WARPSORT_STATUS_LIST(WS_X_TEXT_)
 #undef WS_X_TEXT_
-    default:
-        return "unknown status code";
+    default: return "unknown status code";
     }
 }
 

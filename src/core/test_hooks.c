@@ -29,7 +29,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
         const unsigned long long b = strtoull(v, &end, 10);
         if (*end != '\0' || b == 0 || b > ((size_t)1 << 30))
             snprintf(h->smem_limit_bad, sizeof h->smem_limit_bad, "%s", v);
-        else h->smem_limit = (size_t)b;
+        else
+            h->smem_limit = (size_t)b;
     }
     v = getenv("WARPSORT_FORCE_NO_KERNEL_IMAGE");
     h->force_no_kernel_image = v && *v && strcmp(v, "0") != 0;

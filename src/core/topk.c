@@ -106,8 +106,7 @@ static warpsort_status_t ws_topk_entry(warpsort_context_t *ctx, ws_topk_args_t *
     }
     warpsort_status_t st = ws_topk_check(ctx, a, flags, fn);
     if (st != WARPSORT_OK) return st;
-    const void *const arrays[5] = {a->keys, a->values, a->out_keys, a->out_values,
-                                   a->out_indices};
+    const void *const arrays[5] = {a->keys, a->values, a->out_keys, a->out_values, a->out_indices};
     warpsort_backend_t b;
     st = ws_route(ctx, a->rows * a->row_len, arrays, 5, &b);
     if (st != WARPSORT_OK) return st;

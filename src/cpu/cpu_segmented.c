@@ -34,8 +34,10 @@ static size_t ws_seg_first_from(const ws_seg_call_t *c, size_t x) {
     size_t lo = 0, hi = c->num_segments;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ws_seg_begin(c, mid) < x) lo = mid + 1;
-        else hi = mid;
+        if (ws_seg_begin(c, mid) < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -111,8 +113,8 @@ warpsort_status_t ws_cpu_segmented(warpsort_context_t *ctx, const ws_seg_call_t 
     if ((size_t)threads > useful) threads = useful ? (unsigned)useful : 1u;
     job.nthreads = threads;
     const unsigned vb = (unsigned)call.value_bytes;
-    job.stride = (ws_cpu_sort_in_bytes(max_small, call.dtype, vb, call.argsort, 1) + 63u) &
-                 ~(size_t)63u;
+    job.stride =
+        (ws_cpu_sort_in_bytes(max_small, call.dtype, vb, call.argsort, 1) + 63u) & ~(size_t)63u;
     const unsigned big_threads = max_big ? ws_cpu_threads_for(ctx, max_big) : 1u;
     const size_t big_bytes =
         max_big ? ws_cpu_sort_in_bytes(max_big, call.dtype, vb, call.argsort, big_threads) : 0;

@@ -56,17 +56,17 @@ struct ws_radix {
     unsigned value_bytes; /* 0 (keys only), 4 or 8 */
     int kind, desc;       /* keybits.h conversion of this dtype and order */
     unsigned ndigits;
-    size_t *hist;         /* [nthreads][ndigits][WS_BUCKETS]: counts, then offsets */
-    struct ws_swc *swc;   /* [nthreads] write-combining lines; NULL: plain scatter */
+    size_t *hist;       /* [nthreads][ndigits][WS_BUCKETS]: counts, then offsets */
+    struct ws_swc *swc; /* [nthreads] write-combining lines; NULL: plain scatter */
     /* the pass being run */
     const void *src_keys;
     const void *src_values; /* unused when iota */
     void *dst_keys;         /* NULL: keys are not needed after this pass (argsort) */
     void *dst_values;
     unsigned digit;
-    int encode; /* src_keys hold user bits: convert to ordered on read */
-    int decode; /* convert ordered bits back to user bits on write */
-    int iota;   /* values are the source index (first argsort pass) */
+    int encode;      /* src_keys hold user bits: convert to ordered on read */
+    int decode;      /* convert ordered bits back to user bits on write */
+    int iota;        /* values are the source index (first argsort pass) */
     void *copy_keys; /* counting also copies the user's keys here (NULL: no) */
 };
 
@@ -187,8 +187,8 @@ static inline void ws_stream_line(unsigned char *dst, const unsigned char *line)
 /* Writes the staged elements of positions [first, last] with plain stores.
  * q: the array's misalignment in elements, so position p sits in slot
  * (p + q) mod (64 / es) of its line. */
-static void ws_copy_staged(unsigned char *dst, const unsigned char *line, size_t first,
-                           size_t last, size_t q, unsigned es) {
+static void ws_copy_staged(unsigned char *dst, const unsigned char *line, size_t first, size_t last,
+                           size_t q, unsigned es) {
     const size_t slots = 64u / es;
     for (size_t p = first; p <= last; p++)
         memcpy(dst + p * es, line + ((p + q) & (slots - 1)) * es, es);
@@ -216,8 +216,7 @@ ws_stage(unsigned char *dst, unsigned char (*lines)[64], const size_t *region_st
 
 /* Writes what is still staged at the end of a thread's scatter. */
 static void ws_flush_staged(unsigned char *dst, unsigned char (*lines)[64],
-                            const size_t *region_start, const size_t *offs, size_t q,
-                            unsigned es) {
+                            const size_t *region_start, const size_t *offs, size_t q, unsigned es) {
     const size_t slots = 64u / es;
     for (size_t b = 0; b < WS_BUCKETS; b++) {
         size_t next = offs[b], start = region_start[b];
@@ -289,28 +288,28 @@ ws_scatter_impl(const struct ws_radix *rs, struct ws_swc *restrict swc, size_t l
     }
 }
 
-#define WS_SCATTER_WC(KB, VB, ENC, DEC, IOTA)                                       \
-    do {                                                                            \
-        if (swc)                                                                    \
-            ws_scatter_impl(rs, swc, lo, hi, offs, KB, VB, ENC, DEC, IOTA, 1);      \
-        else                                                                        \
-            ws_scatter_impl(rs, NULL, lo, hi, offs, KB, VB, ENC, DEC, IOTA, 0);     \
+#define WS_SCATTER_WC(KB, VB, ENC, DEC, IOTA)                                   \
+    do {                                                                        \
+        if (swc)                                                                \
+            ws_scatter_impl(rs, swc, lo, hi, offs, KB, VB, ENC, DEC, IOTA, 1);  \
+        else                                                                    \
+            ws_scatter_impl(rs, NULL, lo, hi, offs, KB, VB, ENC, DEC, IOTA, 0); \
     } while (0)
 
-#define WS_SCATTER_MODES(KB, VB)                          \
-    do {                                                  \
-        if (rs->encode && rs->decode)                     \
-            WS_SCATTER_WC(KB, VB, 1, 1, 0);               \
-        else if (rs->encode && rs->iota)                  \
-            WS_SCATTER_WC(KB, VB, 1, 0, 1);               \
-        else if (rs->iota)                                \
-            WS_SCATTER_WC(KB, VB, 0, 0, 1);               \
-        else if (rs->encode)                              \
-            WS_SCATTER_WC(KB, VB, 1, 0, 0);               \
-        else if (rs->decode)                              \
-            WS_SCATTER_WC(KB, VB, 0, 1, 0);               \
-        else                                              \
-            WS_SCATTER_WC(KB, VB, 0, 0, 0);               \
+#define WS_SCATTER_MODES(KB, VB)            \
+    do {                                    \
+        if (rs->encode && rs->decode)       \
+            WS_SCATTER_WC(KB, VB, 1, 1, 0); \
+        else if (rs->encode && rs->iota)    \
+            WS_SCATTER_WC(KB, VB, 1, 0, 1); \
+        else if (rs->iota)                  \
+            WS_SCATTER_WC(KB, VB, 0, 0, 1); \
+        else if (rs->encode)                \
+            WS_SCATTER_WC(KB, VB, 1, 0, 0); \
+        else if (rs->decode)                \
+            WS_SCATTER_WC(KB, VB, 0, 1, 0); \
+        else                                \
+            WS_SCATTER_WC(KB, VB, 0, 0, 0); \
     } while (0)
 
 static void ws_scatter_task(void *arg, unsigned t) {
@@ -360,8 +359,7 @@ static void ws_copy_task(void *arg, unsigned t) {
                (const char *)rs->src_keys + lo * rs->key_bytes, (hi - lo) * rs->key_bytes);
     if (rs->value_bytes && rs->src_values)
         memcpy((char *)rs->dst_values + lo * rs->value_bytes,
-               (const char *)rs->src_values + lo * rs->value_bytes,
-               (hi - lo) * rs->value_bytes);
+               (const char *)rs->src_values + lo * rs->value_bytes, (hi - lo) * rs->value_bytes);
 }
 
 /* Writes 0, 1, ..., n-1 as this thread's chunk of dst_values. */
@@ -481,8 +479,8 @@ static void ws_radix_end(struct ws_radix *rs) {
  * n * scratch_per_key bytes (NULL when n is too large to size). Nothing is
  * read or written on failure, so an OUT_OF_MEMORY leaves the caller's data
  * untouched, however large n is. */
-static warpsort_status_t ws_radix_begin(warpsort_context_t *ctx, struct ws_radix *rs,
-                                        size_t n, warpsort_dtype_t dtype, unsigned value_bytes,
+static warpsort_status_t ws_radix_begin(warpsort_context_t *ctx, struct ws_radix *rs, size_t n,
+                                        warpsort_dtype_t dtype, unsigned value_bytes,
                                         unsigned flags, size_t scratch_per_key, char **scratch,
                                         const char *fn) {
     ws_radix_init(rs, n, dtype, value_bytes, flags);
@@ -610,9 +608,8 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
     return WARPSORT_OK;
 }
 
-warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
-                                 size_t n, warpsort_dtype_t dtype, size_t index_bytes,
-                                 unsigned flags) {
+warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices, size_t n,
+                                 warpsort_dtype_t dtype, size_t index_bytes, unsigned flags) {
     static const char fn[] = "warpsort_argsort (cpu)";
     const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
     const unsigned ib = (unsigned)index_bytes;
@@ -639,8 +636,8 @@ warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void
 struct ws_in_layout {
     size_t hist, swc, data, total;
 };
-static struct ws_in_layout ws_in_layout_for(size_t n, warpsort_dtype_t dtype,
-                                            unsigned value_bytes, int argsort, unsigned nthreads) {
+static struct ws_in_layout ws_in_layout_for(size_t n, warpsort_dtype_t dtype, unsigned value_bytes,
+                                            int argsort, unsigned nthreads) {
     const size_t kb = warpsort_dtype_size(dtype);
     const size_t ndigits = (kb * 8u + WS_DIGIT_BITS - 1u) / WS_DIGIT_BITS;
     const int use_swc = n >= WS_SWC_MIN_BYTES / (kb + value_bytes);
@@ -661,9 +658,9 @@ size_t ws_cpu_sort_in_bytes(size_t n, warpsort_dtype_t dtype, unsigned value_byt
     return ws_in_layout_for(n, dtype, value_bytes, argsort, nthreads).total;
 }
 
-void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n,
-                    warpsort_dtype_t dtype, unsigned value_bytes, unsigned flags, int argsort,
-                    unsigned nthreads, void *scratch) {
+void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n, warpsort_dtype_t dtype,
+                    unsigned value_bytes, unsigned flags, int argsort, unsigned nthreads,
+                    void *scratch) {
     const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
     const int kind = ws_dtype_kind(dtype), desc = (flags & WARPSORT_DESCENDING) != 0;
     if (n < WS_SMALL_N) {

@@ -22,8 +22,8 @@ size_t ws_cpu_sort_in_bytes(size_t n, warpsort_dtype_t dtype, unsigned value_byt
  * place, values (NULL, value_bytes 0: none) following. Argsort: keys_in only
  * read, values receive indices 0 .. n-1 in sorted order (value_bytes 4 or
  * 8). */
-void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n,
-                    warpsort_dtype_t dtype, unsigned value_bytes, unsigned flags, int argsort,
-                    unsigned nthreads, void *scratch);
+void ws_cpu_sort_in(const void *keys_in, void *keys, void *values, size_t n, warpsort_dtype_t dtype,
+                    unsigned value_bytes, unsigned flags, int argsort, unsigned nthreads,
+                    void *scratch);
 
 #endif /* WARPSORT_CPU_SORT_H */

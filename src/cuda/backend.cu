@@ -50,9 +50,9 @@ static warpsort_status_t ws_run_leaf(warpsort_context_t *ctx, const ws_plan_t *p
                                      void *vals, warpsort_dtype_t dtype, unsigned flags,
                                      unsigned char *ws) {
     const char *failed = NULL;
-    const cudaError_t err = ws_device_sort(p, keys, vals, dtype, (flags & WARPSORT_DESCENDING) != 0,
-                                           (flags & WARPSORT_STABLE) != 0, ws,
-                                           ws_state(ctx)->stream, &failed);
+    const cudaError_t err =
+        ws_device_sort(p, keys, vals, dtype, (flags & WARPSORT_DESCENDING) != 0,
+                       (flags & WARPSORT_STABLE) != 0, ws, ws_state(ctx)->stream, &failed);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
     return WARPSORT_OK;
 }
@@ -117,9 +117,9 @@ static ws_argsort_layout ws_argsort_layout_for(const ws_cuda_state *st, size_t n
     return l;
 }
 
-static warpsort_status_t ws_argsort_routed(warpsort_context_t *ctx, const void *keys,
-                                           void *indices, size_t n, warpsort_dtype_t dtype,
-                                           size_t ib, unsigned flags) {
+static warpsort_status_t ws_argsort_routed(warpsort_context_t *ctx, const void *keys, void *indices,
+                                           size_t n, warpsort_dtype_t dtype, size_t ib,
+                                           unsigned flags) {
     ws_cuda_state *st = ws_state(ctx);
     const size_t kb = warpsort_dtype_size(dtype);
     const int stage_idx = !ws_cuda_device_pointer(indices);
@@ -174,8 +174,8 @@ warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, voi
 }
 
 warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
-                                         warpsort_dtype_t dtype, size_t value_bytes,
-                                         unsigned flags, size_t *bytes) {
+                                         warpsort_dtype_t dtype, size_t value_bytes, unsigned flags,
+                                         size_t *bytes) {
     const size_t kb = warpsort_dtype_size(dtype);
     /* Argsort keeps the caller's keys and sorts a copy (device indices). */
     if (flags & WARPSORT_WORKSPACE_ARGSORT) {

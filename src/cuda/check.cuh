@@ -18,17 +18,17 @@
  * OUT_OF_MEMORY for an allocation failure, CUDA_ERROR otherwise. */
 warpsort_status_t ws_cuda_fail(warpsort_context_t *ctx, cudaError_t err, const char *what);
 
-#define WS_CUDA_TRY_AT(ctx, call, what)                                  \
-    do {                                                                 \
-        cudaError_t ws_err_ = (call);                                    \
+#define WS_CUDA_TRY_AT(ctx, call, what)                                          \
+    do {                                                                         \
+        cudaError_t ws_err_ = (call);                                            \
         if (ws_err_ != cudaSuccess) return ws_cuda_fail((ctx), ws_err_, (what)); \
     } while (0)
 #define WS_CUDA_TRY(ctx, call) WS_CUDA_TRY_AT(ctx, call, #call)
 
-#define WS_TRY(expr)                               \
-    do {                                           \
-        warpsort_status_t ws_s_ = (expr);          \
-        if (ws_s_ != WARPSORT_OK) return ws_s_;    \
+#define WS_TRY(expr)                            \
+    do {                                        \
+        warpsort_status_t ws_s_ = (expr);       \
+        if (ws_s_ != WARPSORT_OK) return ws_s_; \
     } while (0)
 
 /* Makes a device current for the length of a call and restores the

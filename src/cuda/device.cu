@@ -34,14 +34,12 @@ static int ws_select_family(const ws_device_limits *lim) {
 
 /* Reads the limits of ctx->device, capped by the smem_limit test hook (as a
  * chip of 8.x or 9.x with that opt-in limit reports them). */
-static warpsort_status_t ws_read_limits(warpsort_context_t *ctx, ws_device_limits *lim,
-                                        int *sms) {
+static warpsort_status_t ws_read_limits(warpsort_context_t *ctx, ws_device_limits *lim, int *sms) {
     int v[5] = {0, 0, 0, 0, 0};
-    const cudaDeviceAttr attrs[5] = {cudaDevAttrMultiProcessorCount,
-                                     cudaDevAttrComputeCapabilityMajor,
-                                     cudaDevAttrComputeCapabilityMinor,
-                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                     cudaDevAttrMaxSharedMemoryPerMultiprocessor};
+    const cudaDeviceAttr attrs[5] = {
+        cudaDevAttrMultiProcessorCount, cudaDevAttrComputeCapabilityMajor,
+        cudaDevAttrComputeCapabilityMinor, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+        cudaDevAttrMaxSharedMemoryPerMultiprocessor};
     for (int i = 0; i < 5; i++) {
         cudaError_t err = cudaDeviceGetAttribute(&v[i], attrs[i], ctx->device);
         if (err != cudaSuccess) {
@@ -101,8 +99,8 @@ static warpsort_status_t ws_find_device(warpsort_context_t *ctx) {
                         err != cudaSuccess ? cudaGetErrorString(err) : "none found");
     }
     if (ctx->device >= count)
-        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
-                        "CUDA device %d requested, %d present", ctx->device, count);
+        return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE, "CUDA device %d requested, %d present",
+                        ctx->device, count);
     return WARPSORT_OK;
 }
 

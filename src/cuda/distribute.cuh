@@ -121,8 +121,10 @@ __device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, un
     unsigned a = 0, b = m;
     while (a < b) {
         const unsigned mid = (a + b) / 2;
-        if (ws_cell_of(lk, sorted[mid]) < c) a = mid + 1;
-        else b = mid;
+        if (ws_cell_of(lk, sorted[mid]) < c)
+            a = mid + 1;
+        else
+            b = mid;
     }
     return a;
 }
@@ -157,8 +159,10 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
     r.hi = lk.sorted[m - 1];
     const KB range = r.hi - r.lo;
     int bits = 0;
-    if constexpr (sizeof(KB) == 4) bits = 32 - __clz((int)range);
-    else bits = 64 - __clzll((long long)range);
+    if constexpr (sizeof(KB) == 4)
+        bits = 32 - __clz((int)range);
+    else
+        bits = 64 - __clzll((long long)range);
     r.shift = bits > WS_CELL_LOG ? (unsigned)(bits - WS_CELL_LOG) : 0u;
     /* Each thread its run of cells: one search, then a walk over the
      * splitters inside them (a crowded run walks up to m, once per block). */
@@ -202,8 +206,7 @@ __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const
 #pragma unroll
         for (int d = 0; d < WS_TREE_LOG; d++) {
 #pragma unroll
-            for (int i = 0; i < G; i++)
-                a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
+            for (int i = 0; i < G; i++) a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
         }
 #pragma unroll
         for (int i = 0; i < G; i++) {
@@ -234,8 +237,9 @@ __device__ __forceinline__ void ws_classify(const ws_lookup<KB> &lk, const KB (&
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const unsigned j = bkt[i]; /* <= m <= 255: a slot of sorted */
-            bkt[i] = 2 * j + ((j < m && ws_lds<KB>(lk.sorted + (unsigned)sizeof(KB) * j) == key[i])
-                                  ? 1u : 0u);
+            bkt[i] =
+                2 * j +
+                ((j < m && ws_lds<KB>(lk.sorted + (unsigned)sizeof(KB) * j) == key[i]) ? 1u : 0u);
         }
     }
 }
@@ -358,8 +362,7 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     KB cand = 0;
     if ((unsigned)t < want) {
         cand = smem_get(skeys, (int)((unsigned long long)(t + 1) * S / (want + 1)));
-        keep = t == 0 ||
-               cand != smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
+        keep = t == 0 || cand != smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
     }
     unsigned m = 0;
     const unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(keep ? 1u : 0u, warp_sums, &m);
@@ -394,15 +397,16 @@ struct ws_dist_smem {
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
     static constexpr int HISTS = STABLE ? WARPS : 1;
     ws_lookup_smem<KB> look;
-    unsigned hist[HISTS][WS_MAX_BUCKETS];          /* counters, then offsets inside the run */
+    unsigned hist[HISTS][WS_MAX_BUCKETS];               /* counters, then offsets inside the run */
     unsigned peers[HISTS][STABLE ? WS_MAX_BUCKETS : 1]; /* ws_warp_rank's lane masks */
-    unsigned tile_start[WS_MAX_BUCKETS];           /* bucket's first slot in the regrouped tile */
-    unsigned long long delta[WS_MAX_BUCKETS];      /* output index of slot e of bucket j: delta[j] + e */
-    unsigned long long run_base[WS_MAX_BUCKETS];   /* next output index of bucket j */
+    unsigned tile_start[WS_MAX_BUCKETS];      /* bucket's first slot in the regrouped tile */
+    unsigned long long delta[WS_MAX_BUCKETS]; /* output index of slot e of bucket j: delta[j] + e */
+    unsigned long long run_base[WS_MAX_BUCKETS]; /* next output index of bucket j */
     unsigned warp_sums[WARPS];
     unsigned short bkt[TILE];
     KB keys[TILE];
-    typename std::conditional<is_value<V>::value, V, char>::type vals[is_value<V>::value ? TILE : 1];
+    typename std::conditional<is_value<V>::value, V, char>::type
+        vals[is_value<V>::value ? TILE : 1];
 };
 
 /* The block's segment and chunk; false when the block has no work. */
@@ -495,9 +499,9 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 }
 
 template <typename KB, typename V, int ITEMS, bool STABLE>
-__global__ void __launch_bounds__(WS_DIST_THREADS,
-                      ws_scatter_min_blocks((int)sizeof(KB) + (is_value<V>::value ? (int)sizeof(V) : 0),
-                                            STABLE))
+__global__ void __launch_bounds__(
+    WS_DIST_THREADS,
+    ws_scatter_min_blocks((int)sizeof(KB) + (is_value<V>::value ? (int)sizeof(V) : 0), STABLE))
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *splits, unsigned chunk, const unsigned long long *scan) {
@@ -519,10 +523,10 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
 #pragma unroll
     for (int q = 0; q < PER; q++) {
         const int j = t * PER + q;
-        s.run_base[j] = j < nb ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks +
-                                                  w.local] -
-                                             seg_first)
-                               : 0ull;
+        s.run_base[j] =
+            j < nb ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] -
+                                 seg_first)
+                   : 0ull;
     }
     __syncthreads();
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -536,7 +540,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else
             ws_block_rank_any<ITEMS>(bkt, rank, s.hist[0]);
-        /* Bucket and rank share a register across the barrier (bucket <
+            /* Bucket and rank share a register across the barrier (bucket <
          * WS_MAX_BUCKETS, rank < TILE <= 65536): fewer registers, more
          * blocks per SM for this barrier-bound loop. */
 #pragma unroll
@@ -578,8 +582,8 @@ __global__ void __launch_bounds__(WS_DIST_THREADS,
             if (bkt[i] != WS_NO_BUCKET) {
                 const unsigned b = bkt[i] >> 16;
                 /* Unstable: the block's counters were read and zeroed above. */
-                const unsigned slot = s.tile_start[b] + (STABLE ? s.hist[warp][b] : 0u) +
-                                      (bkt[i] & 0xFFFFu);
+                const unsigned slot =
+                    s.tile_start[b] + (STABLE ? s.hist[warp][b] : 0u) + (bkt[i] & 0xFFFFu);
                 s.keys[slot] = k[i];
                 s.bkt[slot] = (unsigned short)b;
                 if constexpr (is_value<V>::value) s.vals[slot] = v[i];
@@ -684,7 +688,7 @@ __global__ void __launch_bounds__(WS_SCAN_THREADS)
 
 /* Output of a level for the next one and for the bucket sort. */
 struct ws_level_out {
-    ws_dist_seg *segs;  /* next level's segments (null after the last level) */
+    ws_dist_seg *segs; /* next level's segments (null after the last level) */
     unsigned *blockseg;
     ws_level_ctl *ctl;
     unsigned chunk;
@@ -796,11 +800,12 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 s_size[j] = (unsigned)size;
             }
             /* Buckets too big for a job, each lane its own. */
-            const bool next_seg = alone && !equal &&
-                                  size > out.class_cap[WS_SORT_CLASSES - 1] && out.segs;
+            const bool next_seg =
+                alone && !equal && size > out.class_cap[WS_SORT_CLASSES - 1] && out.segs;
             if (__any_sync(0xFFFFFFFFu, next_seg)) {
                 /* Next-level segments: one reservation for the warp's. */
-                const unsigned blocks = next_seg ? (unsigned)((size + out.chunk - 1) / out.chunk) : 0u;
+                const unsigned blocks =
+                    next_seg ? (unsigned)((size + out.chunk - 1) / out.chunk) : 0u;
                 const unsigned seg_at = ws_warp_inclusive_sum<unsigned>(next_seg ? 1u : 0u);
                 const unsigned blk_at = ws_warp_inclusive_sum<unsigned>(blocks);
                 unsigned s0 = 0, b0 = 0;
@@ -815,9 +820,9 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 if (next_seg) {
                     const unsigned s2 = s0 + seg_at - 1, fb = b0 + blk_at - blocks;
                     /* Count entries follow the blocks: cnt_base = first block x nbuckets. */
-                    out.segs[s2] = ws_dist_seg{begin, size,
-                                               (unsigned long long)fb * out.ctl->nbuckets, fb,
-                                               blocks, 0u, 0u};
+                    out.segs[s2] = ws_dist_seg{
+                        begin, size, (unsigned long long)fb * out.ctl->nbuckets, fb, blocks,
+                        0u,    0u};
                     for (unsigned b = 0; b < blocks; b++) out.blockseg[fb + b] = s2;
                 }
             }

@@ -27,8 +27,7 @@ struct ws_shapes {
     /* Two buffers (the pieces, then X and Y) of keys and of values. */
     static constexpr size_t merge_smem() {
         return 2 * sizeof(KB) * ws_merge_slots<KB>(MERGE_TILE, SHAPE.merge_items) +
-               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, SHAPE.merge_items)
-                            : 0);
+               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, SHAPE.merge_items) : 0);
     }
     /* Every block of the row fits what its family promises (ws_select_family). */
     static_assert(tile_smem(ws_family_of(F).tile_max_sub) <= ws_family_of(F).smem_block,

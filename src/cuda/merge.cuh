@@ -32,12 +32,12 @@
 
 /* The public device API's merge primitives and layout (one implementation
  * for the library and its users). */
+using warpsort::blocked_base;
 using warpsort::is_value;
 using warpsort::key_codec;
+using warpsort::merge_items_to_smem;
 using warpsort::merge_path;
 using warpsort::merge_src;
-using warpsort::merge_items_to_smem;
-using warpsort::blocked_base;
 using warpsort::smem_index;
 using warpsort::smem_slots;
 using warpsort::striped_slot;
@@ -95,9 +95,8 @@ __device__ __forceinline__ KB ws_split_at(const KB *p, size_t lp, const KB *q, s
  * cuts[4 * (g * slots + k) + r] = items of run r before it. Slot 0 is the
  * group start and is not stored. */
 template <typename KB>
-__global__ void __launch_bounds__(256)
-    merge4_cuts(const KB *__restrict__ keys, ws_pass_shape p, size_t slots_total,
-                size_t *__restrict__ cuts) {
+__global__ void __launch_bounds__(256) merge4_cuts(const KB *__restrict__ keys, ws_pass_shape p,
+                                                   size_t slots_total, size_t *__restrict__ cuts) {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= slots_total) return;
     const unsigned slot_shift = ws_slot_shift(p);
@@ -164,8 +163,10 @@ __device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_
     for (int r = 0; r < 4; r++) {
         seg.off[r + 1] = seg.off[r] + (int)(hi[r] - lo[r]);
         const size_t base = run_start + lo[r] - (size_t)seg.off[r];
-        if (r == 0) seg.base = base;
-        else seg.step[r - 1] = base - prev; /* = len[r-1] - hi[r-1] + lo[r] >= 0 */
+        if (r == 0)
+            seg.base = base;
+        else
+            seg.step[r - 1] = base - prev; /* = len[r-1] - hi[r-1] + lo[r] >= 0 */
         prev = base;
         run_start += s.len[r];
     }
@@ -222,8 +223,7 @@ template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                 KB *__restrict__ keys_out, V *__restrict__ vals_out,
-                const size_t *__restrict__ cuts, ws_pass_shape p, int decode,
-                key_codec codec) {
+                const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec) {
     constexpr int TILE = THREADS * ITEMS;
     constexpr int SLOTS = ws_merge_slots<KB>(TILE, ITEMS);
     constexpr bool HAS_VALUES = is_value<V>::value;
@@ -265,17 +265,17 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
 #pragma unroll 1
     for (int first = (int)threadIdx.x * ITEMS; first < y_at + y_len; first += TILE) {
         const bool in_y = first >= y_at;
-        merge_items_to_smem<KB, V, ITEMS>(
-            k_in, v_in, in_y ? cd : ab, in_y ? first - y_at : first, k_mid, v_mid,
-            blocked_base<KB, ITEMS>(first), blocked_base<V, ITEMS>(first));
+        merge_items_to_smem<KB, V, ITEMS>(k_in, v_in, in_y ? cd : ab, in_y ? first - y_at : first,
+                                          k_mid, v_mid, blocked_base<KB, ITEMS>(first),
+                                          blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
     const int first = (int)threadIdx.x * ITEMS;
     if (first < total) { /* X with Y back into k_in, in output order */
         const merge_src xy = {0, x_len, y_at, y_len};
         merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
-                                             blocked_base<KB, ITEMS>(first),
-                                             blocked_base<V, ITEMS>(first));
+                                          blocked_base<KB, ITEMS>(first),
+                                          blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
     const int t = (int)threadIdx.x;

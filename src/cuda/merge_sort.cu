@@ -26,8 +26,8 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
     auto kernel = block_sort_kernel<KB, V, STABLE, S::SHAPE.tile_threads, S::SHAPE.tile_items,
                                     S::SHAPE.tile_run, S::SHAPE.tile_min_blocks, SUB>;
     const size_t smem = S::tile_smem(SUB);
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)smem);
+    cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
     kernel<<<tiles, S::SHAPE.tile_threads, smem, stream>>>(in, vin, out, vout, n, offset,
                                                            keep_ordered, codec);
@@ -36,8 +36,8 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
 
 /* Sorts `tiles` tiles of plan.sub sub-tiles each, from item `offset`. */
 template <typename KB, typename V, int F, bool STABLE>
-static cudaError_t ws_launch_tiles(const ws_plan_t &p, const KB *in, const V *vin, KB *out,
-                                   V *vout, size_t offset, unsigned tiles, key_codec codec,
+static cudaError_t ws_launch_tiles(const ws_plan_t &p, const KB *in, const V *vin, KB *out, V *vout,
+                                   size_t offset, unsigned tiles, key_codec codec,
                                    cudaStream_t stream) {
     const int keep_ordered = p.passes > 0;
     /* A family with tile_max_sub = 1 never plans two: its two-tile kernel,
@@ -69,9 +69,9 @@ static cudaError_t ws_tile_sort(const ws_plan_t &p, const KB *in, const V *vin, 
          * real all-ones key would tie with the padding. */
         *what = "block_sort_kernel (last tile)";
         const size_t at = p.full_tiles * p.tile;
-        err = stable ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, at, 1, codec, stream)
-                     : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec,
-                                                        stream);
+        err = stable
+                  ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, at, 1, codec, stream)
+                  : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec, stream);
     }
     return err;
 }
@@ -81,8 +81,8 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
                                        V *vals_tmp, size_t *cuts, key_codec codec,
                                        cudaStream_t stream, const char **what) {
     using S = ws_shapes<KB, V, F>;
-    auto merge = merge4_pass<KB, V, S::SHAPE.merge_threads, S::SHAPE.merge_items,
-                             S::SHAPE.merge_min_blocks>;
+    auto merge =
+        merge4_pass<KB, V, S::SHAPE.merge_threads, S::SHAPE.merge_items, S::SHAPE.merge_min_blocks>;
     const size_t msmem = S::merge_smem();
     *what = "merge4_pass";
     cudaError_t err =
@@ -94,15 +94,19 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
     for (int i = 0; i < p.passes; i++) {
         const size_t blocks = p.pass_blocks[i];
         *what = "merge4_cuts";
-        merge4_cuts<KB><<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(k_src, p.pass[i],
-                                                                              blocks, cuts);
+        merge4_cuts<KB>
+            <<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(k_src, p.pass[i], blocks, cuts);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
         *what = "merge4_pass";
         merge<<<(unsigned)blocks, S::SHAPE.merge_threads, msmem, stream>>>(
             k_src, v_src, k_dst, v_dst, cuts, p.pass[i], i == p.passes - 1, codec);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
-        KB *kt = k_src; k_src = k_dst; k_dst = kt;
-        V *vt = v_src; v_src = v_dst; v_dst = vt;
+        KB *kt = k_src;
+        k_src = k_dst;
+        k_dst = kt;
+        V *vt = v_src;
+        v_src = v_dst;
+        v_dst = vt;
     }
     return cudaSuccess;
 }
@@ -118,8 +122,8 @@ static cudaError_t ws_merge_sort_family(const ws_plan_t &p, KB *keys, V *vals, k
      * caller's buffer. */
     KB *k_run = p.passes % 2 ? keys_tmp : keys;
     V *v_run = p.passes % 2 ? vals_tmp : vals;
-    cudaError_t err = ws_tile_sort<KB, V, F>(p, keys, vals, k_run, v_run, codec, stable, stream,
-                                             what);
+    cudaError_t err =
+        ws_tile_sort<KB, V, F>(p, keys, vals, k_run, v_run, codec, stable, stream, what);
     if (err != cudaSuccess || !p.passes) return err;
     return ws_merge_passes_run<KB, V, F>(p, keys, vals, keys_tmp, vals_tmp,
                                          (size_t *)(ws + p.lay.cuts), codec, stream, what);
@@ -128,19 +132,23 @@ static cudaError_t ws_merge_sort_family(const ws_plan_t &p, KB *keys, V *vals, k
 /* One instantiation per family; families with equal rows share kernels. */
 struct ws_merge_sort_op {
     template <typename KB, typename V>
-    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
-                           bool stable, unsigned char *ws, cudaStream_t s, const char **what) {
+    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec, bool stable,
+                           unsigned char *ws, cudaStream_t s, const char **what) {
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         switch (p->family) {
         case WS_FAMILY_SM90:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM90>(*p, k, v, codec, stable, ws, s, what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM90>(*p, k, v, codec, stable, ws, s,
+                                                               what);
         case WS_FAMILY_SM80:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM80>(*p, k, v, codec, stable, ws, s, what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM80>(*p, k, v, codec, stable, ws, s,
+                                                               what);
         case WS_FAMILY_SM86:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM86>(*p, k, v, codec, stable, ws, s, what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM86>(*p, k, v, codec, stable, ws, s,
+                                                               what);
         default:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM75>(*p, k, v, codec, stable, ws, s, what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM75>(*p, k, v, codec, stable, ws, s,
+                                                               what);
         }
     }
 };

@@ -90,7 +90,8 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */
     const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items(kb, vb);
-    const size_t slots = (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);
+    const size_t slots =
+        (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);
     const size_t tiles = ((p->n + D - 1) / D + slots - 1) / slots;
     const size_t base_blocks = (p->n + D * tiles - 1) / (D * tiles);
     size_t buckets_total = 0;
@@ -140,8 +141,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     L->total = off;
 }
 
-ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes,
-                       size_t value_bytes) {
+ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes) {
     ws_plan_t p = {};
     p.n = n;
     p.key_bytes = key_bytes;
@@ -171,8 +171,10 @@ static void ws_pass_add(ws_pass_list *l, const char *what, int i, unsigned long 
                         unsigned long long written) {
     if (l->count < l->cap) {
         ws_pass_bytes *b = &l->out[l->count];
-        if (i >= 0) snprintf(b->name, sizeof b->name, "%s %d", what, i);
-        else snprintf(b->name, sizeof b->name, "%s", what);
+        if (i >= 0)
+            snprintf(b->name, sizeof b->name, "%s %d", what, i);
+        else
+            snprintf(b->name, sizeof b->name, "%s", what);
         b->read = read;
         b->written = written;
     }

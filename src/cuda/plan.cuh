@@ -126,7 +126,7 @@ enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
 
 /* What the plan needs to know of the device (filled once per context). */
 struct ws_device_info {
-    int family;   /* row of tuning.cuh (ws_family) */
+    int family; /* row of tuning.cuh (ws_family) */
     int sm_count;
     int sample_ok; /* 1: the sample kernels have code for this device */
     ws_sample_limits sample;
@@ -153,10 +153,10 @@ struct ws_plan_t {
     size_t n, key_bytes, value_bytes;
     int family, sm_count;
     /* tile and merge paths */
-    size_t tile;   /* sorted run length the tile sort leaves (ws_sort_tile_for) */
-    int sub;       /* tiles per tile-sort block: 1, or 2 merged on chip */
+    size_t tile;            /* sorted run length the tile sort leaves (ws_sort_tile_for) */
+    int sub;                /* tiles per tile-sort block: 1, or 2 merged on chip */
     size_t full_tiles, rem; /* whole tiles, and items of the partial last one */
-    int passes;    /* four-way merge passes */
+    int passes;             /* four-way merge passes */
     ws_pass_shape pass[WS_MAX_PASSES];
     size_t pass_blocks[WS_MAX_PASSES]; /* merge blocks (= cut threads) of each pass */
     /* sample path */
@@ -174,8 +174,7 @@ struct ws_plan_t {
 
 /* The plan for sorting n device-resident items of key_bytes (+ value_bytes,
  * 0 = keys only) on the device described by dev. Host only; no CUDA call. */
-ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes,
-                       size_t value_bytes);
+ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes);
 
 /* Items per block of the device-wide scan of the counts. */
 #define WS_SCAN_THREADS 1024

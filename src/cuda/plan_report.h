@@ -24,8 +24,8 @@ extern "C" {
  * figures: a sample-sort level past the first is sized as if every bucket
  * of the one before needed it (an upper bound), and small reads (samples,
  * counts, merge cuts) are left out. */
-size_t ws_plan_passes(const warpsort_context_t *ctx, size_t n, size_t key_bytes,
-                      size_t value_bytes, ws_pass_bytes *out, size_t cap);
+size_t ws_plan_passes(const warpsort_context_t *ctx, size_t n, size_t key_bytes, size_t value_bytes,
+                      ws_pass_bytes *out, size_t cap);
 #ifdef __cplusplus
 }
 #endif

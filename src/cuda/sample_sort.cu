@@ -16,12 +16,12 @@
 
 static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
 
-#define WS_STEP(what_, launch)                             \
-    do {                                                   \
-        *what = (what_);                                   \
-        launch;                                            \
-        cudaError_t e_ = cudaGetLastError();               \
-        if (e_ != cudaSuccess) return e_;                  \
+#define WS_STEP(what_, launch)               \
+    do {                                     \
+        *what = (what_);                     \
+        launch;                              \
+        cudaError_t e_ = cudaGetLastError(); \
+        if (e_ != cudaSuccess) return e_;    \
     } while (0)
 
 /* Sets a kernel's dynamic shared memory and returns how many blocks fill
@@ -42,10 +42,9 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
 /* Bucket-sort class c: one tile per block (SUB 1), or two tiles merged on
  * chip (SUB 2). */
 template <typename KB, typename V, bool STABLE, int C>
-static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys,
-                                          V *vals, KB *ktmp, V *vtmp,
-                                          const ws_final_ctl *fin, key_codec codec,
-                                          cudaStream_t stream) {
+static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
+                                          KB *ktmp, V *vtmp, const ws_final_ctl *fin,
+                                          key_codec codec, cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
     constexpr int SUB = C + 1;
     constexpr int THREADS = S::SHAPE.tile_threads;
@@ -113,9 +112,9 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, KB *keys
 
     ws_level_nb nbuckets = {};
     for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
-    WS_STEP("ws_dist_init", (ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]),
-                                                               ctl, fin, p.n, p.chunk[0],
-                                                               nbuckets)));
+    WS_STEP("ws_dist_init",
+            (ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n,
+                                                p.chunk[0], nbuckets)));
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
         const bool even = l % 2 == 0;
@@ -127,21 +126,21 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, KB *keys
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
         KB *splits = (KB *)(ws + L.splits[l]);
         const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
-        WS_STEP("ws_dist_sample", (ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0,
-                                                        stream>>>(src, raw, codec, segs, &ctl[l],
-                                                                  splits, p.splitters[l])));
-        WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
-                                     src, raw, codec, segs, blockseg, &ctl[l], splits,
-                                     p.chunk[l], cnt)));
-        WS_STEP("ws_scan", (ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
-                               cnt, &ctl[l], partials),
-                           ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]),
-                           ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
-                               cnt, &ctl[l], partials)));
+        WS_STEP("ws_dist_sample",
+                (ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0, stream>>>(
+                    src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+        WS_STEP("ws_dist_count",
+                (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
+                    src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt)));
+        WS_STEP(
+            "ws_scan",
+            (ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials),
+             ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]),
+             ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials)));
         WS_STEP("ws_dist_scatter",
                 (scatter<<<p.max_blocks[l], WS_DIST_THREADS, scatter_smem, stream>>>(
-                    src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits,
-                    p.chunk[l], cnt)));
+                    src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
+                    cnt)));
         /* A block per segment. */
         const ws_level_out out = ws_level_out_for(p, ws, l, ctl, fin);
         const unsigned fgrid = (unsigned)ws_min((size_t)p.max_segs[l], (size_t)p.sm_count * 8);
@@ -179,8 +178,8 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     auto big = ws_big_bucket_kernel<KB, V, THREADS, ITEMS, S::SHAPE.tile_run>;
     const size_t smem = ws_big_smem_bytes<KB, V, THREADS, ITEMS>();
     *what = "ws_big_bucket_kernel";
-    if ((err = cudaFuncSetAttribute(big, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem)) != cudaSuccess)
+    if ((err = cudaFuncSetAttribute(big, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) !=
+        cudaSuccess)
         return err;
     WS_STEP("ws_big_bucket_kernel",
             (big<<<(unsigned)ws_min(p.big_list_cap, (size_t)p.sm_count), THREADS, smem, stream>>>(
@@ -191,8 +190,8 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
 
 struct ws_sample_sort_op {
     template <typename KB, typename V>
-    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
-                           bool stable, unsigned char *ws, cudaStream_t s, const char **what) {
+    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec, bool stable,
+                           unsigned char *ws, cudaStream_t s, const char **what) {
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         /* Unstable pairs: positions only in the rare job that needs them

@@ -95,12 +95,13 @@ __host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest
  * its complement. A list that would overflow its capacity can only come
  * from bad offsets, which the verdict already records: such entries are
  * dropped, never written past the list. */
-__global__ void __launch_bounds__(256) ws_seg_classify_kernel(ws_seg_view v, ws_seg_header *h,
-                                                              ws_seg_lists lists, int argsort) {
+__global__ void __launch_bounds__(256)
+    ws_seg_classify_kernel(ws_seg_view v, ws_seg_header *h, ws_seg_lists lists, int argsort) {
     const int lane = (int)(threadIdx.x & 31);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     const unsigned long long S = v.num_segments;
-    for (unsigned long long base = (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+    for (unsigned long long base =
+             (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
          base <= S; base += stride) {
         const unsigned long long i = base + (unsigned long long)lane;
         unsigned long long len = 0;
@@ -158,8 +159,10 @@ __device__ __forceinline__ unsigned ws_seg_count(const ws_seg_args<KB, V> &a, in
 template <typename KB, typename V>
 __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *vals,
                                              unsigned long long first) {
-    if constexpr (warpsort::is_value<V>::value) return vals ? vals + first : nullptr;
-    else return nullptr;
+    if constexpr (warpsort::is_value<V>::value)
+        return vals ? vals + first : nullptr;
+    else
+        return nullptr;
 }
 
 /* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
@@ -168,7 +171,8 @@ __global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, 
     if (a.header->verdict) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
     const unsigned count = ws_seg_count(a, c);
-    const unsigned long long warp = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const unsigned long long warp =
+        ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32;
     const unsigned group = (threadIdx.x & 31) / WIDTH;
     for (unsigned long long e0 = warp * GROUPS; e0 < count; e0 += warps * GROUPS) {
@@ -182,7 +186,8 @@ __global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, 
         }
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
         V *out_vals = ws_seg_vals_at(a, a.vals, b);
-        warp_sort_segment<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len, a.codec);
+        warp_sort_segment<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len,
+                                    a.codec);
     }
 }
 
@@ -204,14 +209,15 @@ __global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V
 
 /* The long segment that tile t belongs to: the last entry whose first tile
  * is <= t (entries were numbered in the order of their tiles). */
-__device__ __forceinline__ unsigned long long ws_seg_long_entry(const unsigned long long *base,
-                                                                unsigned long long count,
-                                                                unsigned long long t) {
+__device__ __forceinline__ unsigned long long
+ws_seg_long_entry(const unsigned long long *base, unsigned long long count, unsigned long long t) {
     unsigned long long lo = 0, hi = count; /* base[lo] <= t < base[hi] */
     while (hi - lo > 1) {
         const unsigned long long mid = lo + (hi - lo) / 2;
-        if (base[mid] <= t) lo = mid;
-        else hi = mid;
+        if (base[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -249,8 +255,8 @@ __device__ __forceinline__ ws_seg_tile ws_seg_tile_of(const ws_seg_args<KB, V> &
 /* Long segments, step 1: every tile sorted by a block, written to the
  * buffer that makes the last merge pass land in the caller's arrays. */
 template <typename KB, typename V>
-__global__ void __launch_bounds__(256) ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk,
-                                                               V *sv) {
+__global__ void __launch_bounds__(256)
+    ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv) {
     __shared__ segment_sort_storage<KB, V, 256, WS_SEG_TILE / 256> storage;
     if (a.header->verdict) return;
     unsigned long long tiles, count;
@@ -265,8 +271,8 @@ __global__ void __launch_bounds__(256) ws_seg_long_tile_kernel(ws_seg_args<KB, V
         const int len = rest < WS_SEG_TILE ? (int)rest : WS_SEG_TILE;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
         block_sort_segment<256, WS_SEG_TILE / 256>(a.keys + at, (const V *)vals, dk + at,
-                                                   ws_seg_vals_at(a, dv, at), len, a.codec,
-                                                   storage, tl.first);
+                                                   ws_seg_vals_at(a, dv, at), len, a.codec, storage,
+                                                   tl.first);
     }
 }
 
@@ -286,8 +292,8 @@ struct ws_seg_reader {
  * so stable). A segment already one run is copied, so every long segment
  * ping-pongs the same number of times. */
 template <typename KB, typename V>
-__global__ void __launch_bounds__(256) ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv,
-                                                           int p) {
+__global__ void __launch_bounds__(256)
+    ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, int p) {
     constexpr int ITEMS = WS_SEG_TILE / 256;
     if (a.header->verdict) return;
     const int passes = ws_seg_passes(a.header->max_long);
@@ -323,8 +329,10 @@ __global__ void __launch_bounds__(256) ws_seg_merge_kernel(ws_seg_args<KB, V> a,
             ok[diag] = ak[src];
             if constexpr (warpsort::is_value<V>::value)
                 dstv[tl.begin + pair + diag] = srcv[tl.begin + pair + src];
-            if (take_b) bi++;
-            else ai++;
+            if (take_b)
+                bi++;
+            else
+                ai++;
         }
     }
 }
@@ -376,8 +384,8 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
                                                               size_t *bytes) {
     (void)ctx;
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
-    *bytes = ws_seg_layout_for(n, num_segments, warpsort_dtype_size(dtype), value_bytes, argsort)
-                 .total;
+    *bytes =
+        ws_seg_layout_for(n, num_segments, warpsort_dtype_size(dtype), value_bytes, argsort).total;
     return WARPSORT_OK;
 }
 
@@ -386,8 +394,8 @@ struct ws_seg_launch {
     ws_seg_layout lay;
     int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
-    int max_passes;                 /* merge passes launched (bound) */
-    unsigned long long tile_bound;  /* tiles of long segments, at most */
+    int max_passes;                /* merge passes launched (bound) */
+    unsigned long long tile_bound; /* tiles of long segments, at most */
 };
 
 static ws_seg_launch ws_seg_plan(const ws_seg_call_t *c) {
@@ -520,8 +528,7 @@ static warpsort_status_t ws_seg_run_values(warpsort_context_t *ctx, const ws_seg
 
 /* The error of bad device offsets found at index `bad` (offsets still in
  * device memory: the two entries around it are read back for the text). */
-static warpsort_status_t ws_seg_bad_device_offsets(warpsort_context_t *ctx,
-                                                   const ws_seg_call_t *c,
+static warpsort_status_t ws_seg_bad_device_offsets(warpsort_context_t *ctx, const ws_seg_call_t *c,
                                                    const uint64_t *offsets,
                                                    unsigned long long bad) {
     uint64_t pair[2] = {0, 0};
@@ -529,8 +536,7 @@ static warpsort_status_t ws_seg_bad_device_offsets(warpsort_context_t *ctx,
     if (cudaMemcpy(pair, offsets + from, (bad ? 2 : 1) * sizeof(uint64_t),
                    cudaMemcpyDeviceToHost) != cudaSuccess) {
         (void)cudaGetLastError();
-        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: bad offset at index %llu", c->fn,
-                        bad);
+        return ws_error(ctx, WARPSORT_INVALID_ARGUMENT, "%s: bad offset at index %llu", c->fn, bad);
     }
     /* Same texts as the host check (ws_seg_check_offsets). */
     if (bad == 0) return ws_seg_check_offsets(ctx, pair, 0, c->n, c->fn);
@@ -566,11 +572,13 @@ static warpsort_status_t ws_seg_check_call(warpsort_context_t *ctx, const ws_seg
     if (host_offsets) {
         warpsort_status_t s = ws_seg_check_offsets(ctx, c->offsets, c->num_segments, c->n, c->fn);
         if (s != WARPSORT_OK) return s;
-        if (c->argsort && vb == 4 && ws_seg_longest(c->offsets, c->num_segments) > 0xFFFFFFFFull + 1)
+        if (c->argsort && vb == 4 &&
+            ws_seg_longest(c->offsets, c->num_segments) > 0xFFFFFFFFull + 1)
             return ws_error(ctx, WARPSORT_INVALID_ARGUMENT,
                             "%s: a segment needs 8-byte indices (index_bytes = 4 holds 2^32)",
                             c->fn);
-    } else if (c->offsets && c->argsort && vb == 4 && (unsigned long long)c->n > 0xFFFFFFFFull + 1) {
+    } else if (c->offsets && c->argsort && vb == 4 &&
+               (unsigned long long)c->n > 0xFFFFFFFFull + 1) {
         return ws_error(ctx, WARPSORT_UNSUPPORTED,
                         "%s (cuda): device offsets over more than 2^32 items need 8-byte indices",
                         c->fn);
@@ -599,17 +607,22 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
     if (s != WARPSORT_OK) return s;
 
     /* Device views of the arrays. Argsort sorts a copy of the keys. */
-    void *dkeys = c->argsort ? (void *)(ws + L.lay.keys_copy)
+    void *dkeys = c->argsort   ? (void *)(ws + L.lay.keys_copy)
                   : stage_keys ? (void *)(ws + keys_off)
                                : c->keys;
     void *dvals = !vb ? NULL : stage_vals ? (void *)(ws + vals_off) : c->values;
     const uint64_t *doffs = host_offsets ? (const uint64_t *)(ws + offs_off) : c->offsets;
     if (c->n > 0 && (c->argsort || stage_keys))
-        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(dkeys, c->keys_in, c->n * kb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(keys)");
+        WS_CUDA_TRY_AT(ctx,
+                       cudaMemcpyAsync(dkeys, c->keys_in, c->n * kb, cudaMemcpyDefault, stream),
+                       "cudaMemcpyAsync(keys)");
     if (stage_vals && !c->argsort)
-        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(dvals, c->values, c->n * vb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(values)");
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(dvals, c->values, c->n * vb, cudaMemcpyDefault, stream),
+                       "cudaMemcpyAsync(values)");
     if (host_offsets)
-        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync((void *)doffs, c->offsets, ob, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(offsets)");
+        WS_CUDA_TRY_AT(
+            ctx, cudaMemcpyAsync((void *)doffs, c->offsets, ob, cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync(offsets)");
 
     /* Device offsets are checked on the device; the verdict is read back
      * unless the caller set the workspace (then warpsort_segments_check). */
@@ -629,14 +642,17 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
      * and the offsets are known good. */
     WS_CUDA_TRY_AT(ctx, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     if (device_check && !wait_verdict) {
-        WS_CUDA_TRY_AT(ctx, cudaMemcpy(&verdict, ws, sizeof verdict, cudaMemcpyDeviceToHost), "reading the offsets verdict");
+        WS_CUDA_TRY_AT(ctx, cudaMemcpy(&verdict, ws, sizeof verdict, cudaMemcpyDeviceToHost),
+                       "reading the offsets verdict");
         ctx->seg_verdict = NULL;
         if (verdict) return ws_seg_bad_device_offsets(ctx, c, c->offsets, ~verdict);
     }
     if (stage_keys && !c->argsort)
-        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->keys, dkeys, c->n * kb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(keys back)");
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->keys, dkeys, c->n * kb, cudaMemcpyDefault, stream),
+                       "cudaMemcpyAsync(keys back)");
     if (stage_vals)
-        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->values, dvals, c->n * vb, cudaMemcpyDefault, stream), "cudaMemcpyAsync(values back)");
+        WS_CUDA_TRY_AT(ctx, cudaMemcpyAsync(c->values, dvals, c->n * vb, cudaMemcpyDefault, stream),
+                       "cudaMemcpyAsync(values back)");
     WS_CUDA_TRY_AT(ctx, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     return WARPSORT_OK;
 }

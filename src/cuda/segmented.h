@@ -39,13 +39,13 @@
 /* The workspace of one call: offsets into it (all 256-byte aligned) and
  * the capacity of every list, from n and the number of segments alone. */
 struct ws_seg_layout {
-    size_t header;                  /* ws_seg_header */
-    size_t list[WS_SEG_CLASSES];    /* uint32_t segment ids per class */
-    unsigned cap[WS_SEG_CLASSES];   /* entries each list can hold */
-    size_t long_seg, long_base;     /* uint32_t ids, uint64_t first tile */
+    size_t header;                /* ws_seg_header */
+    size_t list[WS_SEG_CLASSES];  /* uint32_t segment ids per class */
+    unsigned cap[WS_SEG_CLASSES]; /* entries each list can hold */
+    size_t long_seg, long_base;   /* uint32_t ids, uint64_t first tile */
     unsigned long long long_cap;
     size_t scratch_keys, scratch_vals; /* merge ping-pong for long segments */
-    size_t keys_copy;               /* argsort: the keys, sorted in place */
+    size_t keys_copy;                  /* argsort: the keys, sorted in place */
     size_t total;
 };
 

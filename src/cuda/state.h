@@ -31,7 +31,7 @@ struct ws_cuda_state {
     void *workspace;    /* device buffer: cached (owned) or the caller's */
     size_t workspace_bytes;
     int workspace_external;
-    ws_pipe *pipe;      /* host-array pipeline, NULL until a call needs it */
+    ws_pipe *pipe;                /* host-array pipeline, NULL until a call needs it */
     unsigned test_fail_countdown; /* test hook: the Nth pipeline checkpoint fails */
 };
 

@@ -170,10 +170,10 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
             KB *out = keys + smem_slots<KB>(BLOCK_TILE);
             if (lo)
                 merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, first, out, vals,
-                                                     blocked_base<KB, ITEMS>(first), 0);
+                                                  blocked_base<KB, ITEMS>(first), 0);
             if (hi)
                 merge_items_to_smem<KB, V, ITEMS>(keys, vals, m, TILE + first, out, vals,
-                                                     blocked_base<KB, ITEMS>(TILE + first), 0);
+                                                  blocked_base<KB, ITEMS>(TILE + first), 0);
             res_keys = out;
         } else {
             /* Into registers, then back once every thread has read. */
@@ -319,9 +319,9 @@ __global__ void __launch_bounds__(THREADS)
                     const unsigned long long d1 =
                         d0 + TILE < a_len + b_len ? d0 + TILE : a_len + b_len;
                     if (t < 2)
-                        split[t] = merge_path<KB, size_t>(ws_global_reader<KB>{a}, a_len,
-                                                             ws_global_reader<KB>{bb}, b_len,
-                                                             t ? d1 : d0);
+                        split[t] =
+                            merge_path<KB, size_t>(ws_global_reader<KB>{a}, a_len,
+                                                   ws_global_reader<KB>{bb}, b_len, t ? d1 : d0);
                     __syncthreads();
                     const int na = (int)(split[1] - split[0]);
                     const int nw = (int)(d1 - d0);
@@ -353,8 +353,12 @@ __global__ void __launch_bounds__(THREADS)
                     __syncthreads();
                 }
             }
-            KB *tk = xk; xk = yk; yk = tk;
-            V *tv = xv; xv = yv; yv = tv;
+            KB *tk = xk;
+            xk = yk;
+            yk = tk;
+            V *tv = xv;
+            xv = yv;
+            yv = tv;
         }
     }
 #endif

@@ -688,10 +688,11 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     const void *keys = sg.keys_in ? (const void *)(ws + p.keys_in) : a->keys;
     const void *values = sg.vals_in ? (const void *)(ws + p.vals_in) : a->values;
     if (sg.keys_in)
-        WS_CUDA_TRY(ctx, cudaMemcpyAsync(ws + p.keys_in, a->keys, n * kb, cudaMemcpyDefault, stream));
+        WS_CUDA_TRY(ctx,
+                    cudaMemcpyAsync(ws + p.keys_in, a->keys, n * kb, cudaMemcpyDefault, stream));
     if (sg.vals_in)
         WS_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(ws + p.vals_in, a->values, n * vb, cudaMemcpyDefault, stream));
+                    cudaMemcpyAsync(ws + p.vals_in, a->values, n * vb, cudaMemcpyDefault, stream));
     ws_tk_outputs out;
     out.keys = sg.out_keys ? (void *)(ws + p.out_keys) : a->out_keys;
     out.indices = sg.out_idx ? (void *)(ws + p.out_idx) : a->out_indices;
@@ -718,11 +719,11 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     if (sg.out_keys)
         WS_CUDA_TRY(ctx, cudaMemcpyAsync(a->out_keys, out.keys, m * kb, cudaMemcpyDefault, stream));
     if (sg.out_idx)
-        WS_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(a->out_indices, out.indices, m * ib, cudaMemcpyDefault, stream));
+        WS_CUDA_TRY(
+            ctx, cudaMemcpyAsync(a->out_indices, out.indices, m * ib, cudaMemcpyDefault, stream));
     if (sg.out_vals)
         WS_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(a->out_values, out.values, m * vb, cudaMemcpyDefault, stream));
+                    cudaMemcpyAsync(a->out_values, out.values, m * vb, cudaMemcpyDefault, stream));
     WS_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
     return WARPSORT_OK;
 }

@@ -34,16 +34,16 @@ enum ws_family {
  * sm_90 rows are measured; the others are derived, not measured (below). */
 struct ws_family_info {
     const char *name;
-    size_t smem_block;  /* opt-in shared memory per block the row needs, bytes */
-    size_t smem_sm;     /* ... and per SM */
-    int tile_max_sub;   /* 2: a tile-sort block may sort two tiles and merge them (~66 KB) */
+    size_t smem_block; /* opt-in shared memory per block the row needs, bytes */
+    size_t smem_sm;    /* ... and per SM */
+    int tile_max_sub;  /* 2: a tile-sort block may sort two tiles and merge them (~66 KB) */
 };
 
 struct ws_shape {
     int tile_threads;
     int tile_items;
-    int tile_run;         /* run length the warp network sorts before merging */
-    int tile_min_blocks;  /* __launch_bounds__ occupancy floor of the tile sort */
+    int tile_run;        /* run length the warp network sorts before merging */
+    int tile_min_blocks; /* __launch_bounds__ occupancy floor of the tile sort */
     int merge_threads;
     int merge_items;
     int merge_min_blocks; /* ... and of a merge pass */

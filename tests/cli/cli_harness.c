@@ -227,8 +227,7 @@ void cli_assert_contains(const char *text, const char *fragment) {
 }
 
 void cli_assert_error(cli_t *c, ...) {
-    if (c->exit_code != 2)
-        fail_msg("expected exit 2, got %d; stderr \"%s\"", c->exit_code, c->err);
+    if (c->exit_code != 2) fail_msg("expected exit 2, got %d; stderr \"%s\"", c->exit_code, c->err);
     cli_assert_one_line(c->err);
     if (strncmp(c->err, "warpsort: ", 10) != 0) fail_msg("stderr lacks the prefix: \"%s\"", c->err);
     va_list ap;

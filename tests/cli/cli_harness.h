@@ -12,15 +12,15 @@
 #include <stdint.h>
 
 typedef struct cli {
-    char dir[PATH_MAX];      /* scratch directory the CLI runs in (its cwd) */
-    char capture[PATH_MAX];  /* sibling directory holding stdout/stderr captures */
-    int exit_code;           /* -1 if killed by a signal */
-    int term_signal;         /* the signal that killed the last run, 0 if none */
-    char *out, *err;         /* captured output of the last run, NUL-terminated */
+    char dir[PATH_MAX];       /* scratch directory the CLI runs in (its cwd) */
+    char capture[PATH_MAX];   /* sibling directory holding stdout/stderr captures */
+    int exit_code;            /* -1 if killed by a signal */
+    int term_signal;          /* the signal that killed the last run, 0 if none */
+    char *out, *err;          /* captured output of the last run, NUL-terminated */
     const char *env_progress; /* value for WARPSORT_PROGRESS, NULL = unset */
-    long long fsize_limit;   /* RLIMIT_FSIZE in bytes for the run, 0 = unchanged */
-    const char *preload;     /* shared object for LD_PRELOAD, NULL = none */
-    unsigned run_as;         /* uid and gid to run as (needs root), 0 = unchanged */
+    long long fsize_limit;    /* RLIMIT_FSIZE in bytes for the run, 0 = unchanged */
+    const char *preload;      /* shared object for LD_PRELOAD, NULL = none */
+    unsigned run_as;          /* uid and gid to run as (needs root), 0 = unchanged */
 } cli_t;
 
 /* cmocka setup/teardown: a fresh scratch directory per test. */

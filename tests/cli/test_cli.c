@@ -118,11 +118,11 @@ static void test_size_syntax(void **state) {
     static const struct {
         const char *text;
         size_t n;
-    } sizes[] = {{"1000", 1000}, {"2^10", 1024}, {"1K", 1024}, {"2K", 2048}, {"1Ki", 1024},
-                 {"2^10+3", 1027}, {"2^12-1", 4095}, {"0", 0}, {"1", 1}};
+    } sizes[] = {{"1000", 1000},   {"2^10", 1024},   {"1K", 1024}, {"2K", 2048}, {"1Ki", 1024},
+                 {"2^10+3", 1027}, {"2^12-1", 4095}, {"0", 0},     {"1", 1}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", sizes[i].text, "--dtype", "u64",
-                                 NULL), 0);
+        assert_int_equal(
+            cli_run(c, "gen", "-o", "k.bin", "-n", sizes[i].text, "--dtype", "u64", NULL), 0);
         size_t bytes;
         free(cli_read(c, "k.bin", &bytes));
         assert_int_equal(bytes, sizes[i].n * 8);
@@ -157,28 +157,32 @@ static void test_gen_distributions(void **state) {
         size_t es = warpsort_dtype_size(dt), bytes, n = 5000;
         void *k;
 
-        assert_int_equal(cli_run(c, "gen", "-o", "s.bin", "-n", "5000", "--dtype", name,
-                                 "--dist", "sorted", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "s.bin", "-n", "5000", "--dtype", name, "--dist",
+                                 "sorted", NULL),
+                         0);
         k = cli_read(c, "s.bin", &bytes);
         assert_int_equal(bytes, n * es);
         assert_true(test_is_sorted(k, n, dt, 0));
         assert_false(test_is_sorted(k, n, dt, 1));
         free(k);
 
-        assert_int_equal(cli_run(c, "gen", "-o", "r.bin", "-n", "5000", "--dtype", name,
-                                 "--dist", "reversed", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "r.bin", "-n", "5000", "--dtype", name, "--dist",
+                                 "reversed", NULL),
+                         0);
         k = cli_read(c, "r.bin", &bytes);
         assert_true(test_is_sorted(k, n, dt, 1));
         free(k);
 
-        assert_int_equal(cli_run(c, "gen", "-o", "e.bin", "-n", "5000", "--dtype", name,
-                                 "--dist", "equal", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "e.bin", "-n", "5000", "--dtype", name, "--dist",
+                                 "equal", NULL),
+                         0);
         k = cli_read(c, "e.bin", &bytes);
         for (size_t i = 1; i < n; i++) assert_memory_equal((char *)k, (char *)k + i * es, es);
         free(k);
 
-        assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "5000", "--dtype", name,
-                                 "--dist", "few", NULL), 0);
+        assert_int_equal(
+            cli_run(c, "gen", "-o", "f.bin", "-n", "5000", "--dtype", name, "--dist", "few", NULL),
+            0);
         k = cli_read(c, "f.bin", &bytes);
         size_t distinct = 0;
         for (size_t i = 0; i < n; i++) {
@@ -190,8 +194,9 @@ static void test_gen_distributions(void **state) {
         free(k);
 
         /* narrow: only the low three bytes vary */
-        assert_int_equal(cli_run(c, "gen", "-o", "w.bin", "-n", "5000", "--dtype", name,
-                                 "--dist", "narrow", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "w.bin", "-n", "5000", "--dtype", name, "--dist",
+                                 "narrow", NULL),
+                         0);
         k = cli_read(c, "w.bin", &bytes);
         uint64_t first = es == 4 ? ((uint32_t *)k)[0] : ((uint64_t *)k)[0], low_bits = 0;
         for (size_t i = 0; i < n; i++) {
@@ -206,26 +211,31 @@ static void test_gen_distributions(void **state) {
 
 static void test_gen_nan_mix_has_specials(void **state) {
     STATE;
-    assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "2^14", "--dtype", "f32", "--dist",
-                             "nan-mix", NULL), 0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "f.bin", "-n", "2^14", "--dtype", "f32", "--dist", "nan-mix", NULL),
+        0);
     size_t bytes;
     uint32_t *k = cli_read(c, "f.bin", &bytes);
-    int pos_nan = 0, neg_nan = 0, pos_zero = 0, neg_zero = 0, pos_inf = 0, neg_inf = 0,
-        finite = 0;
+    int pos_nan = 0, neg_nan = 0, pos_zero = 0, neg_zero = 0, pos_inf = 0, neg_inf = 0, finite = 0;
     for (size_t i = 0; i < bytes / 4; i++) {
         float f;
         memcpy(&f, &k[i], sizeof f);
-        if (isnan(f)) ++*(k[i] >> 31 ? &neg_nan : &pos_nan);
-        else if (isinf(f)) ++*(f < 0 ? &neg_inf : &pos_inf);
-        else if (f == 0.0f) ++*(k[i] >> 31 ? &neg_zero : &pos_zero);
-        else finite++;
+        if (isnan(f))
+            ++*(k[i] >> 31 ? &neg_nan : &pos_nan);
+        else if (isinf(f))
+            ++*(f < 0 ? &neg_inf : &pos_inf);
+        else if (f == 0.0f)
+            ++*(k[i] >> 31 ? &neg_zero : &pos_zero);
+        else
+            finite++;
     }
     assert_true(pos_nan && neg_nan && pos_zero && neg_zero && pos_inf && neg_inf);
     assert_true(finite > (int)(bytes / 4) / 2);
     free(k);
 
-    assert_int_equal(cli_run(c, "gen", "-o", "i.bin", "-n", "2^14", "--dtype", "i32", "--dist",
-                             "nan-mix", NULL), 0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "i.bin", "-n", "2^14", "--dtype", "i32", "--dist", "nan-mix", NULL),
+        0);
     int32_t *ik = cli_read(c, "i.bin", &bytes);
     int has_min = 0, has_max = 0;
     for (size_t i = 0; i < bytes / 4; i++) {
@@ -238,8 +248,9 @@ static void test_gen_nan_mix_has_specials(void **state) {
 
 static void test_gen_iota(void **state) {
     STATE;
-    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "1000", "--dist", "iota", "--dtype",
-                             "u64", NULL), 0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "v.bin", "-n", "1000", "--dist", "iota", "--dtype", "u64", NULL),
+        0);
     size_t bytes;
     uint64_t *v = cli_read(c, "v.bin", &bytes);
     assert_int_equal(bytes, 8000);
@@ -273,20 +284,22 @@ static void test_progress_bar_when_forced(void **state) {
 
 static void test_round_trip_every_dtype_and_dist(void **state) {
     STATE;
-    static const char *const dists[] = {"random", "nan-mix", "few", "equal", "sorted",
-                                        "reversed", "narrow"};
+    static const char *const dists[] = {"random", "nan-mix",  "few",   "equal",
+                                        "sorted", "reversed", "narrow"};
     for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
         const char *dt = warpsort_dtype_name(all_dtypes[d]);
         for (size_t s = 0; s < sizeof dists / sizeof dists[0]; s++) {
             for (int desc = 0; desc < 2; desc++) {
                 assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3001", "--dtype", dt,
-                                         "--dist", dists[s], "--seed", "11", NULL), 0);
+                                         "--dist", dists[s], "--seed", "11", NULL),
+                                 0);
                 if (desc)
                     assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", dt,
-                                             "--desc", NULL), 0);
+                                             "--desc", NULL),
+                                     0);
                 else
-                    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", dt,
-                                             NULL), 0);
+                    assert_int_equal(
+                        cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", dt, NULL), 0);
                 assert_sorted_permutation(c, "in.bin", "out.bin", all_dtypes[d], desc);
                 if (desc)
                     cli_run(c, "check", "out.bin", "--dtype", dt, "--desc", "--perm-of", "in.bin",
@@ -305,7 +318,8 @@ static void test_sort_small_and_odd_sizes(void **state) {
     static const char *const sizes[] = {"0", "1", "2", "31", "33", "2^16+1"};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", sizes[i], "--dtype", "f64",
-                                 "--dist", "nan-mix", NULL), 0);
+                                 "--dist", "nan-mix", NULL),
+                         0);
         assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f64", NULL), 0);
         assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F64, 0);
     }
@@ -322,16 +336,18 @@ static void test_sort_out_of_core_gpu(void **state) {
     warpsort_context_t *ctx = NULL;
     if (warpsort_create(&ctx, &cfg) != WARPSORT_OK) skip();
     warpsort_destroy(ctx);
-    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "2^22+3", "--dtype", "f32",
-                             "--dist", "nan-mix", "--seed", "3", NULL), 0);
-    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f32", "--backend",
-                             "cuda", "--device-budget", "512K", NULL), 0);
-    assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F32, 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "ids.bin", "-n", "2^22+3", "--dist", "iota", NULL),
+    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "2^22+3", "--dtype", "f32", "--dist",
+                             "nan-mix", "--seed", "3", NULL),
                      0);
+    assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f32", "--backend",
+                             "cuda", "--device-budget", "512K", NULL),
+                     0);
+    assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F32, 0);
+    assert_int_equal(cli_run(c, "gen", "-o", "ids.bin", "-n", "2^22+3", "--dist", "iota", NULL), 0);
     assert_int_equal(cli_run(c, "sort", "in.bin", "-o", "out.bin", "--dtype", "f32", "--desc",
                              "--stable", "--values", "ids.bin", "--values-out", "ids.out.bin",
-                             "--backend", "cuda", "--device-budget", "1M", NULL), 0);
+                             "--backend", "cuda", "--device-budget", "1M", NULL),
+                     0);
     assert_sorted_permutation(c, "in.bin", "out.bin", WARPSORT_F32, 1);
     cli_write(c, "prev.bin", "previous", 8);
     cli_run(c, "sort", "in.bin", "-o", "prev.bin", "--dtype", "f32", "--backend", "cuda",
@@ -347,8 +363,7 @@ static void test_sort_out_of_core_gpu(void **state) {
 static void test_sort_in_place_without_output(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "10000", "--dtype", "i64", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "10000", "--dtype", "i64", NULL),
-                     0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "10000", "--dtype", "i64", NULL), 0);
     assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", NULL), 0);
     cli_assert_one_line(c->out);
     assert_sorted_permutation(c, "orig.bin", "k.bin", WARPSORT_I64, 0);
@@ -357,12 +372,14 @@ static void test_sort_in_place_without_output(void **state) {
 
 static void check_values_follow_keys(cli_t *c, const char *value_bytes, const char *iota_dtype) {
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "20000", "--dtype", "f32", "--dist",
-                             "nan-mix", NULL), 0);
+                             "nan-mix", NULL),
+                     0);
     assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "20000", "--dtype", iota_dtype,
-                             "--dist", "iota", NULL), 0);
+                             "--dist", "iota", NULL),
+                     0);
     assert_int_equal(cli_run(c, "sort", "k.bin", "-o", "ko.bin", "--dtype", "f32", "--values",
-                             "v.bin", "--value-bytes", value_bytes, "--values-out", "vo.bin",
-                             NULL), 0);
+                             "v.bin", "--value-bytes", value_bytes, "--values-out", "vo.bin", NULL),
+                     0);
     size_t kb, kob, vb, vob;
     uint32_t *k = cli_read(c, "k.bin", &kb), *ko = cli_read(c, "ko.bin", &kob);
     unsigned char *v = cli_read(c, "v.bin", &vb), *vo = cli_read(c, "vo.bin", &vob);
@@ -403,8 +420,7 @@ static void test_values_follow_keys_8_bytes(void **state) {
 static void test_values_in_place(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL),
-                     0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
     assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
     assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "u64", "--values", "v.bin", NULL), 0);
     size_t b;
@@ -420,14 +436,17 @@ static void test_values_in_place(void **state) {
 
 static void check_stable(cli_t *c, int desc) {
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "30000", "--dtype", "i64", "--dist",
-                             "few", "--seed", "3", NULL), 0);
+                             "few", "--seed", "3", NULL),
+                     0);
     assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "30000", "--dist", "iota", NULL), 0);
     if (desc)
         assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", "--values", "v.bin",
-                                 "--stable", "--desc", NULL), 0);
+                                 "--stable", "--desc", NULL),
+                         0);
     else
-        assert_int_equal(cli_run(c, "sort", "k.bin", "--dtype", "i64", "--values", "v.bin",
-                                 "--stable", NULL), 0);
+        assert_int_equal(
+            cli_run(c, "sort", "k.bin", "--dtype", "i64", "--values", "v.bin", "--stable", NULL),
+            0);
     size_t b;
     int64_t *k = cli_read(c, "k.bin", &b);
     uint32_t *v = cli_read(c, "v.bin", &b);
@@ -436,7 +455,8 @@ static void check_stable(cli_t *c, int desc) {
     for (size_t i = 1; i < 30000; i++) {
         if (k[i] == k[i - 1]) {
             ties++;
-            if (v[i] <= v[i - 1]) fail_msg("equal keys at %zu, %zu lost their input order", i - 1, i);
+            if (v[i] <= v[i - 1])
+                fail_msg("equal keys at %zu, %zu lost their input order", i - 1, i);
         }
     }
     assert_true(ties > 29000); /* few distinct keys: the test really exercises ties */
@@ -450,8 +470,14 @@ static void test_stable_descending(void **state) { check_stable(*state, 1); }
 static void test_float_order(void **state) {
     STATE;
     const uint32_t neg_nan = 0xFFC00000u, pos_nan = 0x7FC00000u, snan = 0x7F800001u;
-    uint32_t in[] = {pos_nan,         f32_bits(1.0f),  f32_bits(-0.0f), neg_nan,
-                     f32_bits(INFINITY), f32_bits(0.0f), f32_bits(-INFINITY), snan,
+    uint32_t in[] = {pos_nan,
+                     f32_bits(1.0f),
+                     f32_bits(-0.0f),
+                     neg_nan,
+                     f32_bits(INFINITY),
+                     f32_bits(0.0f),
+                     f32_bits(-INFINITY),
+                     snan,
                      f32_bits(-1.0f)};
     size_t n = sizeof in / sizeof in[0];
     cli_write(c, "f.bin", in, sizeof in);
@@ -543,8 +569,8 @@ static void test_error_values_wrong_length_leaves_outputs(void **state) {
 
     /* 8-byte values from a file of 4-byte ones: a length error too. */
     assert_int_equal(cli_run(c, "gen", "-o", "v4.bin", "-n", "1000", "--dist", "iota", NULL), 0);
-    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v4.bin", "--value-bytes", "8",
-            "-o", "out.bin", NULL);
+    cli_run(c, "sort", "k.bin", "--dtype", "u32", "--values", "v4.bin", "--value-bytes", "8", "-o",
+            "out.bin", NULL);
     cli_assert_error(c, "v4.bin", NULL);
     out = cli_read(c, "out.bin", &b);
     assert_memory_equal(out, "previous", 8);
@@ -567,8 +593,9 @@ static void test_error_values_not_multiple(void **state) {
 static void test_error_late_failure_removes_temp_files(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", "--dtype",
-                             "u64", NULL), 0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", "--dtype", "u64", NULL),
+        0);
     cli_write(c, "out.bin", "previous", 8);
     cli_write(c, "vout.bin", "old values", 10);
     cli_mkdir(c, "dir");
@@ -642,8 +669,8 @@ static void test_error_unknown_option_and_command(void **state) {
 
 static void test_error_bad_numbers(void **state) {
     STATE;
-    static const char *const bad_sizes[] = {"12x", "", "-5", "2^", "2^99", "2^65", "1Q",
-                                            "99999999999999999999", "1e6"};
+    static const char *const bad_sizes[] = {
+        "12x", "", "-5", "2^", "2^99", "2^65", "1Q", "99999999999999999999", "1e6"};
     for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
         cli_run(c, "gen", "-o", "x.bin", "-n", bad_sizes[i], NULL);
         cli_assert_error(c, "bad size", NULL);
@@ -706,9 +733,9 @@ static void test_error_iota_beyond_dtype(void **state) {
     assert_false(cli_exists(c, "f.bin"));
     cli_run(c, "gen", "-o", "i.bin", "-n", "2^31+1", "--dtype", "i32", "--dist", "iota", NULL);
     cli_assert_error(c, "iota", "i32", NULL);
-    assert_int_equal(cli_run(c, "gen", "-o", "f.bin", "-n", "2^24", "--dtype", "f32", "--dist",
-                             "iota", NULL),
-                     0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "f.bin", "-n", "2^24", "--dtype", "f32", "--dist", "iota", NULL),
+        0);
 }
 
 /* A library error is reported with its status name. Where a usable GPU makes
@@ -848,8 +875,7 @@ static void test_output_long_names(void **state) {
 static void test_values_commit_survives_sigint(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "k.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL),
-                     0);
+    assert_int_equal(cli_run(c, "gen", "-o", "orig.bin", "-n", "5000", "--dtype", "u64", NULL), 0);
     assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "5000", "--dist", "iota", NULL), 0);
     c->preload = WARPSORT_RENAME_SHIM;
     cli_run(c, "sort", "k.bin", "--dtype", "u64", "--values", "v.bin", NULL);
@@ -1014,20 +1040,20 @@ static void test_check_permutation(void **state) {
     cli_write(c, "perm.bin", perm, sizeof perm);
     cli_write(c, "other.bin", other, sizeof other);
     cli_write(c, "short.bin", shorter, sizeof shorter);
-    assert_int_equal(cli_run(c, "check", "perm.bin", "--dtype", "u32", "--perm-of", "orig.bin",
-                             NULL), 0);
+    assert_int_equal(
+        cli_run(c, "check", "perm.bin", "--dtype", "u32", "--perm-of", "orig.bin", NULL), 0);
     cli_assert_one_line(c->out);
     cli_assert_contains(c->out, "permutation of orig.bin");
-    assert_int_equal(cli_run(c, "check", "other.bin", "--dtype", "u32", "--perm-of", "orig.bin",
-                             NULL), 1);
+    assert_int_equal(
+        cli_run(c, "check", "other.bin", "--dtype", "u32", "--perm-of", "orig.bin", NULL), 1);
     cli_assert_one_line(c->out);
     cli_assert_contains(c->out, "not a permutation");
-    assert_int_equal(cli_run(c, "check", "short.bin", "--dtype", "u32", "--perm-of", "orig.bin",
-                             NULL), 1);
+    assert_int_equal(
+        cli_run(c, "check", "short.bin", "--dtype", "u32", "--perm-of", "orig.bin", NULL), 1);
     cli_assert_contains(c->out, "not a permutation");
     /* Unsorted and not a permutation: both reported on the one line. */
-    assert_int_equal(cli_run(c, "check", "orig.bin", "--dtype", "u32", "--perm-of", "other.bin",
-                             NULL), 1);
+    assert_int_equal(
+        cli_run(c, "check", "orig.bin", "--dtype", "u32", "--perm-of", "other.bin", NULL), 1);
     cli_assert_one_line(c->out);
     cli_assert_contains(c->out, "not sorted");
     cli_assert_contains(c->out, "not a permutation");
@@ -1059,8 +1085,9 @@ static void test_check_errors(void **state) {
 
 static void test_bench_with_qsort(void **state) {
     STATE;
-    assert_int_equal(cli_run(c, "bench", "-n", "2^14", "--repeat", "3", "--qsort", "--dtype",
-                             "f32", "--dist", "nan-mix", NULL), 0);
+    assert_int_equal(cli_run(c, "bench", "-n", "2^14", "--repeat", "3", "--qsort", "--dtype", "f32",
+                             "--dist", "nan-mix", NULL),
+                     0);
     cli_assert_contains(c->out, "best");
     cli_assert_contains(c->out, "median");
     cli_assert_contains(c->out, "keys/s");
@@ -1071,9 +1098,10 @@ static void test_bench_with_qsort(void **state) {
 
 static void test_bench_pairs_stable(void **state) {
     STATE;
-    assert_int_equal(cli_run(c, "bench", "-n", "10000", "--repeat", "2", "--warmup", "0",
-                             "--pairs", "--stable", "--desc", "--dist", "few", "--dtype", "i64",
-                             "--value-bytes", "8", NULL), 0);
+    assert_int_equal(cli_run(c, "bench", "-n", "10000", "--repeat", "2", "--warmup", "0", "--pairs",
+                             "--stable", "--desc", "--dist", "few", "--dtype", "i64",
+                             "--value-bytes", "8", NULL),
+                     0);
     cli_assert_contains(c->out, "values following their keys stably");
     cli_run(c, "bench", "--pairs", "--qsort", NULL);
     cli_assert_error(c, "--qsort", NULL);
@@ -1087,7 +1115,8 @@ static void test_run_main_job(void **state) {
     cli_assert_contains(c->out, "keys/s");
     cli_assert_contains(c->out, "verified");
     assert_int_equal(cli_run(c, "run", "-n", "1000", "--dtype", "f64", "--dist", "nan-mix",
-                             "--desc", "--backend", "cpu", "--threads", "2", NULL), 0);
+                             "--desc", "--backend", "cpu", "--threads", "2", NULL),
+                     0);
     cli_assert_contains(c->out, "cpu (2 threads)");
     cli_assert_contains(c->out, "verified");
 }
@@ -1097,8 +1126,8 @@ static void test_threads_above_cap(void **state) {
     STATE;
     char expect[64];
     snprintf(expect, sizeof expect, "cpu (%u threads)", WS_CPU_MAX_THREADS);
-    assert_int_equal(cli_run(c, "run", "-n", "1000", "--backend", "cpu", "--threads", "1000",
-                             NULL), 0);
+    assert_int_equal(cli_run(c, "run", "-n", "1000", "--backend", "cpu", "--threads", "1000", NULL),
+                     0);
     cli_assert_contains(c->out, expect);
     snprintf(expect, sizeof expect, "at most %u", WS_CPU_MAX_THREADS);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
@@ -1106,7 +1135,6 @@ static void test_threads_above_cap(void **state) {
         if (strstr(c->out, "--threads")) cli_assert_contains(c->out, expect);
     }
 }
-
 
 /* topk: keys and indices of a whole file and of rows, both directions and
  * index sizes, judged by the top-k oracle (tests/cpu/topk_cases.h). */
@@ -1139,18 +1167,21 @@ static void test_topk_file_and_rows(void **state) {
     for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
         const warpsort_dtype_t dt = all_dtypes[d];
         const char *name = warpsort_dtype_name(dt);
-        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name,
-                                 "--dist", "nan-mix", "--seed", "7", NULL), 0);
-        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "33", "-o",
-                                 "top.bin", "--indices-out", "idx.bin", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name, "--dist",
+                                 "nan-mix", "--seed", "7", NULL),
+                         0);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "33", "-o", "top.bin",
+                                 "--indices-out", "idx.bin", NULL),
+                         0);
         check_topk_files(c, dt, 1, 3000, 33, 0, 8);
-        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "3000",
-                                 "--smallest", "-o", "top.bin", "--indices-out", "idx.bin",
-                                 "--index-bytes", "4", NULL), 0);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "3000", "--smallest",
+                                 "-o", "top.bin", "--indices-out", "idx.bin", "--index-bytes", "4",
+                                 NULL),
+                         0);
         check_topk_files(c, dt, 1, 3000, 3000, 1, 4);
-        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "7",
-                                 "--row-length", "100", "-o", "top.bin", "--indices-out",
-                                 "idx.bin", NULL), 0);
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", name, "-k", "7", "--row-length",
+                                 "100", "-o", "top.bin", "--indices-out", "idx.bin", NULL),
+                         0);
         check_topk_files(c, dt, 30, 100, 7, 0, 8);
     }
 }
@@ -1166,9 +1197,8 @@ static void test_topk_errors(void **state) {
                                          {"-k", "8", "--row-length", "5"},
                                          {"-k", "3", "--index-bytes", "2"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", bad[i][0], bad[i][1],
-                                 "-o", "top.bin", "--indices-out", "idx.bin", bad[i][2],
-                                 bad[i][3], NULL),
+        assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", bad[i][0], bad[i][1], "-o",
+                                 "top.bin", "--indices-out", "idx.bin", bad[i][2], bad[i][3], NULL),
                          2);
         size_t bytes;
         char *old = cli_read(c, "top.bin", &bytes);
@@ -1223,29 +1253,35 @@ static void test_sort_rows_and_segments(void **state) {
     for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
         const warpsort_dtype_t dt = all_dtypes[d];
         const char *name = warpsort_dtype_name(dt);
-        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name,
-                                 "--dist", "nan-mix", "--seed", "11", NULL), 0);
-        assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", name, "--row-length", "100",
-                                 "-o", "rows.bin", NULL), 0);
+        assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", name, "--dist",
+                                 "nan-mix", "--seed", "11", NULL),
+                         0);
+        assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", name, "--row-length", "100", "-o",
+                                 "rows.bin", NULL),
+                         0);
         cli_assert_contains(c->out, "in 30 rows");
         check_segments(c, "in.bin", "rows.bin", NULL, dt, rows, 30, 0);
         assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", name, "--offsets", "offs.bin",
-                                 "--desc", "-o", "seg.bin", NULL), 0);
+                                 "--desc", "-o", "seg.bin", NULL),
+                         0);
         cli_assert_contains(c->out, "in 6 segments");
         check_segments(c, "in.bin", "seg.bin", NULL, dt, offs, segs, 1);
     }
     /* values follow their keys inside each segment */
-    assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", "u32", "--dist",
-                             "few", NULL), 0);
-    assert_int_equal(cli_run(c, "gen", "-o", "v.bin", "-n", "3000", "--dtype", "u32", "--dist",
-                             "iota", NULL), 0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "in.bin", "-n", "3000", "--dtype", "u32", "--dist", "few", NULL),
+        0);
+    assert_int_equal(
+        cli_run(c, "gen", "-o", "v.bin", "-n", "3000", "--dtype", "u32", "--dist", "iota", NULL),
+        0);
     assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", "u32", "--offsets", "offs.bin",
                              "--stable", "--values", "v.bin", "--values-out", "vo.bin", "-o",
-                             "seg.bin", NULL), 0);
+                             "seg.bin", NULL),
+                     0);
     check_segments(c, "in.bin", "seg.bin", "vo.bin", WARPSORT_U32, offs, segs, 0);
     assert_int_equal(cli_run(c, "sort", "in.bin", "--dtype", "u32", "--row-length", "100",
-                             "--values", "v.bin", "--values-out", "vo.bin", "-o", "rows.bin",
-                             NULL), 0);
+                             "--values", "v.bin", "--values-out", "vo.bin", "-o", "rows.bin", NULL),
+                     0);
     check_segments(c, "in.bin", "rows.bin", "vo.bin", WARPSORT_U32, rows, 30, 0);
 }
 
@@ -1292,20 +1328,33 @@ static void test_sort_segments_errors(void **state) {
 
 int main(int argc, char **argv) {
     const struct CMUnitTest basics[] = {
-        T(test_help_mentions_every_command), T(test_help_of_each_command), T(test_version),
-        T(test_no_arguments_prints_usage),   T(test_size_syntax),
-        T(test_gen_is_deterministic),        T(test_gen_distributions),
-        T(test_gen_nan_mix_has_specials),    T(test_gen_iota),
-        T(test_no_progress_bar_in_pipes),    T(test_progress_bar_when_forced),
+        T(test_help_mentions_every_command),
+        T(test_help_of_each_command),
+        T(test_version),
+        T(test_no_arguments_prints_usage),
+        T(test_size_syntax),
+        T(test_gen_is_deterministic),
+        T(test_gen_distributions),
+        T(test_gen_nan_mix_has_specials),
+        T(test_gen_iota),
+        T(test_no_progress_bar_in_pipes),
+        T(test_progress_bar_when_forced),
     };
     const struct CMUnitTest sort[] = {
-        T(test_round_trip_every_dtype_and_dist), T(test_sort_small_and_odd_sizes),
-        T(test_sort_in_place_without_output),    T(test_values_follow_keys_4_bytes),
-        T(test_values_follow_keys_8_bytes),      T(test_values_in_place),
-        T(test_stable_ascending),                T(test_stable_descending),
-        T(test_sort_rows_and_segments),          T(test_sort_segments_errors),
-        T(test_float_order),                     T(test_sort_out_of_core_gpu),
-        T(test_topk_file_and_rows),              T(test_topk_errors),
+        T(test_round_trip_every_dtype_and_dist),
+        T(test_sort_small_and_odd_sizes),
+        T(test_sort_in_place_without_output),
+        T(test_values_follow_keys_4_bytes),
+        T(test_values_follow_keys_8_bytes),
+        T(test_values_in_place),
+        T(test_stable_ascending),
+        T(test_stable_descending),
+        T(test_sort_rows_and_segments),
+        T(test_sort_segments_errors),
+        T(test_float_order),
+        T(test_sort_out_of_core_gpu),
+        T(test_topk_file_and_rows),
+        T(test_topk_errors),
     };
     const struct CMUnitTest errors[] = {
         T(test_error_missing_file),
@@ -1322,16 +1371,20 @@ int main(int argc, char **argv) {
         T(test_error_library_status),
     };
     const struct CMUnitTest outputs[] = {
-        T(test_output_not_regular_refused),   T(test_output_file_size_limit),
-        T(test_output_long_names),            T(test_values_commit_survives_sigint),
-        T(test_output_read_only_refused),     T(test_output_keeps_owner_and_mode),
+        T(test_output_not_regular_refused), T(test_output_file_size_limit),
+        T(test_output_long_names),          T(test_values_commit_survives_sigint),
+        T(test_output_read_only_refused),   T(test_output_keeps_owner_and_mode),
     };
     const struct CMUnitTest check[] = {
-        T(test_check_detects_unsorted), T(test_check_float_semantics),
-        T(test_check_permutation),      T(test_check_errors),
+        T(test_check_detects_unsorted),
+        T(test_check_float_semantics),
+        T(test_check_permutation),
+        T(test_check_errors),
     };
     const struct CMUnitTest bench[] = {
-        T(test_bench_with_qsort), T(test_bench_pairs_stable), T(test_run_main_job),
+        T(test_bench_with_qsort),
+        T(test_bench_pairs_stable),
+        T(test_run_main_job),
         T(test_threads_above_cap),
     };
 

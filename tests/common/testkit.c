@@ -80,8 +80,7 @@ int wt_ref_cmp(uint64_t a, uint64_t b, warpsort_dtype_t dtype) {
     if (a == b) return 0;
     switch (dtype) {
     case WARPSORT_U32:
-    case WARPSORT_U64:
-        return a < b ? -1 : 1;
+    case WARPSORT_U64: return a < b ? -1 : 1;
     case WARPSORT_I32: {
         int32_t x, y;
         uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
@@ -113,8 +112,7 @@ int wt_ref_cmp(uint64_t a, uint64_t b, warpsort_dtype_t dtype) {
         }
         return wt_cmp_double(x, y, signbit(x) != 0);
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -177,38 +175,38 @@ int wt_check_sorted(const void *keys, size_t n, warpsort_dtype_t dtype, unsigned
 /* Sorts a 4- or 8-byte array by raw unsigned bits: an LSD radix sort of the
  * oracle's own, deliberately not the library's (and fast enough for 2^28).
  * One counting pass for all bytes; bytes equal across the array are skipped. */
-#define WT_DEFINE_SORT_RAW(NAME, T)                                                   \
-    static int NAME(T *a, size_t n) {                                                 \
-        enum { BYTES = sizeof(T) };                                                   \
-        size_t(*count)[256] = calloc(BYTES, sizeof *count);                           \
-        T *tmp = malloc(n * sizeof(T));                                               \
-        if (!count || !tmp) {                                                         \
-            free(count);                                                              \
-            free(tmp);                                                                \
-            return 1;                                                                 \
-        }                                                                             \
-        for (size_t i = 0; i < n; i++)                                                \
-            for (unsigned d = 0; d < BYTES; d++) count[d][(a[i] >> (8 * d)) & 255u]++; \
-        T *src = a, *dst = tmp;                                                       \
-        for (unsigned d = 0; d < BYTES; d++) {                                        \
-            size_t sum = 0;                                                           \
-            int constant = 0;                                                         \
-            for (unsigned b = 0; b < 256; b++) {                                      \
-                size_t c = count[d][b];                                               \
-                constant |= c == n;                                                   \
-                count[d][b] = sum;                                                    \
-                sum += c;                                                             \
-            }                                                                         \
-            if (constant) continue;                                                   \
+#define WT_DEFINE_SORT_RAW(NAME, T)                                                              \
+    static int NAME(T *a, size_t n) {                                                            \
+        enum { BYTES = sizeof(T) };                                                              \
+        size_t(*count)[256] = calloc(BYTES, sizeof *count);                                      \
+        T *tmp = malloc(n * sizeof(T));                                                          \
+        if (!count || !tmp) {                                                                    \
+            free(count);                                                                         \
+            free(tmp);                                                                           \
+            return 1;                                                                            \
+        }                                                                                        \
+        for (size_t i = 0; i < n; i++)                                                           \
+            for (unsigned d = 0; d < BYTES; d++) count[d][(a[i] >> (8 * d)) & 255u]++;           \
+        T *src = a, *dst = tmp;                                                                  \
+        for (unsigned d = 0; d < BYTES; d++) {                                                   \
+            size_t sum = 0;                                                                      \
+            int constant = 0;                                                                    \
+            for (unsigned b = 0; b < 256; b++) {                                                 \
+                size_t c = count[d][b];                                                          \
+                constant |= c == n;                                                              \
+                count[d][b] = sum;                                                               \
+                sum += c;                                                                        \
+            }                                                                                    \
+            if (constant) continue;                                                              \
             for (size_t i = 0; i < n; i++) dst[count[d][(src[i] >> (8 * d)) & 255u]++] = src[i]; \
-            T *t = src;                                                               \
-            src = dst;                                                                \
-            dst = t;                                                                  \
-        }                                                                             \
-        if (src != a) memcpy(a, src, n * sizeof(T));                                  \
-        free(tmp);                                                                    \
-        free(count);                                                                  \
-        return 0;                                                                     \
+            T *t = src;                                                                          \
+            src = dst;                                                                           \
+            dst = t;                                                                             \
+        }                                                                                        \
+        if (src != a) memcpy(a, src, n * sizeof(T));                                             \
+        free(tmp);                                                                               \
+        free(count);                                                                             \
+        return 0;                                                                                \
     }
 WT_DEFINE_SORT_RAW(wt_sort_raw32, uint32_t)
 WT_DEFINE_SORT_RAW(wt_sort_raw64, uint64_t)
@@ -360,8 +358,8 @@ int wt_host_copy(void *dst, const void *src, size_t bytes, void *user) {
     return 0;
 }
 
-const wt_memory_t wt_host_memory = {"host", wt_host_alloc, wt_host_release, wt_host_copy,
-                                    wt_host_copy, NULL};
+const wt_memory_t wt_host_memory = {"host",       wt_host_alloc, wt_host_release,
+                                    wt_host_copy, wt_host_copy,  NULL};
 
 /*======================================================================
  * Driver
@@ -381,14 +379,12 @@ void wt_case_describe(const wt_case_t *c, char *buf, size_t len) {
 static warpsort_status_t wt_call(warpsort_context_t *ctx, const wt_case_t *c, void *keys,
                                  void *second) {
     switch (c->op) {
-    case WT_OP_SORT:
-        return warpsort_sort(ctx, keys, c->n, c->dtype, c->flags);
+    case WT_OP_SORT: return warpsort_sort(ctx, keys, c->n, c->dtype, c->flags);
     case WT_OP_PAIRS:
         return warpsort_sort_pairs(ctx, keys, second, c->n, c->dtype, c->second_bytes, c->flags);
     case WT_OP_ARGSORT:
         return warpsort_argsort(ctx, keys, second, c->n, c->dtype, c->second_bytes, c->flags);
-    default:
-        return WARPSORT_INVALID_ARGUMENT;
+    default: return WARPSORT_INVALID_ARGUMENT;
     }
 }
 
@@ -415,8 +411,8 @@ static int wt_compare_oracle(warpsort_context_t *oracle, const wt_case_t *c, con
     if (memcmp(keys, out_keys, n * kb) != 0) {
         size_t i = 0;
         while (wt_bits(keys, i, kb) == wt_bits(out_keys, i, kb)) i++;
-        rc = wt_fail(msg, msg_len, "keys differ from the oracle at %zu: 0x%llx vs oracle 0x%llx",
-                     i, (unsigned long long)wt_bits(out_keys, i, kb),
+        rc = wt_fail(msg, msg_len, "keys differ from the oracle at %zu: 0x%llx vs oracle 0x%llx", i,
+                     (unsigned long long)wt_bits(out_keys, i, kb),
                      (unsigned long long)wt_bits(keys, i, kb));
         goto done;
     }
@@ -496,8 +492,7 @@ int wt_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_case_t
         else
             rc = wt_check_argsort(orig, out_second, n, c->dtype, sb, c->flags, msg, msg_len);
         break;
-    default:
-        rc = wt_fail(msg, msg_len, "unknown op %d", (int)c->op);
+    default: rc = wt_fail(msg, msg_len, "unknown op %d", (int)c->op);
     }
     if (!rc && oracle) rc = wt_compare_oracle(oracle, c, orig, out_keys, out_second, msg, msg_len);
 
@@ -516,8 +511,12 @@ size_t wt_run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_m
     for (size_t s = 0; s < m->num_sizes; s++) {
         for (unsigned d = 0; d < KEYGEN_DIST_COUNT; d++) {
             if (!(m->dist_mask & (1u << d))) continue;
-            wt_case_t c = {m->op,       m->dtype,         m->second_bytes, m->flags,
-                           m->sizes[s], (keygen_dist_t)d,
+            wt_case_t c = {m->op,
+                           m->dtype,
+                           m->second_bytes,
+                           m->flags,
+                           m->sizes[s],
+                           (keygen_dist_t)d,
                            m->seed ^ wt_mix(m->sizes[s] * 8u + d)};
             char msg[512];
             if (wt_run_case(ctx, mem, &c, oracle, msg, sizeof msg) != 0) {

@@ -69,8 +69,10 @@ static inline size_t wt_prop_tests(wt_prop_param_t *params, struct CMUnitTest *t
         wt_op_t op;
         size_t second_bytes;
         const char *label;
-    } ops[WT_PROP_OPS] = {{WT_OP_SORT, 0, "sort"},       {WT_OP_PAIRS, 4, "pairs_v4"},
-                          {WT_OP_PAIRS, 8, "pairs_v8"},  {WT_OP_ARGSORT, 4, "argsort_i4"},
+    } ops[WT_PROP_OPS] = {{WT_OP_SORT, 0, "sort"},
+                          {WT_OP_PAIRS, 4, "pairs_v4"},
+                          {WT_OP_PAIRS, 8, "pairs_v8"},
+                          {WT_OP_ARGSORT, 4, "argsort_i4"},
                           {WT_OP_ARGSORT, 8, "argsort_i8"}};
     size_t count = 0;
     for (size_t o = 0; o < WT_PROP_OPS; o++) {

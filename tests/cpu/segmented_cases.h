@@ -22,7 +22,7 @@
 #include <string.h>
 
 typedef struct sg_case {
-    wt_op_t op;          /* SORT, PAIRS or ARGSORT */
+    wt_op_t op; /* SORT, PAIRS or ARGSORT */
     warpsort_dtype_t dtype;
     size_t second_bytes; /* value or index bytes */
     unsigned flags;
@@ -114,7 +114,8 @@ static int sg_execute(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_
         snprintf(msg, msg_len, "allocation failed (n = %zu)", n);
         goto done;
     }
-    if (mem->upload(dk, keys, n * kb, mem->user) || (sb && mem->upload(ds, second, n * sb, mem->user)) ||
+    if (mem->upload(dk, keys, n * kb, mem->user) ||
+        (sb && mem->upload(ds, second, n * sb, mem->user)) ||
         (c->lengths && offs_mem->upload(dofs, offsets, ob, offs_mem->user))) {
         snprintf(msg, msg_len, "upload failed");
         goto done;
@@ -188,9 +189,8 @@ static int sg_check(const sg_case_t *c, const uint64_t *offsets, const void *key
 /* Runs c on ctx (arrays in mem, offsets in offs_mem or mem) and checks it;
  * with an oracle context also requires byte-identical output wherever the
  * order is determined (keys; values when stable; argsort indices). */
-static int sg_run_case(warpsort_context_t *ctx, const wt_memory_t *mem,
-                       const wt_memory_t *offs_mem, const sg_case_t *c,
-                       warpsort_context_t *oracle, char *msg, size_t msg_len) {
+static int sg_run_case(warpsort_context_t *ctx, const wt_memory_t *mem, const wt_memory_t *offs_mem,
+                       const sg_case_t *c, warpsort_context_t *oracle, char *msg, size_t msg_len) {
     size_t n = 0;
     uint64_t *offsets = sg_offsets(c, &n);
     const size_t kb = warpsort_dtype_size(c->dtype);
@@ -243,9 +243,8 @@ done:
  * 0, 1, 2, the CPU's insertion-sort cut (64), the CUDA backend's classes
  * (4 .. 2048 items: lanes, groups of lanes, warps, blocks, long). */
 static const size_t sg_switch_lengths[] = {
-    0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  17,   31,   32,   33,   63,  64,
-    65,  127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049,
-    4095, 4097};
+    0,   1,   2,   3,   4,   5,   7,   8,   9,   15,   16,   17,   31,   32,   33,   63,   64,  65,
+    127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4097};
 #define SG_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A shuffled copy of `count` lengths (each switch length once, several
@@ -253,7 +252,8 @@ static const size_t sg_switch_lengths[] = {
  * in one call. */
 static size_t sg_mix(size_t *out, size_t cap, uint64_t seed) {
     size_t m = 0;
-    for (size_t i = 0; i < SG_COUNT(sg_switch_lengths) && m < cap; i++) out[m++] = sg_switch_lengths[i];
+    for (size_t i = 0; i < SG_COUNT(sg_switch_lengths) && m < cap; i++)
+        out[m++] = sg_switch_lengths[i];
     for (size_t i = 0; i < 24 && m < cap; i++) out[m++] = (size_t)(wt_mix(seed + i) % 6);
     for (size_t i = m; i > 1; i--) {
         size_t j = (size_t)(wt_mix(seed ^ (0x9E37ull * i)) % i);

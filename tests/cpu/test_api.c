@@ -98,9 +98,8 @@ static void test_empty_and_single(void **state) {
                          WARPSORT_OK);
         assert_int_equal(warpsort_sort(f->ctx, f->keys, 0, WARPSORT_U64, flags), WARPSORT_OK);
         assert_int_equal(warpsort_sort(f->ctx, f->keys, 1, WARPSORT_U64, flags), WARPSORT_OK);
-        assert_int_equal(
-            warpsort_sort_pairs(f->ctx, f->keys, f->values, 1, WARPSORT_F64, 8, flags),
-            WARPSORT_OK);
+        assert_int_equal(warpsort_sort_pairs(f->ctx, f->keys, f->values, 1, WARPSORT_F64, 8, flags),
+                         WARPSORT_OK);
         assert_memory_equal(f->keys, f->keys_copy, sizeof f->keys);
         assert_memory_equal(f->values, f->values_copy, sizeof f->values);
         f->values[0] = 12345;
@@ -184,15 +183,14 @@ static void test_overlap(void **state) {
     expect_error(f, warpsort_sort_pairs(f->ctx, f->keys, f->keys, N, WARPSORT_U32, 4, 0),
                  WARPSORT_OVERLAP);
     /* the last key meets the first value */
-    expect_error(f,
-                 warpsort_sort_pairs(f->ctx, f->keys, (char *)f->keys + 4 * 7, 8, WARPSORT_U32,
-                                     4, 0),
-                 WARPSORT_OVERLAP);
+    expect_error(
+        f, warpsort_sort_pairs(f->ctx, f->keys, (char *)f->keys + 4 * 7, 8, WARPSORT_U32, 4, 0),
+        WARPSORT_OVERLAP);
     expect_error(f, warpsort_argsort(f->ctx, f->keys, f->keys + 1, N / 2, WARPSORT_U64, 8, 0),
                  WARPSORT_OVERLAP);
     /* adjacent but disjoint is fine: keys [0, 8), values [8, 16) */
-    assert_int_equal(
-        warpsort_sort_pairs(f->ctx, f->keys, f->keys + 8, 8, WARPSORT_U64, 8, 0), WARPSORT_OK);
+    assert_int_equal(warpsort_sort_pairs(f->ctx, f->keys, f->keys + 8, 8, WARPSORT_U64, 8, 0),
+                     WARPSORT_OK);
     memcpy(f->keys, f->keys_copy, sizeof f->keys);
 }
 
@@ -203,7 +201,7 @@ static void test_index_bytes_too_small(void **state) {
     if (SIZE_MAX <= UINT32_MAX) skip();
     const size_t n = ((size_t)1 << 32) + 1;
     const uintptr_t base = (uintptr_t)1 << 20;
-    const void *keys = (const void *)base;                          /* n * 4 bytes */
+    const void *keys = (const void *)base;                         /* n * 4 bytes */
     void *indices = (void *)(base + n * 8 + ((uintptr_t)1 << 20)); /* past the keys */
     expect_error(f, warpsort_argsort(f->ctx, keys, indices, n, WARPSORT_U32, 4, 0),
                  WARPSORT_INVALID_ARGUMENT);
@@ -312,8 +310,13 @@ static void test_config_struct_size(void **state) {
     const warpsort_config_t init = WARPSORT_CONFIG_INIT;
     assert_int_equal(init.struct_size, sizeof(warpsort_config_t));
     const size_t first = offsetof(warpsort_config_t, cpu_threads) + sizeof(unsigned);
-    const size_t bad[] = {0, 1, first - 1, sizeof(warpsort_config_t) + 1,
-                          2 * sizeof(warpsort_config_t), (size_t)0xA5A5A5A5u, SIZE_MAX};
+    const size_t bad[] = {0,
+                          1,
+                          first - 1,
+                          sizeof(warpsort_config_t) + 1,
+                          2 * sizeof(warpsort_config_t),
+                          (size_t)0xA5A5A5A5u,
+                          SIZE_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
         cfg.backend = WARPSORT_BACKEND_CPU;
@@ -371,8 +374,7 @@ static void test_cuda_backend_request(void **state) {
         assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
         assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
         if (!strstr(warpsort_last_error(ctx), "CUDA"))
-            fail_msg("AUTO does not say why CUDA is unusable: '%s'",
-                     warpsort_last_error(ctx));
+            fail_msg("AUTO does not say why CUDA is unusable: '%s'", warpsort_last_error(ctx));
         /* the next call starts clean */
         uint32_t two[2] = {2, 1};
         assert_int_equal(warpsort_sort(ctx, two, 2, WARPSORT_U32, 0), WARPSORT_OK);
@@ -392,20 +394,21 @@ static void test_workspace_on_cpu(void **state) {
     for (size_t i = 1; i < N; i++) assert_true(f->keys[i - 1] <= f->keys[i]);
     memcpy(f->keys, f->keys_copy, sizeof f->keys);
     size_t bytes = 12345;
-    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 4, WARPSORT_STABLE, &bytes),
-                     WARPSORT_OK);
+    assert_int_equal(
+        warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 4, WARPSORT_STABLE, &bytes),
+        WARPSORT_OK);
     assert_int_equal(bytes, 0); /* the CPU backend needs no device workspace */
     bytes = 12345;
-    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 8,
-                                             WARPSORT_WORKSPACE_ARGSORT, &bytes),
-                     WARPSORT_OK);
+    assert_int_equal(
+        warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 8, WARPSORT_WORKSPACE_ARGSORT, &bytes),
+        WARPSORT_OK);
     assert_int_equal(bytes, 0);
     assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, 0, NULL),
                      WARPSORT_INVALID_ARGUMENT);
     /* an argsort writes indices: their size must be given */
-    assert_int_equal(warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0,
-                                             WARPSORT_WORKSPACE_ARGSORT, &bytes),
-                     WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(
+        warpsort_workspace_size(f->ctx, 1000, WARPSORT_F32, 0, WARPSORT_WORKSPACE_ARGSORT, &bytes),
+        WARPSORT_INVALID_ARGUMENT);
     /* n whose byte counts would not fit in a size_t */
     assert_int_equal(warpsort_workspace_size(f->ctx, SIZE_MAX / 16, WARPSORT_U64, 8, 0, &bytes),
                      WARPSORT_INVALID_ARGUMENT);
@@ -509,13 +512,25 @@ int main(int argc, char **argv) {
     if (wt_cmocka_options(argc, argv) < 0) return 2;
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_null_context),         T(test_null_pointers),   T(test_empty_and_single),
-        T(test_unknown_dtype),        T(test_unknown_flags),   T(test_misaligned),
-        T(test_bad_value_sizes),      T(test_overlap),         T(test_index_bytes_too_small),
-        T(test_n_too_large),          T(test_out_of_memory),   T(test_create),
-        T(test_config_struct_size),   T(test_cuda_backend_request),
-        T(test_workspace_on_cpu),     T(test_status_tables),
-        T(test_version),              T(test_dtype_table),     T(test_backend_names),
+        T(test_null_context),
+        T(test_null_pointers),
+        T(test_empty_and_single),
+        T(test_unknown_dtype),
+        T(test_unknown_flags),
+        T(test_misaligned),
+        T(test_bad_value_sizes),
+        T(test_overlap),
+        T(test_index_bytes_too_small),
+        T(test_n_too_large),
+        T(test_out_of_memory),
+        T(test_create),
+        T(test_config_struct_size),
+        T(test_cuda_backend_request),
+        T(test_workspace_on_cpu),
+        T(test_status_tables),
+        T(test_version),
+        T(test_dtype_table),
+        T(test_backend_names),
         T(test_last_error_lifetime),
     };
 #undef T

@@ -75,8 +75,8 @@ static void test_thread_count_independent(void **state) {
                 assert_int_equal(b1, b3);
                 assert_int_equal(b1, bm);
                 if (memcmp(r1, r3, b1) != 0 || memcmp(r1, rm, b1) != 0)
-                    fail_msg("%s n=%zu %s: results depend on cpu_threads",
-                             warpsort_dtype_name(dt), n, keygen_dist_name(dists[k]));
+                    fail_msg("%s n=%zu %s: results depend on cpu_threads", warpsort_dtype_name(dt),
+                             n, keygen_dist_name(dists[k]));
                 free(r1);
                 free(r3);
                 free(rm);
@@ -107,8 +107,7 @@ static void test_descending_reverses_ascending(void **state) {
                 keygen_fill(asc, n, dt, (keygen_dist_t)dist, 99);
                 memcpy(desc, asc, n * kb);
                 assert_int_equal(warpsort_sort(ctx, asc, n, dt, 0), WARPSORT_OK);
-                assert_int_equal(warpsort_sort(ctx, desc, n, dt, WARPSORT_DESCENDING),
-                                 WARPSORT_OK);
+                assert_int_equal(warpsort_sort(ctx, desc, n, dt, WARPSORT_DESCENDING), WARPSORT_OK);
                 char msg[256];
                 if (wt_check_reverse(asc, desc, n, kb, msg, sizeof msg))
                     fail_msg("%s n=%zu %s: %s", warpsort_dtype_name(dt), n,
@@ -128,9 +127,9 @@ static void test_descending_reverses_ascending(void **state) {
 static void test_radix_pass_counts(void **state) {
     (void)state;
     warpsort_context_t *ctx = cpu_context(0);
-    const uint64_t masks[] = {0x7Full,        0x7Full << 12, 0x7Full | 0x7Full << 24,
-                              0xFF00FF00FFull, 0xFFull << 56, 0xFFull << 24,
-                              0x7Full << 40,  0};
+    const uint64_t masks[] = {
+        0x7Full,       0x7Full << 12, 0x7Full | 0x7Full << 24, 0xFF00FF00FFull,
+        0xFFull << 56, 0xFFull << 24, 0x7Full << 40,           0};
     /* 2^19+3 pairs of 8+8 bytes pass 8 MiB: the write-combining scatter. */
     const size_t sizes[] = {5000, ((size_t)1 << 17) + 3, ((size_t)1 << 19) + 3};
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -148,7 +147,8 @@ static void test_radix_pass_counts(void **state) {
                 keygen_fill(orig, n, dt, KEYGEN_RANDOM, 7 + m);
                 /* a fixed base (here 0x4ABC... with the sign bit clear or set)
                  * plus random bits under the mask */
-                uint64_t base = (m & 1 ? 0xC3A5C3A5C3A5C3A5ull : 0x4ABC4ABC4ABC4ABCull) & width_mask;
+                uint64_t base =
+                    (m & 1 ? 0xC3A5C3A5C3A5C3A5ull : 0x4ABC4ABC4ABC4ABCull) & width_mask;
                 for (size_t i = 0; i < n; i++) {
                     uint64_t r = wt_bits(orig, i, kb);
                     wt_store(orig, i, kb, (base & ~mask) | (r & mask));
@@ -163,8 +163,7 @@ static void test_radix_pass_counts(void **state) {
                     int bad = wt_check_sorted(keys, n, dt, flags, msg, sizeof msg) ||
                               wt_check_permutation(orig, keys, n, kb, msg, sizeof msg) ||
                               wt_check_values(orig, keys, values, n, dt, 8, 1, msg, sizeof msg);
-                    assert_int_equal(warpsort_argsort(ctx, orig, idx, n, dt, 4, desc),
-                                     WARPSORT_OK);
+                    assert_int_equal(warpsort_argsort(ctx, orig, idx, n, dt, 4, desc), WARPSORT_OK);
                     bad = bad || wt_check_argsort(orig, idx, n, dt, 4, desc, msg, sizeof msg);
                     if (bad)
                         fail_msg("%s n=%zu mask=0x%llx %s: %s", warpsort_dtype_name(dt), n,

@@ -18,15 +18,15 @@ static const size_t k_large_sizes[] = {(size_t)1 << 20};
 
 static size_t run_sizes(const wt_prop_param_t *p, const size_t *sizes, size_t count,
                         unsigned dists) {
-    wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags, sizes, count, dists,
-                     0xC0FFEEull + (uint64_t)p->flags};
+    wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags,
+                     sizes, count,    dists,           0xC0FFEEull + (uint64_t)p->flags};
     return wt_run_matrix(g_ctx, &wt_host_memory, &m, NULL, stderr);
 }
 
 static void test_property_matrix(void **state) {
     const wt_prop_param_t *p = *state;
-    size_t failures = run_sizes(p, k_small_sizes, sizeof k_small_sizes / sizeof *k_small_sizes,
-                                WT_ALL_DISTS);
+    size_t failures =
+        run_sizes(p, k_small_sizes, sizeof k_small_sizes / sizeof *k_small_sizes, WT_ALL_DISTS);
     if (!g_quick) {
         failures += run_sizes(p, k_medium_sizes, sizeof k_medium_sizes / sizeof *k_medium_sizes,
                               WT_ALL_DISTS);

@@ -148,11 +148,13 @@ static void check_agreement(warpsort_dtype_t dt, uint64_t a, uint64_t b) {
         assert_true(wt_is_nan(a, dt) && wt_is_nan(b, dt));
         assert_true(oa != ob);
     } else if (ref < 0) {
-        if (oa >= ob) fail_msg("%s: 0x%llx should order before 0x%llx", warpsort_dtype_name(dt),
-                               (unsigned long long)a, (unsigned long long)b);
+        if (oa >= ob)
+            fail_msg("%s: 0x%llx should order before 0x%llx", warpsort_dtype_name(dt),
+                     (unsigned long long)a, (unsigned long long)b);
     } else {
-        if (oa <= ob) fail_msg("%s: 0x%llx should order after 0x%llx", warpsort_dtype_name(dt),
-                               (unsigned long long)a, (unsigned long long)b);
+        if (oa <= ob)
+            fail_msg("%s: 0x%llx should order after 0x%llx", warpsort_dtype_name(dt),
+                     (unsigned long long)a, (unsigned long long)b);
     }
 }
 

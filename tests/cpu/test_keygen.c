@@ -45,8 +45,8 @@ static size_t count_distinct(const void *keys, size_t n, size_t kb) {
 static void test_names(void **state) {
     (void)state;
     static const char *const names[KEYGEN_DIST_COUNT] = {
-        "random", "sorted", "reversed", "equal", "few", "nan-mix", "narrow", "iota",
-        "two",    "skewed", "exponential", "all-but-one"};
+        "random", "sorted", "reversed", "equal",  "few",         "nan-mix",
+        "narrow", "iota",   "two",      "skewed", "exponential", "all-but-one"};
     for (unsigned d = 0; d < KEYGEN_DIST_COUNT; d++) {
         assert_string_equal(keygen_dist_name((keygen_dist_t)d), names[d]);
         keygen_dist_t back = KEYGEN_DIST_COUNT;
@@ -138,8 +138,9 @@ static void test_shapes(void **state) {
         keygen_fill(keys, N, dt, KEYGEN_SKEWED, 3);
         {
             size_t heavy = 0;
-            for (size_t i = 0; i < N; i++) heavy += wt_bits(keys, i, kb) == wt_bits(keys, 0, kb) ||
-                                                    wt_bits(keys, i, kb) == wt_bits(keys, 1, kb);
+            for (size_t i = 0; i < N; i++)
+                heavy += wt_bits(keys, i, kb) == wt_bits(keys, 0, kb) ||
+                         wt_bits(keys, i, kb) == wt_bits(keys, 1, kb);
             /* keys 0 and 1 are the heavy key unless both fell in the 10 % */
             assert_true(heavy > N * 8 / 10);
             assert_true(count_distinct(keys, N, kb) > N / 20);
@@ -203,11 +204,16 @@ static void test_nan_mix(void **state) {
         for (size_t i = 0; i < N; i++) {
             uint64_t x = wt_bits(keys, i, kb);
             if (is_float(dt)) {
-                uint64_t mag = x & ~sign, inf_bits = kb == 4 ? 0x7F800000ull : 0x7FF0000000000000ull;
-                if (wt_is_nan(x, dt)) ++*((x & sign) ? &neg_nan : &pos_nan);
-                else if (mag == inf_bits) inf++;
-                else if (mag == 0) ++*((x & sign) ? &neg_zero : &pos_zero);
-                else if (mag < (kb == 4 ? 0x00800000ull : 0x0010000000000000ull)) subnormal++;
+                uint64_t mag = x & ~sign,
+                         inf_bits = kb == 4 ? 0x7F800000ull : 0x7FF0000000000000ull;
+                if (wt_is_nan(x, dt))
+                    ++*((x & sign) ? &neg_nan : &pos_nan);
+                else if (mag == inf_bits)
+                    inf++;
+                else if (mag == 0)
+                    ++*((x & sign) ? &neg_zero : &pos_zero);
+                else if (mag < (kb == 4 ? 0x00800000ull : 0x0010000000000000ull))
+                    subnormal++;
             } else {
                 has_min |= x == sign;
                 has_max |= x == sign - 1;

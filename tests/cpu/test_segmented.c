@@ -16,8 +16,8 @@ static int g_quick;
 static const struct {
     wt_op_t op;
     size_t second;
-} k_ops[] = {{WT_OP_SORT, 0}, {WT_OP_PAIRS, 4}, {WT_OP_PAIRS, 8}, {WT_OP_ARGSORT, 4},
-             {WT_OP_ARGSORT, 8}};
+} k_ops[] = {
+    {WT_OP_SORT, 0}, {WT_OP_PAIRS, 4}, {WT_OP_PAIRS, 8}, {WT_OP_ARGSORT, 4}, {WT_OP_ARGSORT, 8}};
 
 static size_t run(const sg_case_t *c) {
     char msg[768];
@@ -39,8 +39,8 @@ static void test_mix(void **state) {
                     continue;
                 const uint64_t seed = 0x5E6ull + 97u * o + 13u * flags + (uint64_t)d;
                 const size_t m = sg_mix(lengths, SG_COUNT(lengths), seed);
-                sg_case_t c = {k_ops[o].op, dt, k_ops[o].second, flags, (keygen_dist_t)d,
-                               seed, lengths, m, 0};
+                sg_case_t c = {
+                    k_ops[o].op, dt, k_ops[o].second, flags, (keygen_dist_t)d, seed, lengths, m, 0};
                 failures += run(&c);
             }
         }
@@ -57,9 +57,15 @@ static void test_rows(void **state) {
         for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
             for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
                 const unsigned flags = (unsigned)(r + o + (size_t)d) & 3u;
-                sg_case_t c = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, flags,
+                sg_case_t c = {k_ops[o].op,
+                               (warpsort_dtype_t)d,
+                               k_ops[o].second,
+                               flags,
                                (keygen_dist_t)((r + (size_t)d) % KEYGEN_DIST_COUNT),
-                               0xA0ull + r, NULL, 37, row_lens[r]};
+                               0xA0ull + r,
+                               NULL,
+                               37,
+                               row_lens[r]};
                 failures += run(&c);
             }
         }
@@ -75,9 +81,15 @@ static void test_big_switch(void **state) {
     for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d += g_quick ? 5 : 1) {
             const unsigned flags = (unsigned)(o + (size_t)d) & 3u;
-            sg_case_t c = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, flags,
-                           d & 1 ? KEYGEN_NAN_MIX : KEYGEN_FEW, 0xB16ull, lengths,
-                           SG_COUNT(lengths), 0};
+            sg_case_t c = {k_ops[o].op,
+                           (warpsort_dtype_t)d,
+                           k_ops[o].second,
+                           flags,
+                           d & 1 ? KEYGEN_NAN_MIX : KEYGEN_FEW,
+                           0xB16ull,
+                           lengths,
+                           SG_COUNT(lengths),
+                           0};
             failures += run(&c);
         }
     }
@@ -89,10 +101,10 @@ static void test_huge_segment(void **state) {
     (void)state;
     if (g_quick) skip();
     static const size_t lengths[] = {1, 5, ((size_t)1 << 24) + 1, 0, 33, 2};
-    sg_case_t keys = {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 7,
-                      lengths, SG_COUNT(lengths), 0};
-    sg_case_t pairs = {WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, KEYGEN_FEW, 8,
-                       lengths, SG_COUNT(lengths), 0};
+    sg_case_t keys = {WT_OP_SORT, WARPSORT_F32,      0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 7,
+                      lengths,    SG_COUNT(lengths), 0};
+    sg_case_t pairs = {WT_OP_PAIRS, WARPSORT_U64,      4, WARPSORT_STABLE, KEYGEN_FEW, 8,
+                       lengths,     SG_COUNT(lengths), 0};
     assert_int_equal(run(&keys) + run(&pairs), 0);
 }
 
@@ -161,15 +173,16 @@ static void test_arguments(void **state) {
                      WARPSORT_UNSUPPORTED_DTYPE);
     assert_int_equal(warpsort_sort_segments(g_ctx, keys, 8, offs, 3, WARPSORT_U32, 0x40),
                      WARPSORT_INVALID_ARGUMENT);
-    assert_int_equal(warpsort_sort_segments(g_ctx, keys, 8, (const uint64_t *)(const void *)
-                                                                 ((const char *)offs + 4),
-                                            2, WARPSORT_U32, 0),
+    assert_int_equal(warpsort_sort_segments(
+                         g_ctx, keys, 8, (const uint64_t *)(const void *)((const char *)offs + 4),
+                         2, WARPSORT_U32, 0),
                      WARPSORT_MISALIGNED);
-    assert_int_equal(warpsort_sort_segments_pairs(g_ctx, keys, vals, 8, offs, 3, WARPSORT_U32, 2, 0),
-                     WARPSORT_INVALID_ARGUMENT);
-    assert_int_equal(warpsort_sort_segments_pairs(g_ctx, keys, keys + 2, 6, offs, 3, WARPSORT_U32,
-                                                  4, 0),
-                     WARPSORT_OVERLAP);
+    assert_int_equal(
+        warpsort_sort_segments_pairs(g_ctx, keys, vals, 8, offs, 3, WARPSORT_U32, 2, 0),
+        WARPSORT_INVALID_ARGUMENT);
+    assert_int_equal(
+        warpsort_sort_segments_pairs(g_ctx, keys, keys + 2, 6, offs, 3, WARPSORT_U32, 4, 0),
+        WARPSORT_OVERLAP);
     assert_int_equal(warpsort_argsort_segments(g_ctx, keys, NULL, 8, offs, 3, WARPSORT_U32, 4, 0),
                      WARPSORT_NULL_POINTER);
     assert_int_equal(warpsort_sort_rows(g_ctx, keys, SIZE_MAX / 2, 4, WARPSORT_U32, 0),

@@ -29,8 +29,8 @@ __global__ void __launch_bounds__(THREADS) block_sort_kernel(T *keys, V *vals, c
     /* static storage only when not dynamic (a placeholder otherwise) */
     __shared__ typename std::conditional<DYNAMIC, int, storage_t>::type static_storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
-    storage_t &storage = *reinterpret_cast<storage_t *>(DYNAMIC ? (void *)dynamic_smem
-                                                                : (void *)&static_storage);
+    storage_t &storage =
+        *reinterpret_cast<storage_t *>(DYNAMIC ? (void *)dynamic_smem : (void *)&static_storage);
     const size_t base = ((size_t)blockIdx.x * THREADS + threadIdx.x) * K;
     T k[K];
     V v[K];
@@ -43,10 +43,13 @@ __global__ void __launch_bounds__(THREADS) block_sort_kernel(T *keys, V *vals, c
         if (valid) {
             if constexpr (PAIRS)
                 warpsort::block_sort_pairs<ORDER, STABLE>(k, v, storage, valid[blockIdx.x]);
-            else warpsort::block_sort_keys<ORDER, STABLE>(k, storage, valid[blockIdx.x]);
+            else
+                warpsort::block_sort_keys<ORDER, STABLE>(k, storage, valid[blockIdx.x]);
         } else {
-            if constexpr (PAIRS) warpsort::block_sort_pairs<ORDER, STABLE>(k, v, storage);
-            else warpsort::block_sort_keys<ORDER, STABLE>(k, storage);
+            if constexpr (PAIRS)
+                warpsort::block_sort_pairs<ORDER, STABLE>(k, v, storage);
+            else
+                warpsort::block_sort_keys<ORDER, STABLE>(k, storage);
         }
     }
 #pragma unroll
@@ -76,7 +79,8 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
     const size_t smem = DYNAMIC ? warpsort::block_sort_smem_bytes<T, V, THREADS, K>() : 0;
     auto kernel = block_sort_kernel<T, V, THREADS, K, ORDER, STABLE, DYNAMIC>;
     if (DYNAMIC)
-        DT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        DT_CUDA(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     char msg[512] = "";
     int failed = 0;
     for (int d = 0; d < num_dists && !failed; d++) {
@@ -86,7 +90,8 @@ static void run_block_sort(const dt_options &o, dt_tally &t) {
             if constexpr (PAIRS) {
                 for (int j = 0; j < n; j++) in_v[j] = (V)(j % tile);
             }
-            for (int b = 0; b < blocks; b++) valid[b] = partial ? dt_valid_count(b, tile, seed) : tile;
+            for (int b = 0; b < blocks; b++)
+                valid[b] = partial ? dt_valid_count(b, tile, seed) : tile;
             T *dk = dt_to_device(in_k.data(), (size_t)n);
             V *dv = PAIRS ? dt_to_device(in_v.data(), (size_t)n) : NULL;
             int *dvalid = partial ? dt_to_device(valid.data(), (size_t)blocks) : NULL;
@@ -128,8 +133,10 @@ __global__ void block_merge_kernel(const T *a, const V *av, int a_len, const T *
         k[i] = keys[base + i];
         if constexpr (PAIRS) v[i] = vals[base + i];
     }
-    if constexpr (PAIRS) warpsort::block_merge_pairs<ORDER>(a, av, a_len, b, bv, b_len, k, v);
-    else warpsort::block_merge_keys<ORDER>(a, a_len, b, b_len, k);
+    if constexpr (PAIRS)
+        warpsort::block_merge_pairs<ORDER>(a, av, a_len, b, bv, b_len, k, v);
+    else
+        warpsort::block_merge_keys<ORDER>(a, a_len, b, b_len, k);
 #pragma unroll
     for (int i = 0; i < K; i++) {
         keys[base + i] = k[i];
@@ -156,8 +163,9 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
     if (!dt_selected(o, name)) return;
     const int threads = 128, cap = threads * K;
     /* (a_len, b_len): empty sides, one side, unequal, full capacity, short */
-    const int lens[][2] = {{0, 0}, {0, cap}, {cap, 0}, {1, cap - 1}, {cap / 2, cap / 2},
-                           {cap / 3, cap - cap / 3}, {17, 5}, {cap - 7, 3}};
+    const int lens[][2] = {{0, 0},       {0, cap},           {cap, 0},
+                           {1, cap - 1}, {cap / 2, cap / 2}, {cap / 3, cap - cap / 3},
+                           {17, 5},      {cap - 7, 3}};
     const keygen_dist_t dists[] = {KEYGEN_FEW, KEYGEN_RANDOM, KEYGEN_NAN_MIX};
     const int num_dists = o.quick ? 2 : 3;
     char msg[512] = "";
@@ -199,14 +207,15 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
             VH *dbv = dt_to_device(bvals.data(), (size_t)bl);
             T *dk = dt_to_device(init_k.data(), (size_t)cap);
             VH *dv = dt_to_device(init_v.data(), (size_t)cap);
-            block_merge_kernel<T, V, K, ORDER><<<1, threads>>>(
-                da, PAIRS ? (const V *)dav : NULL, al, db, PAIRS ? (const V *)dbv : NULL, bl, dk,
-                PAIRS ? (V *)dv : NULL);
+            block_merge_kernel<T, V, K, ORDER>
+                <<<1, threads>>>(da, PAIRS ? (const V *)dav : NULL, al, db,
+                                 PAIRS ? (const V *)dbv : NULL, bl, dk, PAIRS ? (V *)dv : NULL);
             DT_CUDA(cudaGetLastError());
             DT_CUDA(cudaDeviceSynchronize());
             dt_to_host(out_k.data(), dk, (size_t)cap);
             dt_to_host(out_v.data(), dv, (size_t)cap);
-            for (void *p : {(void *)da, (void *)db, (void *)dav, (void *)dbv, (void *)dk, (void *)dv})
+            for (void *p :
+                 {(void *)da, (void *)db, (void *)dav, (void *)dbv, (void *)dk, (void *)dv})
                 DT_CUDA(cudaFree(p));
             for (int i = 0; i < cap && !failed; i++) {
                 const bool key_ok = memcmp(&ek[i], &out_k[i], sizeof(T)) == 0;
@@ -217,9 +226,9 @@ static void run_block_merge(const dt_options &o, dt_tally &t) {
                              key_ok ? "value" : "key", al, bl, keygen_dist_name(dists[d]));
                 }
             }
-            if (!failed && wt_check_sorted(out_k.data(), (size_t)total, (warpsort_dtype_t)dtype,
-                                           ORDER == descending ? WARPSORT_DESCENDING : 0u, msg,
-                                           sizeof msg))
+            if (!failed &&
+                wt_check_sorted(out_k.data(), (size_t)total, (warpsort_dtype_t)dtype,
+                                ORDER == descending ? WARPSORT_DESCENDING : 0u, msg, sizeof msg))
                 failed = 1;
         }
     }

@@ -39,14 +39,13 @@ static inline void dt_record(dt_tally &t, const char *name, int failed, const ch
 }
 
 /* Aborts the program on a CUDA error: the tests cannot go on meaningfully. */
-#define DT_CUDA(call)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
-                    cudaGetErrorString(e_));                                             \
-            exit(1);                                                                     \
-        }                                                                                \
+#define DT_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 void dt_warp_sort_grid_tests(const dt_options &o, dt_tally &t);

@@ -31,19 +31,27 @@ static bool same(const T &x, const T &y) {
 }
 struct host_plus {
     template <typename T>
-    T operator()(const T &a, const T &b) const { return a + b; }
+    T operator()(const T &a, const T &b) const {
+        return a + b;
+    }
 };
 struct host_min {
     template <typename T>
-    T operator()(const T &a, const T &b) const { return b < a ? b : a; }
+    T operator()(const T &a, const T &b) const {
+        return b < a ? b : a;
+    }
 };
 struct host_max {
     template <typename T>
-    T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+    T operator()(const T &a, const T &b) const {
+        return a < b ? b : a;
+    }
 };
 struct host_or {
     template <typename T>
-    T operator()(const T &a, const T &b) const { return a | b; }
+    T operator()(const T &a, const T &b) const {
+        return a | b;
+    }
 };
 
 /* out[4*i + 0..3] per lane: reduce, inclusive, exclusive (seeded), total. */
@@ -103,11 +111,12 @@ static void run_ops(const dt_options &o, dt_tally &t, const char *what, T (*gen)
             for (int l = 0; l < WIDTH && !failed; l++) {
                 if (l > 0) incl = hop(incl, x[l]);
                 const T *r = &out[4 * (g * WIDTH + l)];
-                const char *bad = !same(r[0], total)          ? "reduce"
-                                  : !same(r[1], incl)         ? "inclusive scan"
-                                  : !same(r[2], excl)         ? "exclusive scan"
-                                  : !same(r[3], seeded_total) ? "exclusive total (or the form without it)"
-                                                              : NULL;
+                const char *bad = !same(r[0], total)  ? "reduce"
+                                  : !same(r[1], incl) ? "inclusive scan"
+                                  : !same(r[2], excl) ? "exclusive scan"
+                                  : !same(r[3], seeded_total)
+                                      ? "exclusive total (or the form without it)"
+                                      : NULL;
                 if (bad) {
                     failed = 1;
                     snprintf(msg, sizeof msg, "%s wrong at group %d lane %d", bad, g, l);
@@ -161,8 +170,10 @@ static void run_compact(const dt_options &o, dt_tally &t) {
             keep[i] = rate == 0 ? 0 : rate == 1 ? 1 : rate == 2 ? (int)(r & 1) : (r % 8) == 0;
             out[i] = canary;
         }
-        uint32_t *din = dt_to_device(in.data(), (size_t)n), *dout = dt_to_device(out.data(), (size_t)n);
-        int *dkeep = dt_to_device(keep.data(), (size_t)n), *dcounts = dt_to_device(counts.data(), (size_t)n);
+        uint32_t *din = dt_to_device(in.data(), (size_t)n),
+                 *dout = dt_to_device(out.data(), (size_t)n);
+        int *dkeep = dt_to_device(keep.data(), (size_t)n),
+            *dcounts = dt_to_device(counts.data(), (size_t)n);
         int *dranks = dt_to_device(ranks.data(), (size_t)n);
         compact_kernel<WIDTH><<<blocks, threads>>>(din, dkeep, dout, dcounts, dranks);
         DT_CUDA(cudaGetLastError());
@@ -178,7 +189,8 @@ static void run_compact(const dt_options &o, dt_tally &t) {
                 const int i = g * WIDTH + l;
                 if (ranks[i] != c) {
                     failed = 1;
-                    snprintf(msg, sizeof msg, "rank %d at lane %d of group %d, want %d", ranks[i], l, g, c);
+                    snprintf(msg, sizeof msg, "rank %d at lane %d of group %d, want %d", ranks[i],
+                             l, g, c);
                     break;
                 }
                 if (keep[i] && out[g * WIDTH + c] != in[i]) {
@@ -192,7 +204,8 @@ static void run_compact(const dt_options &o, dt_tally &t) {
             for (int l = 0; l < WIDTH && !failed; l++) {
                 if (counts[g * WIDTH + l] != c) {
                     failed = 1;
-                    snprintf(msg, sizeof msg, "count %d in group %d, want %d", counts[g * WIDTH + l], g, c);
+                    snprintf(msg, sizeof msg, "count %d in group %d, want %d",
+                             counts[g * WIDTH + l], g, c);
                 } else if (l >= c && out[g * WIDTH + l] != canary) {
                     failed = 1;
                     snprintf(msg, sizeof msg, "group %d wrote slot %d past its count %d", g, l, c);

@@ -33,11 +33,15 @@ __global__ void warp_sort_kernel(T *keys, V *vals, const int *valid) {
     }
     if (valid) {
         const int n = valid[lane / WIDTH];
-        if constexpr (PAIRS) warpsort::warp_sort_pairs<WIDTH, ORDER, STABLE>(k, v, n);
-        else warpsort::warp_sort_keys<WIDTH, ORDER, STABLE>(k, n);
+        if constexpr (PAIRS)
+            warpsort::warp_sort_pairs<WIDTH, ORDER, STABLE>(k, v, n);
+        else
+            warpsort::warp_sort_keys<WIDTH, ORDER, STABLE>(k, n);
     } else {
-        if constexpr (PAIRS) warpsort::warp_sort_pairs<WIDTH, ORDER, STABLE>(k, v);
-        else warpsort::warp_sort_keys<WIDTH, ORDER, STABLE>(k);
+        if constexpr (PAIRS)
+            warpsort::warp_sort_pairs<WIDTH, ORDER, STABLE>(k, v);
+        else
+            warpsort::warp_sort_keys<WIDTH, ORDER, STABLE>(k);
     }
 #pragma unroll
     for (int i = 0; i < K; i++) {
@@ -71,7 +75,8 @@ void run_warp(const dt_options &o, dt_tally &t) {
             if constexpr (PAIRS) {
                 for (int j = 0; j < n; j++) in_v[j] = (V)(j % seg);
             }
-            for (int g = 0; g < groups; g++) valid[g] = partial ? dt_valid_count(g, seg, seed) : seg;
+            for (int g = 0; g < groups; g++)
+                valid[g] = partial ? dt_valid_count(g, seg, seed) : seg;
             T *dk = dt_to_device(in_k.data(), (size_t)n);
             V *dv = PAIRS ? dt_to_device(in_v.data(), (size_t)n) : NULL;
             int *dvalid = partial ? dt_to_device(valid.data(), (size_t)groups) : NULL;

@@ -26,8 +26,8 @@ static int device_download(void *dst, const void *src, size_t bytes, void *user)
     (void)user;
     return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess;
 }
-const wt_memory_t wt_device_memory = {"device", device_alloc, device_release, device_upload,
-                                          device_download, NULL};
+const wt_memory_t wt_device_memory = {"device",      device_alloc,    device_release,
+                                      device_upload, device_download, NULL};
 
 static void *pinned_alloc(size_t bytes, void *user) {
     (void)user;
@@ -43,5 +43,4 @@ static void pinned_release(void *p, void *user) {
     (void)cudaFreeHost(p);
 }
 const wt_memory_t wt_pinned_memory = {"pinned host", pinned_alloc, pinned_release,
-                                      wt_host_copy, wt_host_copy, NULL};
-
+                                      wt_host_copy,  wt_host_copy, NULL};

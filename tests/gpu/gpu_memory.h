@@ -14,12 +14,12 @@ extern const wt_memory_t wt_pinned_memory;
 
 /* Inside a cmocka test: skip it when have_gpu is false (no CUDA backend or
  * device), fail it when a CUDA call fails. */
-#define WT_REQUIRE_GPU(have_gpu)                                           \
-    do {                                                                   \
-        if (!(have_gpu)) {                                                 \
-            print_message("no CUDA backend or device: skipped\n");         \
-            skip();                                                        \
-        }                                                                  \
+#define WT_REQUIRE_GPU(have_gpu)                                   \
+    do {                                                           \
+        if (!(have_gpu)) {                                         \
+            print_message("no CUDA backend or device: skipped\n"); \
+            skip();                                                \
+        }                                                          \
     } while (0)
 #define CUDA_OK(call)                                                             \
     do {                                                                          \

@@ -49,12 +49,10 @@ static warpsort_context_t *gpu_context(size_t ring, size_t budget) {
 
 /*--- memory kinds ---*/
 
-
 /* Sizes around the slot (16 KiB: 4096 four-byte or 2048 eight-byte items),
  * the ring (64 KiB), the direct-copy limit and the piece sizes, odd ones. */
-static const size_t k_sizes[] = {1,     2,     33,    2047,  2048,  2049,  4095,  4096,
-                                 4097,  8191,  8193,  16383, 16384, 16385, 32769, 65537,
-                                 131071, 262147};
+static const size_t k_sizes[] = {1,    2,    33,    2047,  2048,  2049,  4095,  4096,   4097,
+                                 8191, 8193, 16383, 16384, 16385, 32769, 65537, 131071, 262147};
 static const size_t k_quick_sizes[] = {2, 4097, 16385, 65537};
 
 struct op_case {
@@ -78,9 +76,10 @@ static size_t run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const 
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         if (!all_dtypes && d != WARPSORT_U32 && d != WARPSORT_F64) continue;
         for (size_t o = 0; o < COUNT(k_ops); o++) {
-            wt_matrix_t m = {k_ops[o].op,  (warpsort_dtype_t)d, k_ops[o].second, k_ops[o].flags,
-                             sizes,        nsizes,              dists,
-                             0xF1F0ull + (uint64_t)d * 31 + o};
+            wt_matrix_t m = {k_ops[o].op,     (warpsort_dtype_t)d,
+                             k_ops[o].second, k_ops[o].flags,
+                             sizes,           nsizes,
+                             dists,           0xF1F0ull + (uint64_t)d * 31 + o};
             failures += wt_run_matrix(ctx, mem, &m, g_cpu, stderr);
         }
     }
@@ -88,7 +87,8 @@ static size_t run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const 
 }
 
 static void run_one(warpsort_context_t *ctx, const wt_memory_t *mem, wt_op_t op,
-                    warpsort_dtype_t dt, size_t second, unsigned flags, size_t n, keygen_dist_t dist) {
+                    warpsort_dtype_t dt, size_t second, unsigned flags, size_t n,
+                    keygen_dist_t dist) {
     wt_case_t c = {op, dt, second, flags, n, dist, 0xC0DEull ^ n};
     char msg[512];
     if (wt_run_case(ctx, mem, &c, g_cpu, msg, sizeof msg) != 0) {
@@ -130,10 +130,11 @@ static void test_default_ring_large(void **state) {
     warpsort_context_t *ctx = gpu_context(0, 0);
     const size_t n = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 25) + 7;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
-    run_one(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n, KEYGEN_RANDOM);
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 2,
-            KEYGEN_FEW);
-    run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n, KEYGEN_NAN_MIX);
+    run_one(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n,
+            KEYGEN_RANDOM);
+    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 2, KEYGEN_FEW);
+    run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n,
+            KEYGEN_NAN_MIX);
     run_one(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I64, 8, 0, n / 2, KEYGEN_NARROW);
     warpsort_destroy(ctx);
 }
@@ -218,8 +219,12 @@ static void test_out_of_core(void **state) {
     for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
         if (g_quick && d != WARPSORT_F32) continue;
         for (size_t o = 0; o < COUNT(k_ops); o++) {
-            wt_matrix_t m = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, k_ops[o].flags,
-                             sizes,       g_quick ? 1 : COUNT(sizes),
+            wt_matrix_t m = {k_ops[o].op,
+                             (warpsort_dtype_t)d,
+                             k_ops[o].second,
+                             k_ops[o].flags,
+                             sizes,
+                             g_quick ? 1 : COUNT(sizes),
                              g_quick ? (1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL) : dists,
                              0x00Cull + (uint64_t)d * 7 + o};
             failures += wt_run_matrix(ctx, &wt_host_memory, &m, g_cpu, stderr);
@@ -242,8 +247,7 @@ static void test_out_of_core_default_ring(void **state) {
     warpsort_context_t *ctx = gpu_context(0, (size_t)64 << 20);
     const size_t n = ((size_t)1 << 25) + 11;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n / 2,
-            KEYGEN_FEW);
+    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n / 2, KEYGEN_FEW);
     warpsort_destroy(ctx);
 }
 
@@ -282,8 +286,8 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem, wt_
     }
     ws_pipeline_test_fail_at(ctx, 0);
     if (failed_calls < 3) fail_msg("only %d checkpoints reached", failed_calls);
-    print_message("%s %s n=%zu: %d forced failures, arrays unchanged\n", mem->name,
-                  wt_op_name(op), n, failed_calls);
+    print_message("%s %s n=%zu: %d forced failures, arrays unchanged\n", mem->name, wt_op_name(op),
+                  n, failed_calls);
     /* the successful last call is right */
     unsigned char *ref_k = malloc(n * kb), *ref_s = malloc(n * 8);
     assert_true(ref_k && ref_s);
@@ -326,8 +330,7 @@ static void test_failure_out_of_core(void **state) {
     fail_everywhere(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013);
     fail_everywhere(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING,
                     45007);
-    if (!g_quick)
-        fail_everywhere(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, 100003);
+    if (!g_quick) fail_everywhere(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, 100003);
     warpsort_destroy(ctx);
 }
 

@@ -35,8 +35,8 @@ static int g_quick;
 
 /* Every size around the tile sizes the CUDA backend may pick (2^11 .. 2^14)
  * with every distribution; 2^k +- 1 further out with fewer. */
-static const size_t k_tile_sizes[] = {0,    1,    2,    31,   32,    33,    63,    64,
-                                      65,   1000, 2047, 2048, 2049,  4095,  4096,  4097,
+static const size_t k_tile_sizes[] = {0,    1,    2,    31,    32,    33,   63,   64,
+                                      65,   1000, 2047, 2048,  2049,  4095, 4096, 4097,
                                       8191, 8192, 8193, 16383, 16384, 16385};
 static const size_t k_pow2_sizes[] = {32767, 32769, 131071, 131073, 524289};
 static const size_t k_large_sizes[] = {1048575, 1048577, 2097153};
@@ -46,8 +46,8 @@ static const size_t k_host_sizes[] = {0, 1, 33, 8193, 65537, 1048577};
 
 static size_t run_sizes(const wt_prop_param_t *p, const wt_memory_t *mem, const size_t *sizes,
                         size_t count, unsigned dists) {
-    wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags, sizes, count, dists,
-                     0x5EEDull + (uint64_t)p->flags};
+    wt_matrix_t m = {p->op, p->dtype, p->second_bytes, p->flags,
+                     sizes, count,    dists,           0x5EEDull + (uint64_t)p->flags};
     return wt_run_matrix(g_gpu, mem, &m, g_cpu, stderr);
 }
 
@@ -62,7 +62,8 @@ static void test_property_matrix(void **state) {
                               1u << KEYGEN_RANDOM | 1u << KEYGEN_NAN_MIX | 1u << KEYGEN_FEW);
         failures += run_sizes(p, &wt_host_memory, k_host_sizes, 4, 1u << KEYGEN_NAN_MIX);
     } else {
-        failures += run_sizes(p, &wt_device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
+        failures +=
+            run_sizes(p, &wt_device_memory, k_tile_sizes, COUNT(k_tile_sizes), WT_ALL_DISTS);
         failures += run_sizes(p, &wt_device_memory, k_pow2_sizes, COUNT(k_pow2_sizes), some);
         failures += run_sizes(p, &wt_device_memory, k_large_sizes, COUNT(k_large_sizes),
                               1u << KEYGEN_RANDOM);
@@ -106,7 +107,8 @@ static void test_2_24_every_dtype(void **state) {
         run_one(&wt_device_memory, WT_OP_PAIRS, dt, 4, WARPSORT_DESCENDING | WARPSORT_STABLE, n,
                 KEYGEN_FEW, g_cpu);
         if (!g_quick) {
-            run_one(&wt_device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, KEYGEN_NAN_MIX, g_cpu);
+            run_one(&wt_device_memory, WT_OP_SORT, dt, 0, WARPSORT_DESCENDING, n, KEYGEN_NAN_MIX,
+                    g_cpu);
             run_one(&wt_device_memory, WT_OP_PAIRS, dt, 8, 0, n, KEYGEN_RANDOM, g_cpu);
             run_one(&wt_device_memory, WT_OP_ARGSORT, dt, 4, 0, n, KEYGEN_NARROW, g_cpu);
         }
@@ -117,8 +119,8 @@ static void test_2_24_every_dtype(void **state) {
     const size_t half = n / 2;
     run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half, KEYGEN_RANDOM, g_cpu);
     run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half + 1, KEYGEN_RANDOM, g_cpu);
-    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, half + 1,
-            KEYGEN_FEW, g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, half + 1, KEYGEN_FEW,
+            g_cpu);
 }
 
 static void test_2_28_u32(void **state) {
@@ -194,9 +196,13 @@ static void test_sample_plan(void **state) {
         if (g_quick && only == WARPSORT_DTYPE_COUNT_ && d != WARPSORT_U32 && d != WARPSORT_F64)
             continue;
         for (size_t k = 0; k < COUNT(kinds); k++) {
-            wt_matrix_t m = {kinds[k].op, (warpsort_dtype_t)d, kinds[k].second,
-                             kinds[k].flags, g_quick ? quick_sizes : sizes,
-                             g_quick ? COUNT(quick_sizes) : COUNT(sizes), WT_ALL_DISTS,
+            wt_matrix_t m = {kinds[k].op,
+                             (warpsort_dtype_t)d,
+                             kinds[k].second,
+                             kinds[k].flags,
+                             g_quick ? quick_sizes : sizes,
+                             g_quick ? COUNT(quick_sizes) : COUNT(sizes),
+                             WT_ALL_DISTS,
                              0x5A3Dull + p};
             const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
             if (f)
@@ -236,8 +242,7 @@ static void test_beyond_2_32(void **state) {
     CUDA_OK(cudaMemcpy(dev, host, n * sizeof *host, cudaMemcpyHostToDevice));
     warpsort_status_t st = warpsort_sort(g_gpu, dev, n, WARPSORT_U32, 0);
     if (st == WARPSORT_OK) st = warpsort_synchronize(g_gpu);
-    if (st != WARPSORT_OK)
-        fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(g_gpu));
+    if (st != WARPSORT_OK) fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(g_gpu));
     CUDA_OK(cudaMemcpy(host, dev, n * sizeof *host, cudaMemcpyDeviceToHost));
     wt_device_memory.release(dev, NULL);
     char msg[256];
@@ -322,8 +327,9 @@ static void test_descending_reverses_ascending(void **state) {
                 for (int pass = 0; pass < 2; pass++) {
                     void *host = pass ? desc : asc;
                     CUDA_OK(cudaMemcpy(dev, host, n * kb, cudaMemcpyHostToDevice));
-                    assert_int_equal(warpsort_sort(g_gpu, dev, n, dt, pass ? WARPSORT_DESCENDING : 0),
-                                     WARPSORT_OK);
+                    assert_int_equal(
+                        warpsort_sort(g_gpu, dev, n, dt, pass ? WARPSORT_DESCENDING : 0),
+                        WARPSORT_OK);
                     assert_int_equal(warpsort_synchronize(g_gpu), WARPSORT_OK);
                     CUDA_OK(cudaMemcpy(host, dev, n * kb, cudaMemcpyDeviceToHost));
                 }
@@ -352,19 +358,19 @@ static void test_caller_workspace(void **state) {
 
     const size_t n = 300007, big = 4 * n;
     size_t pairs_bytes = 0, arg_bytes = 0, big_bytes = 0;
-    assert_int_equal(warpsort_workspace_size(ctx, n, WARPSORT_U64, 8, WARPSORT_STABLE,
-                                             &pairs_bytes),
-                     WARPSORT_OK);
-    assert_int_equal(warpsort_workspace_size(ctx, n, WARPSORT_F32, 4,
-                                             WARPSORT_WORKSPACE_ARGSORT, &arg_bytes),
-                     WARPSORT_OK);
-    assert_int_equal(warpsort_workspace_size(ctx, big, WARPSORT_U64, 8, WARPSORT_STABLE,
-                                             &big_bytes),
-                     WARPSORT_OK);
+    assert_int_equal(
+        warpsort_workspace_size(ctx, n, WARPSORT_U64, 8, WARPSORT_STABLE, &pairs_bytes),
+        WARPSORT_OK);
+    assert_int_equal(
+        warpsort_workspace_size(ctx, n, WARPSORT_F32, 4, WARPSORT_WORKSPACE_ARGSORT, &arg_bytes),
+        WARPSORT_OK);
+    assert_int_equal(
+        warpsort_workspace_size(ctx, big, WARPSORT_U64, 8, WARPSORT_STABLE, &big_bytes),
+        WARPSORT_OK);
     size_t given = pairs_bytes > arg_bytes ? pairs_bytes : arg_bytes;
     if (big_bytes <= given)
-        fail_msg("workspace does not grow with n: %zu keys need %zu bytes, %zu keys %zu",
-                 n, given, big, big_bytes);
+        fail_msg("workspace does not grow with n: %zu keys need %zu bytes, %zu keys %zu", n, given,
+                 big, big_bytes);
     void *ws = wt_device_memory.alloc(given, NULL); /* cudaMalloc: 256-byte aligned */
     assert_non_null(ws);
     assert_int_equal(warpsort_set_workspace(ctx, ws, given), WARPSORT_OK);
@@ -372,8 +378,7 @@ static void test_caller_workspace(void **state) {
     /* exactly enough: sorts correctly (also checked against the CPU) */
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, KEYGEN_FEW,
-            g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n, KEYGEN_FEW, g_cpu);
     run_one(&wt_device_memory, WT_OP_ARGSORT, WARPSORT_F32, 4, 0, n, KEYGEN_NAN_MIX, g_cpu);
     g_gpu = saved;
 
@@ -442,10 +447,10 @@ static void test_user_stream(void **state) {
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
     warpsort_context_t *saved = g_gpu;
     g_gpu = ctx;
-    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003, KEYGEN_NAN_MIX,
-            g_cpu);
-    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777, KEYGEN_NAN_MIX,
-            g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE, 1000003,
+            KEYGEN_NAN_MIX, g_cpu);
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, 77777,
+            KEYGEN_NAN_MIX, g_cpu);
     g_gpu = saved;
     warpsort_destroy(ctx);
     CUDA_OK(cudaStreamDestroy(stream));
@@ -458,13 +463,17 @@ static void test_user_stream(void **state) {
 static char *env_swap(const char *name, const char *value) {
     const char *old = getenv(name);
     char *saved = old ? strdup(old) : NULL;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
     return saved;
 }
 static void env_restore(const char *name, char *saved) {
-    if (saved) setenv(name, saved, 1);
-    else unsetenv(name);
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
     free(saved);
 }
 
@@ -502,12 +511,14 @@ static void test_rows_of_smaller_chips(void **state) {
         g_gpu = ctx;
         for (size_t s = 0; s < COUNT(sizes); s++) {
             if (g_quick && sizes[s] > 1048577) continue;
-            run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, sizes[s], KEYGEN_RANDOM,
+                    g_cpu);
             run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, sizes[s],
                     KEYGEN_NAN_MIX, g_cpu);
             run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, sizes[s],
                     KEYGEN_FEW, g_cpu);
-            run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM, g_cpu);
+            run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_I64, 8, 0, sizes[s], KEYGEN_RANDOM,
+                    g_cpu);
             run_one(&wt_device_memory, WT_OP_ARGSORT, WARPSORT_U64, 4, 0, sizes[s], KEYGEN_NARROW,
                     g_cpu);
         }
@@ -576,8 +587,7 @@ int main(int argc, char **argv) {
         struct cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
             fprintf(stderr, "device 0: %s (%d.%d), %zu MiB, tuning row %s%s\n", prop.name,
-                    prop.major, prop.minor, prop.totalGlobalMem >> 20,
-                    ws_cuda_family_name(g_gpu),
+                    prop.major, prop.minor, prop.totalGlobalMem >> 20, ws_cuda_family_name(g_gpu),
                     getenv("WARPSORT_SMEM_LIMIT") ? " (WARPSORT_SMEM_LIMIT)" : "");
     }
     cfg.backend = WARPSORT_BACKEND_CPU;

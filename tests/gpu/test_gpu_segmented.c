@@ -26,8 +26,8 @@ static int g_quick;
 static const struct {
     wt_op_t op;
     size_t second;
-} k_ops[] = {{WT_OP_SORT, 0}, {WT_OP_PAIRS, 4}, {WT_OP_PAIRS, 8}, {WT_OP_ARGSORT, 4},
-             {WT_OP_ARGSORT, 8}};
+} k_ops[] = {
+    {WT_OP_SORT, 0}, {WT_OP_PAIRS, 4}, {WT_OP_PAIRS, 8}, {WT_OP_ARGSORT, 4}, {WT_OP_ARGSORT, 8}};
 
 static size_t run(const wt_memory_t *mem, const wt_memory_t *offs_mem, const sg_case_t *c) {
     char msg[768];
@@ -50,8 +50,8 @@ static void test_mix(void **state) {
                     continue;
                 const uint64_t seed = 0x6E6ull + 97u * o + 13u * flags + (uint64_t)d;
                 const size_t m = sg_mix(lengths, SG_COUNT(lengths), seed);
-                sg_case_t c = {k_ops[o].op, dt, k_ops[o].second, flags, (keygen_dist_t)d,
-                               seed, lengths, m, 0};
+                sg_case_t c = {
+                    k_ops[o].op, dt, k_ops[o].second, flags, (keygen_dist_t)d, seed, lengths, m, 0};
                 failures += run(&wt_device_memory, NULL, &c);
                 /* host arrays, and host offsets beside device arrays */
                 if (d == KEYGEN_NAN_MIX) failures += run(&wt_host_memory, NULL, &c);
@@ -66,9 +66,9 @@ static void test_mix(void **state) {
 static void test_rows(void **state) {
     (void)state;
     WT_REQUIRE_GPU(g_gpu);
-    static const size_t row_lens[] = {1,   2,   3,    4,    5,    8,    9,    31,   32,  33,
-                                      64,  65,  128,  129,  256,  257,  512,  513,  1024,
-                                      1025, 2048, 2049, 4096, 5000, 70000};
+    static const size_t row_lens[] = {1,    2,    3,    4,    5,    8,    9,    31,  32,
+                                      33,   64,   65,   128,  129,  256,  257,  512, 513,
+                                      1024, 1025, 2048, 2049, 4096, 5000, 70000};
     size_t failures = 0;
     for (size_t r = 0; r < SG_COUNT(row_lens); r++) {
         for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
@@ -76,9 +76,15 @@ static void test_rows(void **state) {
                 if (g_quick && d != WARPSORT_F32 && d != WARPSORT_U64) continue;
                 const unsigned flags = (unsigned)(r + o + (size_t)d) & 3u;
                 const size_t rows = row_lens[r] > 4096 ? 5 : 37;
-                sg_case_t c = {k_ops[o].op, (warpsort_dtype_t)d, k_ops[o].second, flags,
+                sg_case_t c = {k_ops[o].op,
+                               (warpsort_dtype_t)d,
+                               k_ops[o].second,
+                               flags,
                                (keygen_dist_t)((r + (size_t)d) % KEYGEN_DIST_COUNT),
-                               0xA0ull + r, NULL, rows, row_lens[r]};
+                               0xA0ull + r,
+                               NULL,
+                               rows,
+                               row_lens[r]};
                 failures += run(&wt_device_memory, NULL, &c);
                 if (r % 5 == 0 && o < 2) failures += run(&wt_host_memory, NULL, &c);
             }
@@ -95,15 +101,15 @@ static void test_long_segments(void **state) {
     static const size_t huge[] = {1, 5, ((size_t)1 << 24) + 1, 0, 33, 2, 4097};
     static const size_t four[] = {(size_t)1 << 22, (size_t)1 << 22, (size_t)1 << 22,
                                   (size_t)1 << 22};
-    static const size_t mixed_long[] = {2049, 8192, 3, 8193, 100000, 65536, 65537, 0, 12345,
-                                        2050, 6143, 6145, 262145};
+    static const size_t mixed_long[] = {2049, 8192,  3,    8193, 100000, 65536, 65537,
+                                        0,    12345, 2050, 6143, 6145,   262145};
     sg_case_t cases[] = {
         {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 1, huge, SG_COUNT(huge), 0},
         {WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, KEYGEN_FEW, 2, huge, SG_COUNT(huge), 0},
         {WT_OP_ARGSORT, WARPSORT_F32, 4, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 3, huge,
          SG_COUNT(huge), 0},
-        {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_RANDOM, 4, four,
-         SG_COUNT(four), 0},
+        {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_RANDOM, 4, four, SG_COUNT(four),
+         0},
         {WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE | WARPSORT_DESCENDING, KEYGEN_TWO, 5,
          mixed_long, SG_COUNT(mixed_long), 0},
         {WT_OP_ARGSORT, WARPSORT_I64, 8, 0, KEYGEN_SKEWED, 6, mixed_long, SG_COUNT(mixed_long), 0},
@@ -147,9 +153,9 @@ static warpsort_status_t bad_call(const uint64_t *offsets, size_t num_segments, 
     upload(doffs, offsets, (num_segments + 1) * 8);
     size_t bytes = 0;
     if (with_ws) {
-        assert_int_equal(warpsort_segmented_workspace_size(g_gpu, n, num_segments, WARPSORT_U32, 4,
-                                                           0, &bytes),
-                         WARPSORT_OK);
+        assert_int_equal(
+            warpsort_segmented_workspace_size(g_gpu, n, num_segments, WARPSORT_U32, 4, 0, &bytes),
+            WARPSORT_OK);
         CUDA_OK(cudaMalloc(&ws, bytes));
         assert_int_equal(warpsort_set_workspace(g_gpu, ws, bytes), WARPSORT_OK);
     }
@@ -255,7 +261,8 @@ static void test_graph_capture(void **state) {
     CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
 
     for (int round = 0; round < 2; round++) { /* replay on fresh inputs */
-        keygen_fill(hk, n, WARPSORT_F32, round ? KEYGEN_FEW : KEYGEN_NAN_MIX, 42u + (unsigned)round);
+        keygen_fill(hk, n, WARPSORT_F32, round ? KEYGEN_FEW : KEYGEN_NAN_MIX,
+                    42u + (unsigned)round);
         for (size_t s = 0; s < S; s++)
             for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++) hv[i] = i - offsets[s];
         upload(dk, hk, n * 4);
@@ -269,7 +276,8 @@ static void test_graph_capture(void **state) {
         for (size_t s = 0; s < S; s++) {
             const size_t b = (size_t)offsets[s], len = lengths[s];
             if (wt_check_sorted(out + b, len, WARPSORT_F32, WARPSORT_DESCENDING, msg, sizeof msg) ||
-                wt_check_values(hk + b, out + b, outv + b, len, WARPSORT_F32, 8, 1, msg, sizeof msg))
+                wt_check_values(hk + b, out + b, outv + b, len, WARPSORT_F32, 8, 1, msg,
+                                sizeof msg))
                 fail_msg("graph replay %d, segment %zu: %s", round, s, msg);
         }
     }

@@ -79,14 +79,13 @@ int cli_next(cli_args_t *args, const cli_opt_t *opts, size_t num_opts, const cha
         for (size_t i = 0; i < num_opts; i++)
             if (opts[i].short_name && opts[i].short_name == arg[1]) opt = &opts[i];
         if (!opt) {
-            cli_error("%s: unknown option '-%c' (see 'warpsort %s --help')", args->command,
-                      arg[1], args->command);
+            cli_error("%s: unknown option '-%c' (see 'warpsort %s --help')", args->command, arg[1],
+                      args->command);
             return CLI_ARG_ERROR;
         }
         if (arg[2] != '\0') {
             if (!opt->takes_value) {
-                cli_error("%s: option '-%c' takes no value (got '%s')", args->command, arg[1],
-                          arg);
+                cli_error("%s: option '-%c' takes no value (got '%s')", args->command, arg[1], arg);
                 return CLI_ARG_ERROR;
             }
             inline_value = arg + 2; /* "-ofile" */
@@ -150,10 +149,14 @@ static int parse_size_term(const char **p, uint64_t *out) {
     }
     unsigned shift = 0;
     switch (**p) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
+    case 'k':
+    case 'K': shift = 10; break;
+    case 'm':
+    case 'M': shift = 20; break;
+    case 'g':
+    case 'G': shift = 30; break;
+    case 't':
+    case 'T': shift = 40; break;
     default: break;
     }
     if (shift) {
@@ -236,8 +239,8 @@ int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsig
     return cli_open_context_budget(ctx, backend, threads, 0);
 }
 
-int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend,
-                            unsigned threads, size_t device_budget) {
+int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
+                            size_t device_budget) {
     warpsort_config_t config = WARPSORT_CONFIG_INIT;
     config.backend = backend;
     config.cpu_threads = threads;
@@ -259,8 +262,7 @@ int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend
     return 1;
 }
 
-void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf,
-                          size_t len) {
+void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len) {
     /* The backend that ran the last call; before any, the one the context
      * uses for the GPU's work (AUTO sends small host arrays to the CPU). */
     warpsort_backend_t b = warpsort_last_backend(ctx);

@@ -30,9 +30,9 @@ void cli_lib_error(const warpsort_context_t *ctx, warpsort_status_t status, cons
 /*--- option parsing ---*/
 
 typedef struct cli_opt {
-    int id;               /* returned by cli_next */
-    const char *name;     /* long name without "--" */
-    char short_name;      /* 0 if none */
+    int id;           /* returned by cli_next */
+    const char *name; /* long name without "--" */
+    char short_name;  /* 0 if none */
     int takes_value;
 } cli_opt_t;
 
@@ -72,8 +72,8 @@ int cli_parse_value_bytes(const char *text, size_t *out);
 int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads);
 /* The same with a device-memory budget in bytes for host arrays (0 = the
  * free device memory; larger arrays are sorted out of core). */
-int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend,
-                            unsigned threads, size_t device_budget);
+int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
+                            size_t device_budget);
 /* "cpu (2 threads)" or "cuda". */
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len);
 

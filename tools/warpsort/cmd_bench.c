@@ -11,8 +11,19 @@
 #include <string.h>
 
 enum {
-    OPT_COUNT, OPT_DTYPE, OPT_DIST, OPT_SEED, OPT_REPEAT, OPT_WARMUP, OPT_DESC, OPT_STABLE,
-    OPT_PAIRS, OPT_VALUE_BYTES, OPT_QSORT, OPT_BACKEND, OPT_THREADS
+    OPT_COUNT,
+    OPT_DTYPE,
+    OPT_DIST,
+    OPT_SEED,
+    OPT_REPEAT,
+    OPT_WARMUP,
+    OPT_DESC,
+    OPT_STABLE,
+    OPT_PAIRS,
+    OPT_VALUE_BYTES,
+    OPT_QSORT,
+    OPT_BACKEND,
+    OPT_THREADS
 };
 
 static const cli_opt_t bench_opts[] = {
@@ -26,8 +37,8 @@ static const cli_opt_t bench_opts[] = {
 };
 /* `run` takes the subset that describes one job. */
 static const cli_opt_t run_opts[] = {
-    {OPT_COUNT, "count", 'n', 1}, {OPT_DTYPE, "dtype", 0, 1},     {OPT_DIST, "dist", 0, 1},
-    {OPT_SEED, "seed", 0, 1},     {OPT_DESC, "desc", 0, 0},       {OPT_BACKEND, "backend", 0, 1},
+    {OPT_COUNT, "count", 'n', 1},   {OPT_DTYPE, "dtype", 0, 1}, {OPT_DIST, "dist", 0, 1},
+    {OPT_SEED, "seed", 0, 1},       {OPT_DESC, "desc", 0, 0},   {OPT_BACKEND, "backend", 0, 1},
     {OPT_THREADS, "threads", 0, 1},
 };
 
@@ -47,8 +58,8 @@ typedef struct bench_config {
     unsigned threads;
 } bench_config_t;
 
-static int parse_bench_args(const char *command, const cli_opt_t *opts, size_t num_opts,
-                            int argc, char **argv, bench_config_t *cfg) {
+static int parse_bench_args(const char *command, const cli_opt_t *opts, size_t num_opts, int argc,
+                            char **argv, bench_config_t *cfg) {
     cli_args_t args;
     cli_args_init(&args, command, argc, argv);
     const char *v;
@@ -130,13 +141,13 @@ typedef struct reference {
     keys_hash_t hash;
 } reference_t;
 
-static int make_reference(const char *command, const void *orig, size_t n,
-                          warpsort_dtype_t dtype, unsigned flags, reference_t *ref) {
+static int make_reference(const char *command, const void *orig, size_t n, warpsort_dtype_t dtype,
+                          unsigned flags, reference_t *ref) {
     size_t ks = warpsort_dtype_size(dtype);
     memcpy(ref->sorted, orig, n * ks);
     char why[KEYS_WHY_MAX];
-    if (keys_cpu_sort(ref->sorted, n, dtype, (flags & WARPSORT_DESCENDING) != 0, why,
-                      sizeof why) != WARPSORT_OK) {
+    if (keys_cpu_sort(ref->sorted, n, dtype, (flags & WARPSORT_DESCENDING) != 0, why, sizeof why) !=
+        WARPSORT_OK) {
         cli_error("%s: the reference sort (CPU backend) failed: %s", command, why);
         return 0;
     }
@@ -166,7 +177,8 @@ static int verify_result(const char *command, const char *who, const void *orig,
     keys_hash_t h = keys_multiset_hash(out, n, ks);
     if (h.sum1 != ref->hash.sum1 || h.sum2 != ref->hash.sum2) {
         cli_error("%s: WRONG RESULT from %s: sorted but not a permutation of the input (its "
-                  "bit patterns hash differently)", command, who);
+                  "bit patterns hash differently)",
+                  command, who);
         return 0;
     }
     /* A sorted array is unique (equal keys have identical bits), so it must
@@ -194,13 +206,15 @@ static int verify_result(const char *command, const char *who, const void *orig,
             ok = 0;
         } else if (memcmp((const char *)orig + v * ks, (const char *)out + i * ks, ks) != 0) {
             cli_error("%s: WRONG RESULT from %s: value %zu does not follow its key (it came "
-                      "with input key %llu)", command, who, i, (unsigned long long)v);
+                      "with input key %llu)",
+                      command, who, i, (unsigned long long)v);
             ok = 0;
         } else if ((flags & WARPSORT_STABLE) && i > 0 &&
                    memcmp((const char *)out + i * ks, (const char *)out + (i - 1) * ks, ks) == 0 &&
                    value_at(values, i - 1, value_bytes) > v) {
             cli_error("%s: WRONG RESULT from %s: not stable: equal keys %zu and %zu swapped their "
-                      "input order", command, who, i - 1, i);
+                      "input order",
+                      command, who, i - 1, i);
             ok = 0;
         }
         if (ok) seen[v] = 1;
@@ -211,11 +225,11 @@ static int verify_result(const char *command, const char *who, const void *orig,
 
 /*--- glibc qsort rival: comparators on the same ordered bits as the library ---*/
 
-#define QSORT_CMP(name, T, to_ordered, kind, desc)                     \
-    static int name(const void *a, const void *b) {                    \
-        T x = to_ordered(*(const T *)a, kind, desc);                   \
-        T y = to_ordered(*(const T *)b, kind, desc);                   \
-        return (x > y) - (x < y);                                      \
+#define QSORT_CMP(name, T, to_ordered, kind, desc)   \
+    static int name(const void *a, const void *b) {  \
+        T x = to_ordered(*(const T *)a, kind, desc); \
+        T y = to_ordered(*(const T *)b, kind, desc); \
+        return (x > y) - (x < y);                    \
     }
 QSORT_CMP(cmp_u32_asc, uint32_t, ws_to_ordered32, 0, 0)
 QSORT_CMP(cmp_u32_desc, uint32_t, ws_to_ordered32, 0, 1)
@@ -317,9 +331,8 @@ int cmd_bench(int argc, char **argv) {
     char backend[64];
     cli_describe_backend(ctx, cfg.threads, backend, sizeof backend);
     printf("warpsort bench: %zu %s keys (%s, seed %llu), %s%s, %s\n", n,
-           warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist),
-           (unsigned long long)cfg.seed, desc ? "descending" : "ascending",
-           (cfg.flags & WARPSORT_STABLE) ? ", stable" : "",
+           warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist), (unsigned long long)cfg.seed,
+           desc ? "descending" : "ascending", (cfg.flags & WARPSORT_STABLE) ? ", stable" : "",
            cfg.pairs ? (vb == 4 ? "with 4-byte values" : "with 8-byte values") : "keys only");
     printf("backend:  %s; %llu timed runs after %llu warm-up\n", backend,
            (unsigned long long)cfg.repeat, (unsigned long long)cfg.warmup);
@@ -332,9 +345,9 @@ int cmd_bench(int argc, char **argv) {
         memcpy(work, orig, n * ks);
         if (vals) fill_indices(vals, n, vb);
         double t0 = cli_now();
-        warpsort_status_t st = vals ? warpsort_sort_pairs(ctx, work, vals, n, cfg.dtype, vb,
-                                                          cfg.flags)
-                                    : warpsort_sort(ctx, work, n, cfg.dtype, cfg.flags);
+        warpsort_status_t st =
+            vals ? warpsort_sort_pairs(ctx, work, vals, n, cfg.dtype, vb, cfg.flags)
+                 : warpsort_sort(ctx, work, n, cfg.dtype, cfg.flags);
         if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
         double t1 = cli_now();
         if (st != WARPSORT_OK) {
@@ -383,7 +396,7 @@ int cmd_bench(int argc, char **argv) {
     printf("verified: all %zu warpsort runs%s sorted and a permutation of the input%s\n", runs,
            cfg.qsort ? " and all qsort runs" : "",
            vals ? ((cfg.flags & WARPSORT_STABLE) ? ", values following their keys stably"
-                                                  : ", values following their keys")
+                                                 : ", values following their keys")
                 : "");
     status = CLI_EXIT_OK;
 done:
@@ -409,8 +422,8 @@ int cmd_run(int argc, char **argv) {
     cfg.dist = KEYGEN_RANDOM;
     cfg.seed = 1;
     cfg.backend = WARPSORT_BACKEND_AUTO;
-    int parsed = parse_bench_args("run", run_opts, sizeof run_opts / sizeof run_opts[0], argc,
-                                  argv, &cfg);
+    int parsed =
+        parse_bench_args("run", run_opts, sizeof run_opts / sizeof run_opts[0], argc, argv, &cfg);
     if (parsed < 0) return CLI_EXIT_OK;
     if (!parsed) return CLI_EXIT_ERROR;
 
@@ -430,8 +443,8 @@ int cmd_run(int argc, char **argv) {
     char backend[64];
     cli_describe_backend(ctx, cfg.threads, backend, sizeof backend);
     printf("warpsort %s run: %zu %s keys (%s, seed %llu), %s\n", warpsort_version(), n,
-           warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist),
-           (unsigned long long)cfg.seed, desc ? "descending" : "ascending");
+           warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist), (unsigned long long)cfg.seed,
+           desc ? "descending" : "ascending");
     printf("backend:  %s\n", backend);
     fflush(stdout);
 
@@ -466,7 +479,8 @@ int cmd_run(int argc, char **argv) {
         goto done;
     }
     printf("verified: sorted %s and a permutation of the input (same bit patterns by hash, "
-           "equal to the CPU backend's sort)\n", desc ? "descending" : "ascending");
+           "equal to the CPU backend's sort)\n",
+           desc ? "descending" : "ascending");
     status = CLI_EXIT_OK;
 done:
     warpsort_destroy(ctx);

@@ -9,7 +9,9 @@
 enum { OPT_DTYPE, OPT_DESC, OPT_PERM_OF };
 
 static const cli_opt_t check_opts[] = {
-    {OPT_DTYPE, "dtype", 0, 1}, {OPT_DESC, "desc", 0, 0}, {OPT_PERM_OF, "perm-of", 0, 1},
+    {OPT_DTYPE, "dtype", 0, 1},
+    {OPT_DESC, "desc", 0, 0},
+    {OPT_PERM_OF, "perm-of", 0, 1},
 };
 
 int cmd_check(int argc, char **argv) {
@@ -20,8 +22,8 @@ int cmd_check(int argc, char **argv) {
     cli_args_t args;
     cli_args_init(&args, "check", argc, argv);
     const char *v;
-    for (int id; (id = cli_next(&args, check_opts, sizeof check_opts / sizeof check_opts[0],
-                                &v)) != CLI_ARG_END;) {
+    for (int id; (id = cli_next(&args, check_opts, sizeof check_opts / sizeof check_opts[0], &v)) !=
+                 CLI_ARG_END;) {
         int ok = 1;
         switch (id) {
         case CLI_ARG_HELP: return cli_print_help("check");
@@ -65,8 +67,8 @@ int cmd_check(int argc, char **argv) {
     size_t rank = 0;
     if (perm_of) {
         char why[KEYS_WHY_MAX] = "";
-        is_perm = n == n_orig ? keys_same_multiset(keys, orig, n, dtype, &rank, why, sizeof why)
-                              : 0;
+        is_perm =
+            n == n_orig ? keys_same_multiset(keys, orig, n, dtype, &rank, why, sizeof why) : 0;
         if (is_perm < 0) {
             cli_error("check: comparing %zu keys with %s: %s", n, perm_of, why);
             goto done;
@@ -77,12 +79,12 @@ int cmd_check(int argc, char **argv) {
     if (perm_of && is_perm)
         snprintf(perm_note, sizeof perm_note, ", a permutation of %s", perm_of);
     else if (perm_of && n != n_orig)
-        snprintf(perm_note, sizeof perm_note, "not a permutation of %s (%zu keys vs %zu)",
-                 perm_of, n, n_orig);
+        snprintf(perm_note, sizeof perm_note, "not a permutation of %s (%zu keys vs %zu)", perm_of,
+                 n, n_orig);
     else if (perm_of)
         snprintf(perm_note, sizeof perm_note,
-                 "not a permutation of %s (their bit patterns differ at sorted rank %zu)",
-                 perm_of, rank);
+                 "not a permutation of %s (their bit patterns differ at sorted rank %zu)", perm_of,
+                 rank);
 
     if (sorted && is_perm) {
         printf("sorted: %s (%zu %s keys, %s%s)\n", file, n, dname, order, perm_note);
@@ -94,8 +96,8 @@ int cmd_check(int argc, char **argv) {
         char a[64], b[64];
         keys_format(keys, bad - 1, dtype, a, sizeof a);
         keys_format(keys, bad, dtype, b, sizeof b);
-        printf("not sorted: %s: key %zu = %s sorts before key %zu = %s in %s %s order%s%s\n",
-               file, bad, b, bad - 1, a, dname, order, perm_of && !is_perm ? "; also " : "",
+        printf("not sorted: %s: key %zu = %s sorts before key %zu = %s in %s %s order%s%s\n", file,
+               bad, b, bad - 1, a, dname, order, perm_of && !is_perm ? "; also " : "",
                perm_of && !is_perm ? perm_note : "");
         status = CLI_EXIT_NO;
     }

@@ -8,17 +8,33 @@
 #include <stdlib.h>
 
 enum {
-    OPT_DTYPE, OPT_OUTPUT, OPT_DESC, OPT_STABLE, OPT_VALUES, OPT_VALUE_BYTES, OPT_VALUES_OUT,
-    OPT_BACKEND, OPT_THREADS, OPT_DEVICE_BUDGET, OPT_ROW_LENGTH, OPT_OFFSETS
+    OPT_DTYPE,
+    OPT_OUTPUT,
+    OPT_DESC,
+    OPT_STABLE,
+    OPT_VALUES,
+    OPT_VALUE_BYTES,
+    OPT_VALUES_OUT,
+    OPT_BACKEND,
+    OPT_THREADS,
+    OPT_DEVICE_BUDGET,
+    OPT_ROW_LENGTH,
+    OPT_OFFSETS
 };
 
 static const cli_opt_t sort_opts[] = {
-    {OPT_DTYPE, "dtype", 0, 1},         {OPT_OUTPUT, "output", 'o', 1},
-    {OPT_DESC, "desc", 0, 0},           {OPT_STABLE, "stable", 0, 0},
-    {OPT_VALUES, "values", 0, 1},       {OPT_VALUE_BYTES, "value-bytes", 0, 1},
-    {OPT_VALUES_OUT, "values-out", 0, 1}, {OPT_BACKEND, "backend", 0, 1},
-    {OPT_THREADS, "threads", 0, 1},     {OPT_DEVICE_BUDGET, "device-budget", 0, 1},
-    {OPT_ROW_LENGTH, "row-length", 0, 1}, {OPT_OFFSETS, "offsets", 0, 1},
+    {OPT_DTYPE, "dtype", 0, 1},
+    {OPT_OUTPUT, "output", 'o', 1},
+    {OPT_DESC, "desc", 0, 0},
+    {OPT_STABLE, "stable", 0, 0},
+    {OPT_VALUES, "values", 0, 1},
+    {OPT_VALUE_BYTES, "value-bytes", 0, 1},
+    {OPT_VALUES_OUT, "values-out", 0, 1},
+    {OPT_BACKEND, "backend", 0, 1},
+    {OPT_THREADS, "threads", 0, 1},
+    {OPT_DEVICE_BUDGET, "device-budget", 0, 1},
+    {OPT_ROW_LENGTH, "row-length", 0, 1},
+    {OPT_OFFSETS, "offsets", 0, 1},
 };
 
 /* Largest --threads accepted: far above any machine, low enough to catch typos. */
@@ -70,7 +86,9 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
             ok = cli_parse_u64("--threads", v, CLI_MAX_THREADS, &threads);
             job->threads = (unsigned)threads;
             break;
-        case OPT_DEVICE_BUDGET: ok = cli_parse_size("--device-budget", v, &job->device_budget); break;
+        case OPT_DEVICE_BUDGET:
+            ok = cli_parse_size("--device-budget", v, &job->device_budget);
+            break;
         case OPT_ROW_LENGTH:
             ok = cli_parse_u64("--row-length", v, UINT64_MAX, &job->row_length);
             if (ok && job->row_length == 0) {
@@ -149,14 +167,13 @@ static warpsort_status_t sort_call(warpsort_context_t *ctx, const sort_job_t *jo
                       : warpsort_sort_rows(ctx, keys, rows, len, job->dtype, job->flags);
     }
     if (offsets)
-        return values ? warpsort_sort_segments_pairs(ctx, keys, values, n, offsets,
-                                                     num_offsets - 1, job->dtype,
-                                                     job->value_bytes, job->flags)
+        return values ? warpsort_sort_segments_pairs(ctx, keys, values, n, offsets, num_offsets - 1,
+                                                     job->dtype, job->value_bytes, job->flags)
                       : warpsort_sort_segments(ctx, keys, n, offsets, num_offsets - 1, job->dtype,
                                                job->flags);
-    return values ? warpsort_sort_pairs(ctx, keys, values, n, job->dtype, job->value_bytes,
-                                        job->flags)
-                  : warpsort_sort(ctx, keys, n, job->dtype, job->flags);
+    return values
+               ? warpsort_sort_pairs(ctx, keys, values, n, job->dtype, job->value_bytes, job->flags)
+               : warpsort_sort(ctx, keys, n, job->dtype, job->flags);
 }
 
 int cmd_sort(int argc, char **argv) {

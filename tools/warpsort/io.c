@@ -210,7 +210,7 @@ static int io_out_resolve(const char *path, char **resolved_out, struct stat *st
     if (*exists) {
         /* FIFOs, devices and sockets are refused rather than replaced by a
          * regular file: a stream cannot be written all-or-nothing. */
-        const char *bad = S_ISDIR(st->st_mode)  ? "is a directory"
+        const char *bad = S_ISDIR(st->st_mode)    ? "is a directory"
                           : !S_ISREG(st->st_mode) ? io_not_regular
                                                   : NULL;
         if (bad) {

@@ -21,8 +21,7 @@
 /* Reads path into a new buffer (free with free()). The size must be a
  * multiple of elem_size; unit names the element for the error message
  * ("dtype u32", "value size 8"). Returns 1 on success, 0 after reporting. */
-int io_read_array(const char *path, size_t elem_size, const char *unit, void **data,
-                  size_t *count);
+int io_read_array(const char *path, size_t elem_size, const char *unit, void **data, size_t *count);
 
 typedef struct io_out {
     char *path; /* destination (symlinks resolved to their target) */

@@ -17,8 +17,8 @@ size_t keys_first_unsorted(const void *keys, size_t n, warpsort_dtype_t dtype, i
     return n;
 }
 
-warpsort_status_t keys_cpu_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc,
-                                char *why, size_t why_len) {
+warpsort_status_t keys_cpu_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc, char *why,
+                                size_t why_len) {
     warpsort_context_t *ctx;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CPU;

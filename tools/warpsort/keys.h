@@ -26,8 +26,8 @@ size_t keys_first_unsorted(const void *keys, size_t n, warpsort_dtype_t dtype, i
 
 /* Sorts keys in place with the library's CPU backend (desc: descending).
  * Returns WARPSORT_OK or the library's status; *why then holds its message. */
-warpsort_status_t keys_cpu_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc,
-                                char *why, size_t why_len);
+warpsort_status_t keys_cpu_sort(void *keys, size_t n, warpsort_dtype_t dtype, int desc, char *why,
+                                size_t why_len);
 
 /* Whether a and b (n elements of dtype each) hold the same bit patterns with
  * the same multiplicities, by sorting copies with the CPU backend. Returns 1

@@ -164,8 +164,7 @@ static const struct {
 } commands[] = {
     {"run", run_help, cmd_run},       {"gen", gen_help, cmd_gen},
     {"sort", sort_help, cmd_sort},    {"topk", topk_help, cmd_topk},
-    {"check", check_help, cmd_check},
-    {"bench", bench_help, cmd_bench},
+    {"check", check_help, cmd_check}, {"bench", bench_help, cmd_bench},
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -178,8 +177,7 @@ const char *cli_command_help(const char *command) {
 int cli_print_help(const char *command) {
     const char *help = command ? cli_command_help(command) : tool_help;
     if (!help) {
-        cli_error("unknown command '%s' (commands: run gen sort topk check bench help)",
-                  command);
+        cli_error("unknown command '%s' (commands: run gen sort topk check bench help)", command);
         return CLI_EXIT_ERROR;
     }
     fputs(help, stdout);

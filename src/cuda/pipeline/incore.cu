@@ -60,8 +60,8 @@ ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t 
  * piece fits. Pieces let the sort start before the copy in ends, but each
  * costs launches and a merge (half a slot and 8 pieces measured best,
  * bench/NOTES.md). The test rings (a few KiB) keep many pieces. */
-unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
-                       size_t slot, size_t budget) {
+unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot,
+                       size_t budget) {
     const size_t bytes = n * (kb + vb), piece_min = slot / 2;
     unsigned p = 1;
     while (p < WS_MAX_PIECES && bytes / (2 * (size_t)p) >= piece_min && n >= 2 * (size_t)p) p *= 2;
@@ -73,20 +73,19 @@ unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_
 /* Host -> device on the h2d stream: directly (pinned source, or a job small
  * enough for the driver's staging), else through the ring slot by slot. */
 /* Items [lo, hi) of the job's input to the device arrays dk, dv. */
-static warpsort_status_t ws_copy_in(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
-                                    size_t lo, size_t hi, unsigned char *dk, unsigned char *dv,
-                                    int direct) {
+static warpsort_status_t ws_copy_in(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, size_t lo,
+                                    size_t hi, unsigned char *dk, unsigned char *dv, int direct) {
     size_t base = 0;
     for (size_t s = 0; s < j->nsegs && base < hi; s++) {
         const ws_seg *g = &j->segs[s];
         const size_t b = lo > base ? lo : base;
         const size_t e = hi < base + g->count ? hi : base + g->count;
         if (b < e) {
-            WS_TRY(ws_h2d(ctx, p, dk + b * j->kb, g->keys + (b - base) * j->kb,
-                            (e - b) * j->kb, direct || j->keys_in_pinned));
+            WS_TRY(ws_h2d(ctx, p, dk + b * j->kb, g->keys + (b - base) * j->kb, (e - b) * j->kb,
+                          direct || j->keys_in_pinned));
             if (j->vb && !j->iota)
-                WS_TRY(ws_h2d(ctx, p, dv + b * j->vb, g->vals + (b - base) * j->vb,
-                                (e - b) * j->vb, direct || j->vals_in_pinned));
+                WS_TRY(ws_h2d(ctx, p, dv + b * j->vb, g->vals + (b - base) * j->vb, (e - b) * j->vb,
+                              direct || j->vals_in_pinned));
         }
         base += g->count;
     }
@@ -97,15 +96,14 @@ static warpsort_status_t ws_copy_in(warpsort_context_t *ctx, ws_pipe *p, const w
  * (dk, dv). */
 static warpsort_status_t ws_merge_range(warpsort_context_t *ctx, const ws_job *j,
                                         const unsigned char *sk, const unsigned char *sv,
-                                        unsigned char *dk, unsigned char *dv, size_t lo,
-                                        size_t mid, size_t hi, size_t *bounds,
-                                        cudaStream_t stream) {
+                                        unsigned char *dk, unsigned char *dv, size_t lo, size_t mid,
+                                        size_t hi, size_t *bounds, cudaStream_t stream) {
     const warpsort::key_codec c = {ws_dtype_kind((int)j->dtype), j->desc};
     const size_t kb = j->kb, vb = j->vb;
     const void *av = vb ? sv + lo * vb : NULL, *bv = vb ? sv + mid * vb : NULL;
     void *ov = vb ? dv + lo * vb : NULL;
-    cudaError_t err = ws_merge2(kb, vb, c, sk + lo * kb, av, mid - lo, sk + mid * kb, bv,
-                                hi - mid, dk + lo * kb, ov, bounds, stream);
+    cudaError_t err = ws_merge2(kb, vb, c, sk + lo * kb, av, mid - lo, sk + mid * kb, bv, hi - mid,
+                                dk + lo * kb, ov, bounds, stream);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "ws_merge2");
     return WARPSORT_OK;
 }
@@ -137,9 +135,9 @@ static warpsort_status_t ws_piece_compute(warpsort_context_t *ctx, ws_pipe *p, c
     if (e - b > 1) {
         const unsigned sp = ws_trace_dev_begin(p, cs);
         const char *failed = NULL;
-        const cudaError_t err = ws_device_sort(&l->plan[i], d->ak + b * kb,
-                                               vb ? d->av + b * vb : NULL, j->dtype, j->desc,
-                                               j->stable, d->ws, cs, &failed);
+        const cudaError_t err =
+            ws_device_sort(&l->plan[i], d->ak + b * kb, vb ? d->av + b * vb : NULL, j->dtype,
+                           j->desc, j->stable, d->ws, cs, &failed);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
         ws_trace_dev_end(p, sp, cs, "compute", "sort a piece");
     }
@@ -153,8 +151,8 @@ static warpsort_status_t ws_piece_compute(warpsort_context_t *ctx, ws_pipe *p, c
         const int src_b = (L - 1) % 2, dst_b = L % 2;
         const unsigned sp = ws_trace_dev_begin(p, cs);
         WS_TRY(ws_merge_range(ctx, j, src_b ? d->bk : d->ak, src_b ? d->bv : d->av,
-                              dst_b ? d->bk : d->ak, dst_b ? d->bv : d->av, lo, mid, hi,
-                              d->bounds, cs));
+                              dst_b ? d->bk : d->ak, dst_b ? d->bv : d->av, lo, mid, hi, d->bounds,
+                              cs));
         ws_trace_dev_end(p, sp, cs, "compute", "merge");
     }
     return WARPSORT_OK;
@@ -173,11 +171,11 @@ static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, co
     ws_trace_host(p, t_wait, "host", "wait for the device");
     WS_TRY(ws_checkpoint(ctx, "writing the result back"));
     if (j->keys_out)
-        WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map,
-                      0, kb));
+        WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map, 0,
+                      kb));
     if (j->vals_out)
-        WS_TRY(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map,
-                      1, vb));
+        WS_TRY(ws_d2h(ctx, p, j->vals_out, fv, n * vb, direct || j->vals_out_pinned, j->out_map, 1,
+                      vb));
     WS_CUDA_TRY(ctx, cudaStreamSynchronize(p->d2h));
     return WARPSORT_OK;
 }
@@ -185,19 +183,18 @@ static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, co
 /* The in-core job (see pipeline.cu): copies in piece by piece, sorts each
  * as it lands, merges the tree, waits for the device, then copies the
  * result out. Nothing reaches keys_out / vals_out before the wait. */
-warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
-                            unsigned pieces) {
+warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces) {
     const cudaStream_t cs = ws_state(ctx)->stream;
     const size_t n = j->n, kb = j->kb, vb = j->vb;
-    const int direct = n * (kb + vb) <= (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes
-                                                                              : WS_DIRECT_MAX_BYTES);
+    const int direct = n * (kb + vb) <=
+                       (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes : WS_DIRECT_MAX_BYTES);
     const ws_job_layout l = ws_job_layout_for(ctx, n, kb, vb, pieces);
     WS_TRY(ws_checkpoint(ctx, "device workspace"));
     ws_job_buffers d;
     WS_TRY(ws_acquire(ctx, l.total, &d.ws));
-    const int staged = !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
-                                   (j->keys_out && !j->keys_out_pinned) ||
-                                   (j->vals_out && !j->vals_out_pinned));
+    const int staged =
+        !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
+                    (j->keys_out && !j->keys_out_pinned) || (j->vals_out && !j->vals_out_pinned));
     if (staged) WS_TRY(ws_pipe_ring(ctx, p));
     /* A job in one piece whose copies are all direct (small, or pinned)
      * runs on the compute stream alone: with one piece there is nothing to
@@ -221,8 +218,8 @@ warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j
     while ((1u << d.levels) < pieces) d.levels++;
     for (unsigned i = 0; i < pieces; i++) {
         WS_TRY(ws_checkpoint(ctx, "copying a piece in"));
-        WS_TRY(ws_copy_in(ctx, p, j, ws_piece_begin(n, pieces, i),
-                          ws_piece_begin(n, pieces, i + 1), d.ak, d.av, direct));
+        WS_TRY(ws_copy_in(ctx, p, j, ws_piece_begin(n, pieces, i), ws_piece_begin(n, pieces, i + 1),
+                          d.ak, d.av, direct));
         if (!d.one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
         WS_TRY(ws_piece_compute(ctx, p, j, &l, &d, i, pieces));
     }

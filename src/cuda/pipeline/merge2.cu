@@ -31,8 +31,8 @@ struct ws_smem_reader {
 
 /* bounds[i] = items of a among the first i * WS_MERGE_TILE outputs. */
 template <typename KB>
-__global__ void ws_merge2_partition(const KB *a, size_t na, const KB *b, size_t nb,
-                                    size_t nbounds, size_t *bounds, key_codec c) {
+__global__ void ws_merge2_partition(const KB *a, size_t na, const KB *b, size_t nb, size_t nbounds,
+                                    size_t *bounds, key_codec c) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nbounds) return;
     size_t d = i * (size_t)WS_MERGE_TILE;
@@ -98,9 +98,9 @@ __global__ void __launch_bounds__(WS_MERGE_THREADS)
 
 struct ws_merge2_op {
     template <typename KB, typename V>
-    static cudaError_t run(key_codec c, const void *ak, const void *av, size_t na,
-                           const void *bk, const void *bv, size_t nb, void *ok, void *ov,
-                           size_t *bounds, cudaStream_t s) {
+    static cudaError_t run(key_codec c, const void *ak, const void *av, size_t na, const void *bk,
+                           const void *bv, size_t nb, void *ok, void *ov, size_t *bounds,
+                           cudaStream_t s) {
         const size_t blocks = (na + nb + WS_MERGE_TILE - 1) / WS_MERGE_TILE;
         if (!blocks) return cudaSuccess;
         const size_t nbounds = blocks + 1;
@@ -109,14 +109,14 @@ struct ws_merge2_op {
         cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess) return err;
         ws_merge2_tile<KB, V><<<(unsigned)blocks, WS_MERGE_THREADS, 0, s>>>(
-            (const KB *)ak, (const V *)av, na, (const KB *)bk, (const V *)bv, nb, bounds,
-            (KB *)ok, (V *)ov, c);
+            (const KB *)ak, (const V *)av, na, (const KB *)bk, (const V *)bv, nb, bounds, (KB *)ok,
+            (V *)ov, c);
         return cudaGetLastError();
     }
 };
 
-cudaError_t ws_merge2(size_t kb, size_t vb, key_codec c, const void *ak, const void *av,
-                      size_t na, const void *bk, const void *bv, size_t nb, void *ok, void *ov,
-                      size_t *bounds, cudaStream_t s) {
+cudaError_t ws_merge2(size_t kb, size_t vb, key_codec c, const void *ak, const void *av, size_t na,
+                      const void *bk, const void *bv, size_t nb, void *ok, void *ov, size_t *bounds,
+                      cudaStream_t s) {
     return ws_dispatch_kv<ws_merge2_op>(kb, vb, c, ak, av, na, bk, bv, nb, ok, ov, bounds, s);
 }

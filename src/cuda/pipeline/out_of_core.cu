@@ -93,7 +93,8 @@ static size_t ws_run_fits(const warpsort_context_t *ctx, size_t m, size_t kb, si
     return ws_job_layout_for(ctx, m, kb, vb, 1).total <= budget &&
            ws_job_layout_for(ctx, m, kb, vb, WS_MAX_PIECES).total <= budget;
 }
-static size_t ws_run_items(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t budget) {
+static size_t ws_run_items(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
+                           size_t budget) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo + 1) / 2;
@@ -199,8 +200,7 @@ static void ws_gather_part(void *arg, unsigned t) {
         const size_t first = j * g->map->items;
         const size_t len = g->n - first < g->map->items ? g->n - first : g->map->items;
         ws_copy_streaming(g->dst + first * g->esize,
-                          ws_block_at(g->map, g->values, g->map->ids[j], g->esize),
-                          len * g->esize);
+                          ws_block_at(g->map, g->values, g->map->ids[j], g->esize), len * g->esize);
     }
 }
 static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
@@ -292,7 +292,8 @@ static warpsort_status_t ws_ooc_runs(warpsort_context_t *ctx, ws_pipe *p, const 
 static size_t ws_ooc_gather_range(const ws_job *top, const ws_ooc_shape *g, ws_scratch *s,
                                   size_t *nfree) {
     const size_t kb = top->kb, vb = top->vb;
-    const size_t last_short = top->n % g->B ? g->s1_blocks - 1 : g->s1_blocks; /* never handed out */
+    const size_t last_short =
+        top->n % g->B ? g->s1_blocks - 1 : g->s1_blocks; /* never handed out */
     size_t nsegs = 0;
     for (size_t q = 0; q < g->count; q++) {
         const size_t c = s->next[q] - s->cur[q];
@@ -312,10 +313,10 @@ static size_t ws_ooc_gather_range(const ws_job *top, const ws_ooc_shape *g, ws_s
  * run and sorted in core into blocks S1 no longer needs (the runs are read
  * front to back) or spare ones. */
 static warpsort_status_t ws_ooc_ranges(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                       const ws_ooc_shape *g, ws_scratch *s,
-                                       const ws_blockmap *map, size_t budget) {
+                                       const ws_ooc_shape *g, ws_scratch *s, const ws_blockmap *map,
+                                       size_t budget) {
     const size_t n = top->n;
-    const ws_runs runs = {s->s1k, n, g->run, g->count, top->kb, ws_dtype_kind((int)top->dtype),
+    const ws_runs runs = {s->s1k,   n, g->run, g->count, top->kb, ws_dtype_kind((int)top->dtype),
                           top->desc};
     size_t nfree = 0;
     for (size_t i = 0; i < g->spares; i++) s->free_ids[nfree++] = g->s1_blocks + i;
@@ -349,8 +350,8 @@ static warpsort_status_t ws_ooc_ranges(warpsort_context_t *ctx, ws_pipe *p, cons
     return WARPSORT_OK;
 }
 
-static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p,
-                                             const ws_job *top, size_t budget, ws_scratch *s) {
+static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
+                                             size_t budget, ws_scratch *s) {
     const size_t n = top->n, kb = top->kb, vb = top->vb;
     ws_ooc_shape g;
     g.run = ws_run_items(ctx, n, kb, vb, budget);
@@ -387,7 +388,7 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
 }
 
 warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                        size_t budget) {
+                                 size_t budget) {
     ws_scratch s;
     memset(&s, 0, sizeof s);
     warpsort_status_t r = ws_out_of_core_with(ctx, p, top, budget, &s);

@@ -97,8 +97,9 @@ warpsort_status_t ws_pipe_ring(warpsort_context_t *ctx, ws_pipe *p) {
     cudaError_t err = cudaHostAlloc(&ring, WS_RING_SLOTS * p->slot_bytes, cudaHostAllocDefault);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate a pinned ring of %u x %zu bytes: %s",
-                        WS_RING_SLOTS, p->slot_bytes, cudaGetErrorString(err));
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                        "cannot allocate a pinned ring of %u x %zu bytes: %s", WS_RING_SLOTS,
+                        p->slot_bytes, cudaGetErrorString(err));
     }
     p->ring = (unsigned char *)ring;
     p->next_slot = 0;

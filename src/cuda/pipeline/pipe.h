@@ -86,13 +86,13 @@ struct ws_job {
     const ws_seg *segs;
     size_t nsegs;
     int keys_in_pinned, vals_in_pinned;
-    int iota;         /* values are iota_base + i (argsort), not read */
+    int iota; /* values are iota_base + i (argsort), not read */
     size_t iota_base;
     unsigned char *keys_out, *vals_out; /* host; NULL = not wanted */
     int keys_out_pinned, vals_out_pinned;
     const ws_blockmap *out_map; /* not NULL: the output goes to these blocks (pageable),
                                    keys_out / vals_out only say whether it is wanted */
-    size_t n, kb, vb; /* vb 0: keys only */
+    size_t n, kb, vb;           /* vb 0: keys only */
     warpsort_dtype_t dtype;
     bool stable;
     int desc;
@@ -106,7 +106,6 @@ struct ws_job_layout {
     size_t a_keys, a_vals, b_keys, b_vals, bounds, total;
 };
 
-
 /*--- pipe.cu: state, ring, checkpoints ---*/
 warpsort_status_t ws_checkpoint(warpsort_context_t *ctx, const char *where);
 int ws_host_is_pinned(const void *p);
@@ -119,8 +118,8 @@ unsigned ws_host_threads(const warpsort_context_t *ctx, size_t useful);
 warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
                          const unsigned char *src, size_t bytes, int direct);
 warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
-                         const unsigned char *src, size_t bytes, int direct,
-                         const ws_blockmap *map, int values, size_t esize);
+                         const unsigned char *src, size_t bytes, int direct, const ws_blockmap *map,
+                         int values, size_t esize);
 unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize);
 
 /*--- trace.cu ---*/
@@ -128,25 +127,23 @@ double ws_now_ms(void);
 void ws_trace_free(ws_trace *t);
 void ws_trace_start(warpsort_context_t *ctx, ws_pipe *p);
 unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s);
-void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane,
-                      const char *what);
+void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane, const char *what);
 double ws_trace_now(const ws_pipe *p);
 void ws_trace_host(ws_pipe *p, double t0, const char *lane, const char *what);
 void ws_trace_finish(ws_pipe *p);
 
 /*--- merge2.cu: merges two sorted device runs (stable: ties take a) ---*/
-cudaError_t ws_merge2(size_t kb, size_t vb, warpsort::key_codec c, const void *ak,
-                      const void *av, size_t na, const void *bk, const void *bv, size_t nb,
-                      void *ok, void *ov, size_t *bounds, cudaStream_t s);
+cudaError_t ws_merge2(size_t kb, size_t vb, warpsort::key_codec c, const void *ak, const void *av,
+                      size_t na, const void *bk, const void *bv, size_t nb, void *ok, void *ov,
+                      size_t *bounds, cudaStream_t s);
 
 /*--- incore.cu: one job that fits the device ---*/
 size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i);
 ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
                                 unsigned pieces);
-unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
-                       size_t slot, size_t budget);
-warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
-                            unsigned pieces);
+unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot,
+                       size_t budget);
+warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces);
 
 /*--- out_of_core.cu: runs, then exact key-range splits ---*/
 warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,

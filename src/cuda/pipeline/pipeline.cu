@@ -115,7 +115,8 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
     } else if (st->workspace_external) {
         r = ws_error(ctx, WARPSORT_WORKSPACE_TOO_SMALL,
                      "workspace of %zu bytes given, sorting %zu host items needs %zu",
-                     st->workspace_bytes, j->n, ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total);
+                     st->workspace_bytes, j->n,
+                     ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total);
     } else {
         r = ws_out_of_core(ctx, p, j, budget);
     }

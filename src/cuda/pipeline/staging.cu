@@ -47,7 +47,7 @@ static void ws_host_copy(const warpsort_context_t *ctx, ws_pipe *p, void *dst, c
     ws_pool_run(p->pool, t, ws_copy_part, &c);
 }
 warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
-                                const unsigned char *src, size_t bytes, int direct) {
+                         const unsigned char *src, size_t bytes, int direct) {
     if (!bytes) return WARPSORT_OK;
     if (direct) {
         const unsigned sp = ws_trace_dev_begin(p, p->in_s);
@@ -92,8 +92,8 @@ static unsigned char *ws_out_at(unsigned char *dst, const ws_blockmap *map, int 
  * is dst, or the blocks of map (values: which array of it; esize: bytes an
  * item). Returns once the bytes are in place. */
 warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
-                                const unsigned char *src, size_t bytes, int direct,
-                                const ws_blockmap *map, int values, size_t esize) {
+                         const unsigned char *src, size_t bytes, int direct, const ws_blockmap *map,
+                         int values, size_t esize) {
     if (!bytes) return WARPSORT_OK;
     if (direct) {
         for (size_t off = 0, room = 0; off < bytes;) {
@@ -124,7 +124,7 @@ warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst
             WS_CUDA_TRY(ctx, cudaEventSynchronize(p->slot_ev[s])); /* chunk issued - SLOTS is out */
             const unsigned sp = ws_trace_dev_begin(p, p->d2h);
             WS_CUDA_TRY(ctx, cudaMemcpyAsync(p->ring + (size_t)s * slot, src + issue_off, len,
-                                   cudaMemcpyDeviceToHost, p->d2h));
+                                             cudaMemcpyDeviceToHost, p->d2h));
             ws_trace_dev_end(p, sp, p->d2h, "d2h", "copy out");
             WS_CUDA_TRY(ctx, cudaEventRecord(p->slot_ev[s], p->d2h));
             inflight[issued % WS_RING_SLOTS].to = to;
@@ -144,4 +144,3 @@ warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst
     p->next_slot = (unsigned)((p->next_slot + issued) % WS_RING_SLOTS);
     return WARPSORT_OK;
 }
-

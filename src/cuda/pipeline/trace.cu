@@ -78,8 +78,7 @@ unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s) {
     t->span[i].lane = t->span[i].what = NULL; /* set by end */
     return i;
 }
-void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane,
-                             const char *what) {
+void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane, const char *what) {
     ws_trace *t = &p->trace;
     if (i == ~0u || !t->path) return;
     if (cudaEventRecord(t->ev[2 * i + 1], s) != cudaSuccess) {
