@@ -20,7 +20,7 @@
 #             sanitize-device | bench-collectives | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
-#             bench-targets | kernel-times
+#             bench-targets | bench-issues | kernel-times
 #       every bench step runs the one harness, .gpu/warpsort_bench MODE (bench/README.md)
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
@@ -184,6 +184,18 @@ run() {
                 --kind keys,pairs --min-log 27 --max-log 27 --repeat 7 --json "$out/stable-baseline.json"
             step bench-wide .gpu/warpsort_bench wide-pairs --repeat 7 --json "$out/bench-wide.json" ;;
         main) step main .gpu/warpsort run ;;
+        bench-issues) # the speed rows of issues 23 and 24, rivals in the same run (~3 min, H100):
+                      # segmented (2^24 keys: equal 2^5..2^16 and 2^22, random 1..2048 / 1..65536,
+                      # one 2^24 sort) vs CUB segmented / segmented radix; single small arrays
+                      # 2^5..2^16 vs CUB radix / merge; top-k vs CUB sort-then-k and torch.topk
+                      # (bench/torch_topk.py from the tree: it says so and exits 0 without torch)
+            step bench-segmented .gpu/warpsort_bench segmented --repeat 5 --json "$out/bench-segmented.json"
+            step bench-small .gpu/warpsort_bench device --rivals warpsort,cub-radix,cub-radix-i32,cub-merge \
+                --dtype u32,f32 --kind keys,pairs --log 5,6,7,8,9,10,11,12,13,14,15,16 --repeat 5 \
+                --json "$out/bench-small.json"
+            step bench-topk .gpu/warpsort_bench topk --repeat 5 --json "$out/bench-topk.json"
+            step torch-topk python3 bench/torch_topk.py --repeat 5 --json "$out/torch-topk.json"
+            step plot-segments python3 bench/plot.py "$out/bench-segmented.json" --out "$out" ;;
         bench-wide) # 64-bit keys with 64-bit values against CUB radix and merge pairs
             step bench-wide .gpu/warpsort_bench wide-pairs --repeat 7 --json "$out/bench-wide.json" ;;
         pipeline) # host arrays: memory kinds, out of core, forced failures (issue 11)
