@@ -260,6 +260,7 @@ public:
         const size_t m = in_.c.rows * in_.c.k;
         WSB_CUDA(cudaMemsetAsync(rv_.out_keys(), 0xA5, m * (size_t)dtype_info(in_.c.dtype).bytes, in_.stream));
         WSB_CUDA(cudaMemsetAsync(rv_.out_indices(), 0xA5, m * in_.index_bytes, in_.stream));
+        rv_.poison(in_);
         if (c_.opt.flush_l2) flush_l2(c_.gpu);
         WSB_CUDA(cudaStreamSynchronize(in_.stream));
     }

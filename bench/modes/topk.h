@@ -50,6 +50,9 @@ public:
     virtual bool prepare(const TopkInput &in, std::string *err) = 0;
     virtual bool run(const TopkInput &in, std::string *err) = 0;
     virtual bool finish(const TopkInput &, std::string *) { return true; }
+    /* Outside timing, before each run: poisons any buffer of the rival's
+     * own that a later step copies from, so a stale result cannot pass. */
+    virtual void poison(const TopkInput &) {}
     virtual std::string note() const = 0;
     void *out_keys() const { return out_keys_.get(); }
     void *out_indices() const { return out_idx_.get(); }
