@@ -19,20 +19,27 @@ namespace wsb {
 namespace {
 
 const Mode kModes[] = {
-    {"device", "warpsort vs CUB radix / merge / segmented, Thrust, seed sorts, CPU backend; device memory",
+    {"device",
+     "warpsort vs CUB radix / merge / segmented, Thrust, seed sorts, CPU backend; device memory",
      device_main},
-    {"host", "host arrays (pageable, pinned, out of core) vs CUB copy-sort-copy, CPU backend, bus limit",
+    {"host",
+     "host arrays (pageable, pinned, out of core) vs CUB copy-sort-copy, CPU backend, bus limit",
      host_main},
-    {"collectives", "the device API's warp / block collectives vs CUB's, in-kernel", collectives_main},
-    {"wide-pairs", "the device mode with 8-byte values (u64 / f64 keys by default)", wide_pairs_main},
-    {"segmented", "issue 23: 2^24 keys in equal / random segments vs CUB segmented sorts, one 2^24 sort",
+    {"collectives", "the device API's warp / block collectives vs CUB's, in-kernel",
+     collectives_main},
+    {"wide-pairs", "the device mode with 8-byte values (u64 / f64 keys by default)",
+     wide_pairs_main},
+    {"segmented",
+     "issue 23: 2^24 keys in equal / random segments vs CUB segmented sorts, one 2^24 sort",
      segmented_main},
-    {"topk", "top-k of one array / of every row: warpsort_topk vs CUB sort then the first k", topk_main},
+    {"topk", "top-k of one array / of every row: warpsort_topk vs CUB sort then the first k",
+     topk_main},
 };
 
 void print_usage(FILE *f) {
-    std::fprintf(f, "usage: warpsort_bench MODE [flags]   (warpsort_bench MODE --help for its flags)\n"
-                    "       warpsort_bench --help | --modes\n\nmodes:\n");
+    std::fprintf(f,
+                 "usage: warpsort_bench MODE [flags]   (warpsort_bench MODE --help for its flags)\n"
+                 "       warpsort_bench --help | --modes\n\nmodes:\n");
     for (const Mode &m : kModes) std::fprintf(f, "  %-12s %s\n", m.name, m.summary);
     std::fprintf(f, "\nExit status: 0 all rows ok or skipped, 1 a row FAILED or errored, 2 bad\n"
                     "arguments, 3 the harness could not run. See bench/README.md.\n");

@@ -85,8 +85,9 @@ uint64_t parse_size(const std::string &flag, const std::string &v) {
     return (uint64_t)(x * scale);
 }
 
-void parse_names(const std::string &flag, const std::string &v, const std::vector<std::string> &names,
-                 std::vector<bool> *set, const char *all_word) {
+void parse_names(const std::string &flag, const std::string &v,
+                 const std::vector<std::string> &names, std::vector<bool> *set,
+                 const char *all_word) {
     set->assign(names.size(), false);
     for (const std::string &item : split_list(v)) {
         if (item == all_word) {

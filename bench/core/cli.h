@@ -19,7 +19,7 @@ void set_cli_mode(const std::string &mode);
 
 /* Walks argv from index 1: --flag VALUE and --flag=VALUE both work. */
 class ArgReader {
-public:
+  public:
     ArgReader(int argc, char **argv) : argc_(argc), argv_(argv) {}
     /* Next flag into *flag; false at the end. */
     bool next(std::string *flag);
@@ -28,7 +28,7 @@ public:
     /* Fails if the flag was given a value with '='. */
     void no_value();
 
-private:
+  private:
     int argc_;
     char **argv_;
     int i_ = 0;
@@ -41,8 +41,9 @@ long long parse_int(const std::string &flag, const std::string &v, long long lo,
 /* "100M", "10K", "2G" (powers of ten), "2^20", or a plain count. */
 uint64_t parse_size(const std::string &flag, const std::string &v);
 /* Sets set[i] for every listed name (names[i]); all_word selects all. */
-void parse_names(const std::string &flag, const std::string &v, const std::vector<std::string> &names,
-                 std::vector<bool> *set, const char *all_word);
+void parse_names(const std::string &flag, const std::string &v,
+                 const std::vector<std::string> &names, std::vector<bool> *set,
+                 const char *all_word);
 
 } // namespace wsb
 

@@ -13,8 +13,8 @@ namespace wsb {
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line) {
     if (err == cudaSuccess) return;
-    throw BenchError(strprintf("%s:%d: %s failed: %s (%s)", file, line, what,
-                               cudaGetErrorName(err), cudaGetErrorString(err)));
+    throw BenchError(strprintf("%s:%d: %s failed: %s (%s)", file, line, what, cudaGetErrorName(err),
+                               cudaGetErrorString(err)));
 }
 
 std::string strprintf(const char *fmt, ...) {
@@ -80,8 +80,10 @@ bool HostMemory::allocate(size_t bytes, bool pinned) {
 }
 
 void HostMemory::release() {
-    if (ptr_ && pinned_) (void)cudaFreeHost(ptr_); /* as DeviceMemory::release */
-    else std::free(ptr_);
+    if (ptr_ && pinned_)
+        (void)cudaFreeHost(ptr_); /* as DeviceMemory::release */
+    else
+        std::free(ptr_);
     ptr_ = nullptr;
 }
 

@@ -44,7 +44,7 @@ std::string gib(double bytes);
 /* Owns one cudaMalloc'd block. allocate() returns the cudaMalloc error (and
  * clears it) instead of throwing, so a caller can skip a row that does not fit. */
 class DeviceMemory {
-public:
+  public:
     DeviceMemory() = default;
     ~DeviceMemory() { release(); }
     DeviceMemory(const DeviceMemory &) = delete;
@@ -54,7 +54,7 @@ public:
     void *get() const { return ptr_; }
     size_t size() const { return bytes_; }
 
-private:
+  private:
     void *ptr_ = nullptr;
     size_t bytes_ = 0;
 };
@@ -62,7 +62,7 @@ private:
 /* Owns one host block: pageable (malloc) or pinned (cudaMallocHost).
  * allocate() returns false, with nothing held, when the memory is not there. */
 class HostMemory {
-public:
+  public:
     HostMemory() = default;
     ~HostMemory() { release(); }
     HostMemory(const HostMemory &) = delete;
@@ -71,7 +71,7 @@ public:
     void release();
     void *get() const { return ptr_; }
 
-private:
+  private:
     void *ptr_ = nullptr;
     bool pinned_ = false;
 };

@@ -13,13 +13,15 @@
 namespace wsb {
 namespace {
 
-template <class Bits> __global__ void gen_kernel(Bits *out, size_t n, keygen_t g) {
+template <class Bits>
+__global__ void gen_kernel(Bits *out, size_t n, keygen_t g) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         out[i] = (Bits)keygen_key(&g, i);
 }
 
-template <class V> __global__ void iota_kernel(V *v, size_t n) {
+template <class V>
+__global__ void iota_kernel(V *v, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         v[i] = (V)i;
@@ -49,8 +51,8 @@ void reference_sort(const void *in, void *out, void *scratch, size_t n, cudaStre
     WSB_CUDA(cub::DeviceRadixSort::SortKeys(temp.get(), bytes, keys, (int)n, 0,
                                             (int)(sizeof(K) * 8), stream));
     if (keys.Current() != (K *)out)
-        WSB_CUDA(cudaMemcpyAsync(out, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice,
-                                 stream));
+        WSB_CUDA(
+            cudaMemcpyAsync(out, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice, stream));
     WSB_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -112,13 +114,16 @@ void generate_input(Buffers &b, uint64_t seed) {
     generate_keys(b.regime, b.n, seed, b.keys_pristine, b.stream);
     reference_sort(b.regime.dtype, b.keys_pristine, b.keys_ref, b.keys_alt, b.n, b.stream);
     if (b.regime.segmented() && b.host_offsets) {
-        if (b.host_offsets[b.num_segments] != b.n) throw BenchError("segment offsets do not end at n");
-        if (b.n > (size_t)INT_MAX) throw BenchError("segmented regimes: n above INT_MAX (int offsets)");
+        if (b.host_offsets[b.num_segments] != b.n)
+            throw BenchError("segment offsets do not end at n");
+        if (b.n > (size_t)INT_MAX)
+            throw BenchError("segmented regimes: n above INT_MAX (int offsets)");
         std::vector<int> off32(b.host_offsets, b.host_offsets + b.num_segments + 1);
-        WSB_CUDA(cudaMemcpy(b.seg_offsets, off32.data(), off32.size() * sizeof(int), cudaMemcpyHostToDevice));
+        WSB_CUDA(cudaMemcpy(b.seg_offsets, off32.data(), off32.size() * sizeof(int),
+                            cudaMemcpyHostToDevice));
         if (b.seg_offsets64)
-            WSB_CUDA(cudaMemcpy(b.seg_offsets64, b.host_offsets, (b.num_segments + 1) * sizeof(uint64_t),
-                                cudaMemcpyHostToDevice));
+            WSB_CUDA(cudaMemcpy(b.seg_offsets64, b.host_offsets,
+                                (b.num_segments + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
     } else if (b.regime.seg_max) {
         throw BenchError("random segment lengths without host offsets");
     } else if (b.regime.seg_size) {
@@ -131,7 +136,8 @@ void generate_input(Buffers &b, uint64_t seed) {
 
 void generate_input_host(const Regime &r, size_t n, uint64_t seed, void *keys) {
     const keygen_t g = keygen_init(r.dist, (int)dtype_info(r.dtype).ws, input_seed(seed, n), n);
-    parallel_for(n, [&g, keys](size_t first, size_t count) { keygen_fill_range(&g, keys, first, count); });
+    parallel_for(
+        n, [&g, keys](size_t first, size_t count) { keygen_fill_range(&g, keys, first, count); });
 }
 
 void fill_iota(void *vals, size_t value_bytes, size_t n, cudaStream_t stream) {
@@ -146,8 +152,10 @@ void fill_iota(void *vals, size_t value_bytes, size_t n, cudaStream_t stream) {
 void fill_iota_host(void *vals, size_t value_bytes, size_t n) {
     parallel_for(n, [vals, value_bytes](size_t first, size_t count) {
         for (size_t i = first; i < first + count; ++i) {
-            if (value_bytes == 8) ((uint64_t *)vals)[i] = i;
-            else ((uint32_t *)vals)[i] = (uint32_t)i;
+            if (value_bytes == 8)
+                ((uint64_t *)vals)[i] = i;
+            else
+                ((uint32_t *)vals)[i] = (uint32_t)i;
         }
     });
 }

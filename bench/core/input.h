@@ -48,7 +48,8 @@ void fill_iota_host(void *vals, size_t value_bytes, size_t n);
 unsigned grid_for(size_t n, unsigned block);
 
 /* Runs body(first, count) over [0, n) split across the host's cores. */
-template <class F> void parallel_for(size_t n, F body);
+template <class F>
+void parallel_for(size_t n, F body);
 
 } // namespace wsb
 
@@ -56,7 +57,8 @@ template <class F> void parallel_for(size_t n, F body);
 #include <thread>
 #include <vector>
 
-template <class F> void wsb::parallel_for(size_t n, F body) {
+template <class F>
+void wsb::parallel_for(size_t n, F body) {
     const size_t threads = std::max(1u, std::thread::hardware_concurrency());
     const size_t chunk = std::max<size_t>((n + threads - 1) / threads, 1 << 16);
     std::vector<std::thread> pool;

@@ -25,8 +25,10 @@ std::string json_escape(const std::string &s) {
         case '\r': out += "\\r"; break;
         case '\t': out += "\\t"; break;
         default:
-            if (c < 0x20) out += strprintf("\\u%04x", c);
-            else out += (char)c;
+            if (c < 0x20)
+                out += strprintf("\\u%04x", c);
+            else
+                out += (char)c;
         }
     }
     return out;

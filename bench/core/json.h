@@ -18,9 +18,11 @@ std::string json_number(double v);             /* null if not finite */
 
 /* An object's fields in order; values are kept as JSON text. */
 class JsonFields {
-public:
+  public:
     JsonFields &raw(const std::string &key, const std::string &json);
-    JsonFields &str(const std::string &key, const std::string &v) { return raw(key, json_string(v)); }
+    JsonFields &str(const std::string &key, const std::string &v) {
+        return raw(key, json_string(v));
+    }
     JsonFields &num(const std::string &key, double v) { return raw(key, json_number(v)); }
     JsonFields &integer(const std::string &key, long long v);
     JsonFields &boolean(const std::string &key, bool v) { return raw(key, v ? "true" : "false"); }
@@ -30,7 +32,7 @@ public:
     std::string object(int indent) const;
     std::string one_line() const;
 
-private:
+  private:
     std::vector<std::pair<std::string, std::string>> items_;
 };
 

@@ -9,7 +9,8 @@
 namespace wsb {
 
 static std::string run_name(int it, int warmup) {
-    return it < warmup ? strprintf("warm-up %d: ", it + 1) : strprintf("repeat %d: ", it - warmup + 1);
+    return it < warmup ? strprintf("warm-up %d: ", it + 1)
+                       : strprintf("repeat %d: ", it - warmup + 1);
 }
 
 bool measure(Trial &t, int warmup, int repeat, Row &row, double copy_bw, PhaseTimes &ph) {

@@ -17,7 +17,7 @@
 namespace wsb {
 
 class Trial {
-public:
+  public:
     virtual ~Trial() = default;
     /* Outside timing: give the call a fresh copy of its input. */
     virtual void reset() = 0;

@@ -15,7 +15,8 @@ namespace wsb {
 /* warpsort's total order as unsigned bits: floats are flipped so that
  * -inf < ... < -0 < +0 < ... < +inf, then rotated so that every NaN, of
  * either sign, lands above +inf. */
-template <class Bits> __host__ __device__ inline Bits ordered_bits(Bits b, bool is_float) {
+template <class Bits>
+__host__ __device__ inline Bits ordered_bits(Bits b, bool is_float) {
     const Bits sign = Bits(1) << (sizeof(Bits) * 8 - 1);
     const Bits neg_nans = sizeof(Bits) == 4 ? Bits(0x007FFFFFu) : Bits(0x000FFFFFFFFFFFFFull);
     if (!is_float) return b;

@@ -39,12 +39,14 @@ static const char *kind_name(const Regime &r) {
 }
 
 std::string regime_label(const Regime &r) {
-    std::string s = strprintf("%s %s %s", dtype_info(r.dtype).name, kind_name(r), dist_name(r.dist));
+    std::string s =
+        strprintf("%s %s %s", dtype_info(r.dtype).name, kind_name(r), dist_name(r.dist));
     if (r.seg_size) s += strprintf(" seg%llu", (unsigned long long)r.seg_size);
     if (r.seg_max) s += strprintf(" seg1..%llu", (unsigned long long)r.seg_max);
     if (r.stable) s += " stable";
     if (r.memory != Memory::Device) s += std::string(" ") + memory_name(r.memory);
-    if (r.device_budget) s += strprintf(" budget%lluM", (unsigned long long)(r.device_budget >> 20));
+    if (r.device_budget)
+        s += strprintf(" budget%lluM", (unsigned long long)(r.device_budget >> 20));
     return s;
 }
 

@@ -29,7 +29,8 @@ RowStatus prepare_failure_status(const std::string &err) {
     return size ? RowStatus::Skipped : RowStatus::Error;
 }
 
-Row make_row(const std::string &label, const JsonFields &fields, size_t n, const std::string &rival) {
+Row make_row(const std::string &label, const JsonFields &fields, size_t n,
+             const std::string &rival) {
     Row r;
     r.label = label;
     r.fields = fields;
@@ -104,7 +105,8 @@ std::string row_json(const Row &r) {
     o.str("rival", r.rival).str("status", row_status_name(r.status)).str("note", r.note);
     if (r.status != RowStatus::Ok) return o.boolean("verified", false).one_line();
     std::string t = "[";
-    for (size_t i = 0; i < r.times_ms.size(); ++i) t += (i ? ", " : "") + json_number(r.times_ms[i]);
+    for (size_t i = 0; i < r.times_ms.size(); ++i)
+        t += (i ? ", " : "") + json_number(r.times_ms[i]);
     o.boolean("verified", true)
         .boolean("host_checked", r.host_checked)
         .str("timer", r.timer)

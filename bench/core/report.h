@@ -19,21 +19,21 @@ constexpr int kNumRowStatus = 5;
 const char *row_status_name(RowStatus s);
 
 struct Row {
-    std::string label;            /* the regime, e.g. "u32 keys random" */
-    JsonFields fields;            /* the regime as JSON fields (mode-specific) */
-    size_t n = 0;                 /* items per timed call */
+    std::string label; /* the regime, e.g. "u32 keys random" */
+    JsonFields fields; /* the regime as JSON fields (mode-specific) */
+    size_t n = 0;      /* items per timed call */
     std::string rival;
     RowStatus status = RowStatus::Skipped;
     std::string note;             /* why skipped / what failed / how it ran */
     std::vector<double> times_ms; /* the timed repeats (after warm-up) */
     int warmup = 0;
-    std::string timer;            /* "cuda-events" or "wall-clock" */
+    std::string timer; /* "cuda-events" or "wall-clock" */
     double median_ms = 0, min_ms = 0, mean_ms = 0, max_ms = 0;
-    double gitems_per_s = 0;      /* n / median */
-    double model_bytes = 0;       /* bytes the rival's passes move; 0 = no model */
-    double pct_copy_bw = 0;       /* model_bytes / median against the copy bandwidth */
-    bool host_checked = false;    /* the independent std::sort check also ran */
-    JsonFields results;           /* mode-specific results (ok rows only) */
+    double gitems_per_s = 0;   /* n / median */
+    double model_bytes = 0;    /* bytes the rival's passes move; 0 = no model */
+    double pct_copy_bw = 0;    /* model_bytes / median against the copy bandwidth */
+    bool host_checked = false; /* the independent std::sort check also ran */
+    JsonFields results;        /* mode-specific results (ok rows only) */
 };
 
 /* A rival that could not be set up: skipped where the size does not fit
@@ -41,7 +41,8 @@ struct Row {
 RowStatus prepare_failure_status(const std::string &err);
 
 /* A row for label/fields/n/rival, not yet run. */
-Row make_row(const std::string &label, const JsonFields &fields, size_t n, const std::string &rival);
+Row make_row(const std::string &label, const JsonFields &fields, size_t n,
+             const std::string &rival);
 
 /* Median, min, mean, max and Gitems/s from times_ms; with model_bytes and
  * copy_bw (bytes/s) > 0 also the percentage of copy bandwidth. */

@@ -53,7 +53,8 @@ std::string version_token(const std::string &line) {
         size_t j = line.find_first_of(" \t", i);
         if (j == std::string::npos) j = line.size();
         std::string tok = line.substr(i, j - i);
-        if (!tok.empty() && std::isdigit((unsigned char)tok[0]) && tok.find('.') != std::string::npos &&
+        if (!tok.empty() && std::isdigit((unsigned char)tok[0]) &&
+            tok.find('.') != std::string::npos &&
             tok.find_first_not_of("0123456789.") == std::string::npos)
             return tok;
         i = j + 1;

@@ -19,13 +19,13 @@ struct RunInfo {
     std::string mode;
     std::string command_line;
     std::string date_utc;
-    JsonFields gpu;               /* name, SMs, compute capability, memory, L2 */
+    JsonFields gpu; /* name, SMs, compute capability, memory, L2 */
     std::string gpu_name;
-    JsonFields versions;          /* driver, CUDA, nvcc, CCCL, warpsort, git commit, archs */
+    JsonFields versions; /* driver, CUDA, nvcc, CCCL, warpsort, git commit, archs */
     std::string hostname;
-    JsonFields settings;          /* the mode's settings */
-    JsonFields extra;             /* the mode's own top-level fields (copy bandwidth, ...) */
-    std::string aborted;          /* non-empty if the run stopped early */
+    JsonFields settings; /* the mode's settings */
+    JsonFields extra;    /* the mode's own top-level fields (copy bandwidth, ...) */
+    std::string aborted; /* non-empty if the run stopped early */
     double wall_s = 0;
 };
 

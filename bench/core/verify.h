@@ -32,7 +32,7 @@ struct VerifyResult {
     uint64_t val_segment = 0;   /* values that left their segment */
     uint64_t val_unstable = 0;  /* stable rows: i with key[i] == key[i+1], value[i] > value[i+1] */
     uint64_t first_bad = UINT64_MAX; /* smallest index of any failure above, if known */
-    std::string problem;        /* a failure described in words (host checks) */
+    std::string problem;             /* a failure described in words (host checks) */
     bool ok() const {
         return unsorted == 0 && ref_mismatch == 0 && hash_mismatch == 0 && val_range == 0 &&
                val_dup == 0 && val_follow == 0 && val_segment == 0 && val_unstable == 0 &&
@@ -43,7 +43,7 @@ struct VerifyResult {
 
 /* Device scratch of the verifier for one (regime, n); owns its memory. */
 class Verifier {
-public:
+  public:
     /* Random segment lengths: b.seg_offsets must hold the offsets already. */
     explicit Verifier(const Buffers &b);
     ~Verifier();
@@ -68,7 +68,7 @@ public:
     /* How many check_run() calls took the full check / the equality path. */
     uint64_t full_checks = 0, equality_checks = 0;
 
-private:
+  private:
     void remember(const void *keys, const void *vals);
     void free_all();
     const Buffers &b_;
@@ -88,11 +88,11 @@ private:
  * where set, else equal ones. "" if keys (and vals, for pairs)
  * are a correct result. */
 class HostCheck {
-public:
+  public:
     explicit HostCheck(const Buffers &b) : b_(b) {}
     std::string check(const void *keys, const void *vals);
 
-private:
+  private:
     const Buffers &b_;
     bool built_ = false;
     std::vector<uint64_t> input_, expect_; /* key bits widened to 64 */
@@ -104,12 +104,12 @@ private:
  * value < n, the values' multiset hash that of 0..n-1, and each value
  * carrying its key (key[i] == input[value[i]]). On all cores. */
 class HostVerifier {
-public:
+  public:
     /* input: the pristine host keys (kept by the caller). */
     HostVerifier(const Regime &r, size_t n, const void *input);
     VerifyResult check(const void *keys, const void *vals) const;
 
-private:
+  private:
     Regime r_;
     size_t n_;
     const void *input_;

@@ -27,26 +27,34 @@ std::string VerifyResult::describe() const {
     add(val_follow, "values not carrying their key");
     add(val_segment, "values outside their segment");
     add(val_unstable, "equal keys out of input order (stable rows)");
-    if (first_bad != UINT64_MAX) s += strprintf(" (first at index %llu)", (unsigned long long)first_bad);
+    if (first_bad != UINT64_MAX)
+        s += strprintf(" (first at index %llu)", (unsigned long long)first_bad);
     if (!problem.empty()) s += (s.empty() ? "" : "; ") + problem;
     return s;
 }
 
 namespace {
 
-template <class T> struct Type { using type = T; };
+template <class T>
+struct Type {
+    using type = T;
+};
 
 /* Calls f(Type<Bits>(), Type<V>()) for the key and value widths. */
-template <class F> void with_widths(size_t key_bytes, size_t value_bytes, F f) {
+template <class F>
+void with_widths(size_t key_bytes, size_t value_bytes, F f) {
     if (key_bytes == 4) {
-        if (value_bytes == 8) f(Type<uint32_t>(), Type<uint64_t>());
-        else f(Type<uint32_t>(), Type<uint32_t>());
+        if (value_bytes == 8)
+            f(Type<uint32_t>(), Type<uint64_t>());
+        else
+            f(Type<uint32_t>(), Type<uint32_t>());
     } else {
-        if (value_bytes == 8) f(Type<uint64_t>(), Type<uint64_t>());
-        else f(Type<uint64_t>(), Type<uint32_t>());
+        if (value_bytes == 8)
+            f(Type<uint64_t>(), Type<uint64_t>());
+        else
+            f(Type<uint64_t>(), Type<uint32_t>());
     }
 }
-
 
 VerifyResult read_counters(void *counters, cudaStream_t stream, uint64_t *vals_changed = nullptr) {
     VerifyCounters c;
@@ -75,21 +83,23 @@ void reset_counters(void *counters, cudaStream_t stream) {
 /* Per-segment multiset hashes of keys into out (2 words per segment). */
 void hash_segments(const void *keys, size_t n, size_t key_bytes, const SegMap &sm, uint64_t *out,
                    size_t num_segments, cudaStream_t stream) {
-    WSB_CUDA(cudaMemsetAsync(out, 0, 2 * std::max<size_t>(num_segments, 1) * sizeof(uint64_t), stream));
+    WSB_CUDA(
+        cudaMemsetAsync(out, 0, 2 * std::max<size_t>(num_segments, 1) * sizeof(uint64_t), stream));
     if (n == 0) return;
     if (key_bytes == 4)
-        hash_kernel<uint32_t><<<grid_for(n, 256), 256, 0, stream>>>(
-            (const uint32_t *)keys, n, sm, (unsigned long long *)out);
+        hash_kernel<uint32_t><<<grid_for(n, 256), 256, 0, stream>>>((const uint32_t *)keys, n, sm,
+                                                                    (unsigned long long *)out);
     else
-        hash_kernel<uint64_t><<<grid_for(n, 256), 256, 0, stream>>>(
-            (const uint64_t *)keys, n, sm, (unsigned long long *)out);
+        hash_kernel<uint64_t><<<grid_for(n, 256), 256, 0, stream>>>((const uint64_t *)keys, n, sm,
+                                                                    (unsigned long long *)out);
     WSB_CUDA(cudaGetLastError());
 }
 
 } // namespace
 
 size_t Verifier::bytes_needed(const Regime &r, size_t n, size_t num_segments) {
-    size_t bytes = 2 * std::max<size_t>(2 * num_segments, 4) * sizeof(uint64_t) + sizeof(VerifyCounters) + 1024;
+    size_t bytes = 2 * std::max<size_t>(2 * num_segments, 4) * sizeof(uint64_t) +
+                   sizeof(VerifyCounters) + 1024;
     if (r.pairs()) bytes += ((n + 31) / 32) * sizeof(uint32_t) + n * (size_t)r.value_bytes;
     if (r.segmented()) bytes += n * r.key_bytes();
     if (r.seg_max) bytes += n * sizeof(uint32_t);
@@ -124,8 +134,8 @@ Verifier::Verifier(const Buffers &b) : b_(b) {
             if (!b.seg_offsets) throw BenchError("verifier: random segments without offsets");
             WSB_CUDA(cudaMalloc(&seg_ids_, std::max<size_t>(b.n, 1) * sizeof(uint32_t)));
             if (b.n)
-                segment_ids_kernel<<<grid_for(b.n, 256), 256, 0, b.stream>>>(b.seg_offsets, b.num_segments, b.n,
-                                                                              seg_ids_);
+                segment_ids_kernel<<<grid_for(b.n, 256), 256, 0, b.stream>>>(
+                    b.seg_offsets, b.num_segments, b.n, seg_ids_);
             WSB_CUDA(cudaGetLastError());
             WSB_CUDA(cudaStreamSynchronize(b.stream));
         }
@@ -157,7 +167,8 @@ void Verifier::hash_input() {
 VerifyResult Verifier::check(const void *keys, const void *vals) {
     const Buffers &b = b_;
     const bool whole = !b.regime.segmented();
-    const VerifyArgs args = {seg_map_of(b, seg_ids_), dtype_info(b.regime.dtype).is_float, b.regime.stable};
+    const VerifyArgs args = {seg_map_of(b, seg_ids_), dtype_info(b.regime.dtype).is_float,
+                             b.regime.stable};
     if (b.value_bytes && !vals) throw BenchError("verifier: pairs regime without values");
     reset_counters(counters_, b.stream);
     if (b.value_bytes)
@@ -205,8 +216,8 @@ VerifyResult Verifier::check_reference() {
     hash_segments(b.keys_pristine, b.n, b.key_bytes, SegMap(), out_hash_, 1, b.stream);
     hash_segments(b.keys_ref, b.n, b.key_bytes, SegMap(), out_hash_ + 2, 1, b.stream);
     hash_compare_kernel<<<1, 32, 0, b.stream>>>((const unsigned long long *)out_hash_,
-                                                (const unsigned long long *)(out_hash_ + 2), 1, SegMap(),
-                                                (VerifyCounters *)counters_);
+                                                (const unsigned long long *)(out_hash_ + 2), 1,
+                                                SegMap(), (VerifyCounters *)counters_);
     WSB_CUDA(cudaGetLastError());
     return read_counters(counters_, b.stream);
 }
@@ -260,7 +271,7 @@ uint64_t device_words_differ(const uint32_t *a, const uint32_t *b, size_t n, cud
     WSB_CUDA(count.allocate(sizeof(unsigned long long)));
     WSB_CUDA(cudaMemsetAsync(count.get(), 0, sizeof(unsigned long long), stream));
     words_differ_kernel<<<grid_for(n, 256), 256, 0, stream>>>(a, b, n,
-                                                               (unsigned long long *)count.get());
+                                                              (unsigned long long *)count.get());
     WSB_CUDA(cudaGetLastError());
     unsigned long long host = 0;
     WSB_CUDA(cudaMemcpyAsync(&host, count.get(), sizeof host, cudaMemcpyDeviceToHost, stream));

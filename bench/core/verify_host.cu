@@ -41,7 +41,8 @@ std::string HostCheck::check(const void *keys_dev, const void *vals_dev) {
     const size_t n = b.n;
     WSB_CUDA(cudaStreamSynchronize(b.stream));
     if (!built_) { /* the expected keys: the pristine input sorted per segment */
-        if (b.regime.seg_max && !b.host_offsets) throw BenchError("host check: random segments without offsets");
+        if (b.regime.seg_max && !b.host_offsets)
+            throw BenchError("host check: random segments without offsets");
         seg_of_.assign(n, 0);
         if (b.host_offsets) {
             for (size_t s = 0; s < b.num_segments; ++s)
@@ -81,7 +82,8 @@ std::string HostCheck::check(const void *keys_dev, const void *vals_dev) {
     return std::string();
 }
 
-HostVerifier::HostVerifier(const Regime &r, size_t n, const void *input) : r_(r), n_(n), input_(input) {
+HostVerifier::HostVerifier(const Regime &r, size_t n, const void *input)
+    : r_(r), n_(n), input_(input) {
     if (r.segmented()) throw BenchError("HostVerifier: whole-array regimes only");
     const size_t kb = r.key_bytes();
     std::mutex m;
@@ -112,13 +114,16 @@ VerifyResult HostVerifier::check(const void *keys, const void *vals) const {
             bool bad = false;
             if (i + 1 < n) {
                 const uint64_t next = load(keys, kb, i + 1);
-                if (order_key(k, kb, is_float) > order_key(next, kb, is_float)) ++part.unsorted, bad = true;
+                if (order_key(k, kb, is_float) > order_key(next, kb, is_float))
+                    ++part.unsorted, bad = true;
                 if (r_.stable && pairs && k == next && load(vals, vb, i) > load(vals, vb, i + 1))
                     ++part.val_unstable, bad = true;
             }
             const uint64_t v = pairs ? load(vals, vb, i) : k;
-            if (pairs && v >= n) ++part.val_range, bad = true;
-            else if (pairs && load(input_, kb, v) != k) ++part.val_follow, bad = true;
+            if (pairs && v >= n)
+                ++part.val_range, bad = true;
+            else if (pairs && load(input_, kb, v) != k)
+                ++part.val_follow, bad = true;
             mix_pair(v, &h1, &h2);
             a[0] += h1, a[1] += h2;
             if (bad && i < part.first_bad) part.first_bad = i;

@@ -19,22 +19,28 @@ struct VerifyCounters {
 /* Which segment item i is in: equal segments of 2^shift items, or a
  * per-item segment number (random lengths), or one segment. */
 struct SegMap {
-    int shift = -1;               /* >= 0: equal segments of 2^shift */
+    int shift = -1;                /* >= 0: equal segments of 2^shift */
     const uint32_t *ids = nullptr; /* else, if set: ids[i] is i's segment */
     const int *offsets = nullptr;  /* with ids: where each segment starts (reports) */
     __host__ __device__ bool whole() const { return shift < 0 && !ids; }
     __device__ size_t of(size_t i) const { return ids ? ids[i] : shift >= 0 ? i >> shift : 0; }
-    __device__ size_t start(size_t s) const { return ids ? (size_t)offsets[s] : shift >= 0 ? s << shift : 0; }
+    __device__ size_t start(size_t s) const {
+        return ids ? (size_t)offsets[s] : shift >= 0 ? s << shift : 0;
+    }
 };
 
 /* ids[i] = the segment of item i: the last s with offsets[s] <= i. */
-__global__ void segment_ids_kernel(const int *offsets, size_t num_segments, size_t n, uint32_t *ids) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+__global__ void segment_ids_kernel(const int *offsets, size_t num_segments, size_t n,
+                                   uint32_t *ids) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         size_t lo = 0, hi = num_segments; /* offsets[lo] <= i < offsets[hi] */
         while (hi - lo > 1) {
             const size_t mid = (lo + hi) / 2;
-            if ((size_t)offsets[mid] <= i) lo = mid;
-            else hi = mid;
+            if ((size_t)offsets[mid] <= i)
+                lo = mid;
+            else
+                hi = mid;
         }
         ids[i] = (uint32_t)lo;
     }
@@ -91,8 +97,8 @@ __global__ void hash_kernel(const Bits *keys, size_t n, SegMap sm, unsigned long
  * values against the remembered ones (a difference only means "check again
  * in full"). */
 template <class Bits, class V>
-__global__ void same_kernel(const Bits *keys, const Bits *expect, const V *vals, const V *saved_vals,
-                            size_t n, VerifyCounters *c) {
+__global__ void same_kernel(const Bits *keys, const Bits *expect, const V *vals,
+                            const V *saved_vals, size_t n, VerifyCounters *c) {
     unsigned long long kd = 0, vd = 0, first = ULLONG_MAX;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -135,7 +141,8 @@ __global__ void verify_kernel(const Bits *keys, const Bits *ref, const V *vals, 
         const Bits k = keys[i];
         bool bad = false;
         if (i + 1 < n && (a.seg.whole() || a.seg.of(i + 1) == a.seg.of(i))) {
-            if (ordered_bits(k, a.is_float) > ordered_bits(keys[i + 1], a.is_float)) ++uns, bad = true;
+            if (ordered_bits(k, a.is_float) > ordered_bits(keys[i + 1], a.is_float))
+                ++uns, bad = true;
             /* Stable: equal keys keep input order, and values are positions. */
             if (a.stable && vals && k == keys[i + 1] && vals[i] > vals[i + 1]) ++ust, bad = true;
         }

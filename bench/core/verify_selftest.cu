@@ -21,7 +21,8 @@ namespace {
 /* One regime of 4096 keys: its buffers, a correct output made on the host
  * (good keys, idx values), and checks that a planted output is accepted or
  * caught by the GPU verifier and both host checks. */
-template <class Bits, class V> struct Case {
+template <class Bits, class V>
+struct Case {
     static constexpr size_t n = 4096;
     DeviceMemory mem[7];
     Buffers b;
@@ -38,9 +39,11 @@ template <class Bits, class V> struct Case {
     void build(const Regime &r, cudaStream_t stream);
     bool same_seg(size_t i, size_t j) const { return sid[i] == sid[j]; }
     /* Sorts each segment of v (indices into in) stably by less. */
-    template <class L> void sort_segments(std::vector<V> &v, L less) const {
+    template <class L>
+    void sort_segments(std::vector<V> &v, L less) const {
         for (size_t s = 0; s + 1 < off.size(); ++s)
-            std::stable_sort(v.begin() + (ptrdiff_t)off[s], v.begin() + (ptrdiff_t)off[s + 1], less);
+            std::stable_sort(v.begin() + (ptrdiff_t)off[s], v.begin() + (ptrdiff_t)off[s + 1],
+                             less);
     }
     void upload(const std::vector<Bits> &k, const std::vector<V> &v) {
         WSB_CUDA(cudaMemcpy(b.keys_work, k.data(), n * sizeof(Bits), cudaMemcpyHostToDevice));
@@ -52,7 +55,8 @@ template <class Bits, class V> struct Case {
                        bool correct, const char *what);
 };
 
-template <class Bits, class V> void Case<Bits, V>::build(const Regime &r, cudaStream_t stream) {
+template <class Bits, class V>
+void Case<Bits, V>::build(const Regime &r, cudaStream_t stream) {
     b.regime = r;
     b.n = n;
     b.key_bytes = sizeof(Bits);
@@ -78,7 +82,9 @@ template <class Bits, class V> void Case<Bits, V>::build(const Regime &r, cudaSt
     WSB_CUDA(cudaMemcpy(in.data(), b.keys_pristine, n * sizeof(Bits), cudaMemcpyDeviceToHost));
     idx.resize(n);
     for (size_t i = 0; i < n; ++i) idx[i] = (V)i;
-    sort_segments(idx, [&](V x, V y) { return ordered_bits(in[x], is_float) < ordered_bits(in[y], is_float); });
+    sort_segments(idx, [&](V x, V y) {
+        return ordered_bits(in[x], is_float) < ordered_bits(in[y], is_float);
+    });
     good.resize(n);
     for (size_t i = 0; i < n; ++i) good[i] = in[idx[i]];
     for (size_t i = n / 2; i + 1 < n && at == SIZE_MAX; ++i)
@@ -86,8 +92,8 @@ template <class Bits, class V> void Case<Bits, V>::build(const Regime &r, cudaSt
 }
 
 template <class Bits, class V>
-std::string Case<Bits, V>::expect(Verifier &ver, const std::vector<Bits> &k, const std::vector<V> &v,
-                                  bool correct, const char *what) {
+std::string Case<Bits, V>::expect(Verifier &ver, const std::vector<Bits> &k,
+                                  const std::vector<V> &v, bool correct, const char *what) {
     upload(k, v);
     VerifyResult r = ver.check(b.keys_work, b.vals_work);
     HostCheck hc(b);
@@ -97,18 +103,24 @@ std::string Case<Bits, V>::expect(Verifier &ver, const std::vector<Bits> &k, con
         HostVerifier hv(b.regime, n, in.data());
         VerifyResult hr = hv.check(k.data(), b.value_bytes ? (const void *)v.data() : nullptr);
         if (hr.ok() != correct) hv_problem = hr.describe();
-        if (hr.ok() != correct && correct) return label + ": host verifier rejected " + what + ": " + hv_problem;
+        if (hr.ok() != correct && correct)
+            return label + ": host verifier rejected " + what + ": " + hv_problem;
         if (hr.ok() != correct) return label + ": host verifier missed " + std::string(what);
     }
-    if (correct && !r.ok()) return label + ": correct output (" + what + ") rejected: " + r.describe();
-    if (correct && !h.empty()) return label + ": correct output (" + what + ") rejected by host check: " + h;
-    if (!correct && r.ok()) return label + ": planted fault not caught by the GPU verifier: " + what;
-    if (!correct && h.empty()) return label + ": planted fault not caught by the host check: " + what;
+    if (correct && !r.ok())
+        return label + ": correct output (" + what + ") rejected: " + r.describe();
+    if (correct && !h.empty())
+        return label + ": correct output (" + what + ") rejected by host check: " + h;
+    if (!correct && r.ok())
+        return label + ": planted fault not caught by the GPU verifier: " + what;
+    if (!correct && h.empty())
+        return label + ": planted fault not caught by the host check: " + what;
     return std::string();
 }
 
 /* Faults in the keys (values moved along, so only the keys are wrong). */
-template <class Bits, class V> std::string key_faults(Case<Bits, V> &c, Verifier &ver) {
+template <class Bits, class V>
+std::string key_faults(Case<Bits, V> &c, Verifier &ver) {
     std::string err;
     std::vector<Bits> k = c.good;
     std::vector<V> v = c.idx;
@@ -117,18 +129,21 @@ template <class Bits, class V> std::string key_faults(Case<Bits, V> &c, Verifier
     if (!(err = c.expect(ver, k, v, false, "swapped neighbours")).empty()) return err;
     k = c.good;
     k[c.at] = k[c.at + 1]; /* still sorted, multiset wrong */
-    if (!(err = c.expect(ver, k, c.idx, false, "key duplicated over its neighbour")).empty()) return err;
+    if (!(err = c.expect(ver, k, c.idx, false, "key duplicated over its neighbour")).empty())
+        return err;
     if (!(err = c.expect(ver, c.in, c.idx, false, "unsorted input")).empty()) return err;
     /* sorted by raw unsigned bits instead of the dtype's order */
     for (size_t i = 0; i < c.n; ++i) v[i] = (V)i;
     c.sort_segments(v, [&](V x, V y) { return c.in[x] < c.in[y]; });
     for (size_t i = 0; i < c.n; ++i) k[i] = c.in[v[i]];
     if (k != c.good) return c.expect(ver, k, v, false, "sorted as raw bits");
-    if (dtype_info(c.b.regime.dtype).is_float) return c.label + ": self-test input has no negative floats";
+    if (dtype_info(c.b.regime.dtype).is_float)
+        return c.label + ": self-test input has no negative floats";
     return std::string();
 }
 
-template <class Bits, class V> std::string value_faults(Case<Bits, V> &c, Verifier &ver) {
+template <class Bits, class V>
+std::string value_faults(Case<Bits, V> &c, Verifier &ver) {
     std::string err;
     std::vector<V> v = c.idx;
     std::swap(v[c.at], v[c.at + 1]);
@@ -144,7 +159,8 @@ template <class Bits, class V> std::string value_faults(Case<Bits, V> &c, Verifi
 }
 
 /* check_run: the full check first, then equality with the remembered output. */
-template <class Bits, class V> std::string check_run_faults(Case<Bits, V> &c, Verifier &ver) {
+template <class Bits, class V>
+std::string check_run_faults(Case<Bits, V> &c, Verifier &ver) {
     ver.forget();
     c.upload(c.good, c.idx);
     VerifyResult r1 = ver.check_run(c.b.keys_work, c.b.vals_work);
@@ -156,13 +172,16 @@ template <class Bits, class V> std::string check_run_faults(Case<Bits, V> &c, Ve
     std::swap(k[c.at], k[c.at + 1]);
     std::swap(v[c.at], v[c.at + 1]);
     c.upload(k, v);
-    if (ver.check_run(c.b.keys_work, c.b.vals_work).ok()) return c.label + ": check_run missed swapped neighbours";
+    if (ver.check_run(c.b.keys_work, c.b.vals_work).ok())
+        return c.label + ": check_run missed swapped neighbours";
     if (!c.b.value_bytes) return std::string();
     v = c.idx;
     std::swap(v[c.at], v[c.at + 1]);
     c.upload(c.good, v);
-    if (ver.check_run(c.b.keys_work, c.b.vals_work).ok()) return c.label + ": check_run missed swapped values";
-    for (size_t i = 0; i + 1 < c.n; ++i) /* another correct output: values of equal keys exchanged */
+    if (ver.check_run(c.b.keys_work, c.b.vals_work).ok())
+        return c.label + ": check_run missed swapped values";
+    for (size_t i = 0; i + 1 < c.n;
+         ++i) /* another correct output: values of equal keys exchanged */
         if (c.good[i] == c.good[i + 1] && c.same_seg(i, i + 1)) {
             v = c.idx;
             std::swap(v[i], v[i + 1]);
@@ -170,13 +189,15 @@ template <class Bits, class V> std::string check_run_faults(Case<Bits, V> &c, Ve
             const uint64_t full_before = ver.full_checks;
             VerifyResult r3 = ver.check_run(c.b.keys_work, c.b.vals_work);
             if (!r3.ok() || ver.full_checks != full_before + 1)
-                return c.label + ": check_run rejected values exchanged between equal keys: " + r3.describe();
+                return c.label +
+                       ": check_run rejected values exchanged between equal keys: " + r3.describe();
             break;
         }
     return std::string();
 }
 
-template <class Bits, class V> std::string run_case(const Regime &r, cudaStream_t stream) {
+template <class Bits, class V>
+std::string run_case(const Regime &r, cudaStream_t stream) {
     Case<Bits, V> c;
     c.build(r, stream);
     Verifier ver(c.b);
@@ -210,24 +231,32 @@ std::string device_words_self_test(cudaStream_t stream) {
     WSB_CUDA(db.allocate(b.size() * 4));
     WSB_CUDA(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
     WSB_CUDA(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-    const uint64_t d = device_words_differ((const uint32_t *)da.get(), (const uint32_t *)db.get(), a.size(), stream);
-    return d == 2 ? std::string() : strprintf("device_words_differ found %llu differences, not 2", (unsigned long long)d);
+    const uint64_t d = device_words_differ((const uint32_t *)da.get(), (const uint32_t *)db.get(),
+                                           a.size(), stream);
+    return d == 2 ? std::string()
+                  : strprintf("device_words_differ found %llu differences, not 2",
+                              (unsigned long long)d);
 }
 
 } // namespace
 
 std::string verifier_self_test(cudaStream_t stream) {
-    struct Spec { Dtype dt; int vb; uint64_t seg; Dist dist; uint64_t seg_max = 0; };
+    struct Spec {
+        Dtype dt;
+        int vb;
+        uint64_t seg;
+        Dist dist;
+        uint64_t seg_max = 0;
+    };
     static const Spec specs[] = {
-        {Dtype::U32, 0, 0, KEYGEN_RANDOM},  {Dtype::U32, 4, 0, KEYGEN_RANDOM},
-        {Dtype::F32, 0, 0, KEYGEN_RANDOM},  {Dtype::F32, 4, 0, KEYGEN_FEW},
-        {Dtype::U64, 4, 0, KEYGEN_RANDOM},  {Dtype::F64, 0, 0, KEYGEN_RANDOM},
-        {Dtype::F64, 4, 256, KEYGEN_RANDOM}, {Dtype::U32, 0, 256, KEYGEN_RANDOM},
-        {Dtype::F32, 0, 16, KEYGEN_RANDOM}, {Dtype::U64, 4, 1024, KEYGEN_FEW},
-        {Dtype::U64, 8, 0, KEYGEN_RANDOM},  {Dtype::F64, 8, 0, KEYGEN_FEW},
-        {Dtype::U32, 8, 0, KEYGEN_RANDOM},
-        {Dtype::U32, 4, 0, KEYGEN_RANDOM, 100}, {Dtype::F32, 0, 0, KEYGEN_RANDOM, 300},
-        {Dtype::U32, 0, 0, KEYGEN_FEW, 2048},
+        {Dtype::U32, 0, 0, KEYGEN_RANDOM},      {Dtype::U32, 4, 0, KEYGEN_RANDOM},
+        {Dtype::F32, 0, 0, KEYGEN_RANDOM},      {Dtype::F32, 4, 0, KEYGEN_FEW},
+        {Dtype::U64, 4, 0, KEYGEN_RANDOM},      {Dtype::F64, 0, 0, KEYGEN_RANDOM},
+        {Dtype::F64, 4, 256, KEYGEN_RANDOM},    {Dtype::U32, 0, 256, KEYGEN_RANDOM},
+        {Dtype::F32, 0, 16, KEYGEN_RANDOM},     {Dtype::U64, 4, 1024, KEYGEN_FEW},
+        {Dtype::U64, 8, 0, KEYGEN_RANDOM},      {Dtype::F64, 8, 0, KEYGEN_FEW},
+        {Dtype::U32, 8, 0, KEYGEN_RANDOM},      {Dtype::U32, 4, 0, KEYGEN_RANDOM, 100},
+        {Dtype::F32, 0, 0, KEYGEN_RANDOM, 300}, {Dtype::U32, 0, 0, KEYGEN_FEW, 2048},
     };
     for (const Spec &sp : specs) {
         Regime r;
@@ -238,8 +267,10 @@ std::string verifier_self_test(cudaStream_t stream) {
         r.dist = sp.dist;
         const bool wide = sp.vb == 8;
         std::string e = dtype_info(sp.dt).bytes == 4
-                            ? (wide ? run_case<uint32_t, uint64_t>(r, stream) : run_case<uint32_t, uint32_t>(r, stream))
-                            : (wide ? run_case<uint64_t, uint64_t>(r, stream) : run_case<uint64_t, uint32_t>(r, stream));
+                            ? (wide ? run_case<uint32_t, uint64_t>(r, stream)
+                                    : run_case<uint32_t, uint32_t>(r, stream))
+                            : (wide ? run_case<uint64_t, uint64_t>(r, stream)
+                                    : run_case<uint64_t, uint32_t>(r, stream));
         if (!e.empty()) return e;
     }
     std::string e = device_words_self_test(stream);

@@ -36,7 +36,8 @@ struct LessU32 {
 /* Per-key scramble between iterations: a bijection, the same on both sides. */
 __device__ __forceinline__ uint32_t scramble(uint32_t x) { return x * 1664525u + 1013904223u; }
 
-template <int K> __device__ __forceinline__ void load_seed(uint32_t (&k)[K]) {
+template <int K>
+__device__ __forceinline__ void load_seed(uint32_t (&k)[K]) {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 #pragma unroll
     for (int i = 0; i < K; i++) k[i] = (t * K + i) * 2654435761u;
@@ -44,7 +45,8 @@ template <int K> __device__ __forceinline__ void load_seed(uint32_t (&k)[K]) {
 
 enum Impl { WS, CUB_MERGE, CUB_RADIX };
 
-template <int K, Impl I> __global__ void __launch_bounds__(256) warp_sort_bench(uint32_t *sink) {
+template <int K, Impl I>
+__global__ void __launch_bounds__(256) warp_sort_bench(uint32_t *sink) {
     using wms = cub::WarpMergeSort<uint32_t, K, 32>;
     extern __shared__ __align__(16) unsigned char smem[];
     uint32_t k[K];
@@ -65,19 +67,22 @@ template <int K, Impl I> __global__ void __launch_bounds__(256) warp_sort_bench(
     sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-template <int K, Impl I> size_t warp_sort_smem() {
+template <int K, Impl I>
+size_t warp_sort_smem() {
     return I == WS ? 0 : 8 * sizeof(typename cub::WarpMergeSort<uint32_t, K, 32>::TempStorage);
 }
 
-template <int THREADS, int K, bool PAIRS, Impl I> struct BlockBench {
+template <int THREADS, int K, bool PAIRS, Impl I>
+struct BlockBench {
     using value = typename std::conditional<PAIRS, uint32_t, warpsort::no_value>::type;
     using ws_storage = warpsort::block_sort_storage<uint32_t, value, THREADS, K>;
     using cub_v = typename std::conditional<PAIRS, uint32_t, cub::NullType>::type;
     using bms = cub::BlockMergeSort<uint32_t, THREADS, K, cub_v>;
     using brs = cub::BlockRadixSort<uint32_t, THREADS, K, cub_v>;
     static size_t smem() {
-        return I == WS ? sizeof(ws_storage)
-                       : I == CUB_MERGE ? sizeof(typename bms::TempStorage) : sizeof(typename brs::TempStorage);
+        return I == WS          ? sizeof(ws_storage)
+               : I == CUB_MERGE ? sizeof(typename bms::TempStorage)
+                                : sizeof(typename brs::TempStorage);
     }
 };
 
@@ -95,17 +100,23 @@ __global__ void __launch_bounds__(THREADS) block_sort_bench(uint32_t *sink) {
         for (int i = 0; i < K; i++) k[i] = scramble(k[i]);
         if constexpr (I == WS) {
             auto &st = *reinterpret_cast<typename B::ws_storage *>(smem);
-            if constexpr (PAIRS) warpsort::block_sort_pairs(k, v, st);
-            else warpsort::block_sort_keys(k, st);
+            if constexpr (PAIRS)
+                warpsort::block_sort_pairs(k, v, st);
+            else
+                warpsort::block_sort_keys(k, st);
         } else if constexpr (I == CUB_MERGE) {
             auto &st = *reinterpret_cast<typename B::bms::TempStorage *>(smem);
-            if constexpr (PAIRS) typename B::bms(st).Sort(k, v, LessU32{});
-            else typename B::bms(st).Sort(k, LessU32{});
+            if constexpr (PAIRS)
+                typename B::bms(st).Sort(k, v, LessU32{});
+            else
+                typename B::bms(st).Sort(k, LessU32{});
             __syncthreads(); /* CUB: temp storage reused next iteration */
         } else {
             auto &st = *reinterpret_cast<typename B::brs::TempStorage *>(smem);
-            if constexpr (PAIRS) typename B::brs(st).Sort(k, v);
-            else typename B::brs(st).Sort(k);
+            if constexpr (PAIRS)
+                typename B::brs(st).Sort(k, v);
+            else
+                typename B::brs(st).Sort(k);
             __syncthreads();
         }
         acc ^= k[0] + k[K - 1] + (PAIRS ? v[0] : 0u);
@@ -115,7 +126,8 @@ __global__ void __launch_bounds__(THREADS) block_sort_bench(uint32_t *sink) {
 
 enum OpKind { REDUCE, SCAN };
 
-template <OpKind OP, bool CUB> __global__ void __launch_bounds__(256) warp_op_bench(uint32_t *sink) {
+template <OpKind OP, bool CUB>
+__global__ void __launch_bounds__(256) warp_op_bench(uint32_t *sink) {
     using wr = cub::WarpReduce<int>;
     using wsc = cub::WarpScan<int>;
     __shared__ typename wr::TempStorage rtemp[8];
@@ -127,11 +139,15 @@ template <OpKind OP, bool CUB> __global__ void __launch_bounds__(256) warp_op_be
         int r;
         if constexpr (OP == REDUCE) {
             /* CUB's sum lands in lane 0 only; warpsort's in every lane */
-            if constexpr (CUB) r = wr(rtemp[threadIdx.x / 32]).Sum(x);
-            else r = warpsort::warp_reduce(x, warpsort::plus_op{});
+            if constexpr (CUB)
+                r = wr(rtemp[threadIdx.x / 32]).Sum(x);
+            else
+                r = warpsort::warp_reduce(x, warpsort::plus_op{});
         } else {
-            if constexpr (CUB) wsc(stemp[threadIdx.x / 32]).InclusiveSum(x, r);
-            else r = warpsort::warp_inclusive_scan(x, warpsort::plus_op{});
+            if constexpr (CUB)
+                wsc(stemp[threadIdx.x / 32]).InclusiveSum(x, r);
+            else
+                r = warpsort::warp_inclusive_scan(x, warpsort::plus_op{});
         }
         acc += r;
     }

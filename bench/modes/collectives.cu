@@ -43,55 +43,82 @@ struct Case {
     std::string group, name;
     int blocks_per_sm, threads, items_per_thread; /* items per launch = blocks x threads x items */
     std::vector<ImplSpec> impls;                  /* warpsort first */
-    int ref;                                      /* the CUB implementation the others are checked against */
+    int ref; /* the CUB implementation the others are checked against */
 };
 
-template <int K> Case warp_sort_case() {
-    return {"warp sort", "32x" + std::to_string(K) + " u32 keys", 8, 256, K * kIters,
+template <int K>
+Case warp_sort_case() {
+    return {"warp sort",
+            "32x" + std::to_string(K) + " u32 keys",
+            8,
+            256,
+            K * kIters,
             {{"warpsort", warp_sort_bench<K, WS>, warp_sort_smem<K, WS>()},
              {"cub::WarpMergeSort", warp_sort_bench<K, CUB_MERGE>, warp_sort_smem<K, CUB_MERGE>()}},
             1};
 }
 
-template <int T, int K, bool P> Case block_sort_case() {
+template <int T, int K, bool P>
+Case block_sort_case() {
     return {P ? "block sort pairs" : "block sort keys",
-            std::to_string(T * K) + " u32 " + (P ? "pairs" : "keys") + " (" + std::to_string(T) + "x" +
-                std::to_string(K) + ")",
-            4, T, K * kIters,
+            std::to_string(T * K) + " u32 " + (P ? "pairs" : "keys") + " (" + std::to_string(T) +
+                "x" + std::to_string(K) + ")",
+            4,
+            T,
+            K * kIters,
             {{"warpsort", block_sort_bench<T, K, P, WS>, BlockBench<T, K, P, WS>::smem()},
-             {"cub::BlockMergeSort", block_sort_bench<T, K, P, CUB_MERGE>, BlockBench<T, K, P, CUB_MERGE>::smem()},
-             {"cub::BlockRadixSort", block_sort_bench<T, K, P, CUB_RADIX>, BlockBench<T, K, P, CUB_RADIX>::smem()}},
+             {"cub::BlockMergeSort", block_sort_bench<T, K, P, CUB_MERGE>,
+              BlockBench<T, K, P, CUB_MERGE>::smem()},
+             {"cub::BlockRadixSort", block_sort_bench<T, K, P, CUB_RADIX>,
+              BlockBench<T, K, P, CUB_RADIX>::smem()}},
             2};
 }
 
-template <OpKind OP> Case warp_op_case() {
-    return {OP == REDUCE ? "warp reduce" : "warp inclusive scan", "int sum, 32 lanes", 8, 256, kIters * 16,
+template <OpKind OP>
+Case warp_op_case() {
+    return {OP == REDUCE ? "warp reduce" : "warp inclusive scan",
+            "int sum, 32 lanes",
+            8,
+            256,
+            kIters * 16,
             {{"warpsort", warp_op_bench<OP, false>, 0},
              {OP == REDUCE ? "cub::WarpReduce" : "cub::WarpScan", warp_op_bench<OP, true>, 0}},
             1};
 }
 
 std::vector<Case> all_cases() {
-    return {warp_sort_case<1>(),  warp_sort_case<2>(),  warp_sort_case<4>(),
-            warp_sort_case<8>(),  warp_sort_case<16>(), block_sort_case<256, 4, false>(),
-            block_sort_case<256, 8, false>(), block_sort_case<256, 16, false>(),
-            block_sort_case<512, 16, false>(), block_sort_case<256, 4, true>(),
-            block_sort_case<256, 8, true>(), block_sort_case<256, 16, true>(),
-            block_sort_case<512, 16, true>(), warp_op_case<REDUCE>(), warp_op_case<SCAN>()};
+    return {warp_sort_case<1>(),
+            warp_sort_case<2>(),
+            warp_sort_case<4>(),
+            warp_sort_case<8>(),
+            warp_sort_case<16>(),
+            block_sort_case<256, 4, false>(),
+            block_sort_case<256, 8, false>(),
+            block_sort_case<256, 16, false>(),
+            block_sort_case<512, 16, false>(),
+            block_sort_case<256, 4, true>(),
+            block_sort_case<256, 8, true>(),
+            block_sort_case<256, 16, true>(),
+            block_sort_case<512, 16, true>(),
+            warp_op_case<REDUCE>(),
+            warp_op_case<SCAN>()};
 }
 
 /* Launches impl over the case's grid on g.stream (async). */
 void launch(Gpu &g, const Case &c, const ImplSpec &impl, uint32_t *sink) {
     if (impl.smem > 48 * 1024)
-        WSB_CUDA(cudaFuncSetAttribute(impl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)impl.smem));
-    impl.kernel<<<g.prop.multiProcessorCount * c.blocks_per_sm, c.threads, impl.smem, g.stream>>>(sink);
+        WSB_CUDA(cudaFuncSetAttribute(impl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)impl.smem));
+    impl.kernel<<<g.prop.multiProcessorCount * c.blocks_per_sm, c.threads, impl.smem, g.stream>>>(
+        sink);
     WSB_CUDA(cudaGetLastError());
 }
 
 /* One launch of one implementation; its sink checked against the reference sink. */
 class CollectiveTrial final : public Trial {
-public:
-    CollectiveTrial(Gpu &g, const Case &c, const ImplSpec &impl, uint32_t *sink, const uint32_t *ref, size_t words)
+  public:
+    CollectiveTrial(Gpu &g, const Case &c, const ImplSpec &impl, uint32_t *sink,
+                    const uint32_t *ref, size_t words)
         : g_(g), c_(c), impl_(impl), sink_(sink), ref_(ref), words_(words) {}
     void reset() override { /* a launch that writes nothing must not pass */
         WSB_CUDA(cudaMemsetAsync(sink_, 0xA5, words_ * sizeof(uint32_t), g_.stream));
@@ -111,11 +138,12 @@ public:
     VerifyResult verify() override {
         VerifyResult r;
         r.ref_mismatch = device_words_differ(sink_, ref_, words_, g_.stream);
-        if (r.ref_mismatch) r.problem = std::string("output differs from ") + c_.impls[(size_t)c_.ref].name + "'s";
+        if (r.ref_mismatch)
+            r.problem = std::string("output differs from ") + c_.impls[(size_t)c_.ref].name + "'s";
         return r;
     }
 
-private:
+  private:
     Gpu &g_;
     const Case &c_;
     const ImplSpec &impl_;
@@ -144,15 +172,20 @@ void run_case(Run &r, const Case &c) {
     double ws_ms = 0;
     for (const ImplSpec &impl : c.impls) {
         JsonFields f;
-        f.str("collective", c.group).str("case", c.name).integer("threads_per_block", c.threads)
-            .integer("blocks", (long long)blocks).integer("tiles_per_block", kIters);
+        f.str("collective", c.group)
+            .str("case", c.name)
+            .integer("threads_per_block", c.threads)
+            .integer("blocks", (long long)blocks)
+            .integer("tiles_per_block", kIters);
         Row row = make_row(c.group + " " + c.name, f, items, impl.name);
         row.timer = "cuda-events";
-        CollectiveTrial t(r.gpu, c, impl, (uint32_t *)sink.get(), (const uint32_t *)ref.get(), words);
+        CollectiveTrial t(r.gpu, c, impl, (uint32_t *)sink.get(), (const uint32_t *)ref.get(),
+                          words);
         if (measure(t, r.warmup, r.repeat, row, 0, r.ph)) {
             if (&impl == &c.impls[0]) ws_ms = row.median_ms;
             if (ws_ms > 0) row.results.num("warpsort_speedup", row.median_ms / ws_ms);
-            if (ws_ms > 0 && &impl != &c.impls[0]) row.note = strprintf("warpsort %.2fx as fast", row.median_ms / ws_ms);
+            if (ws_ms > 0 && &impl != &c.impls[0])
+                row.note = strprintf("warpsort %.2fx as fast", row.median_ms / ws_ms);
         } else {
             ensure_context_alive(r.gpu, row.rival);
         }
@@ -161,20 +194,28 @@ void run_case(Run &r, const Case &c) {
     }
 }
 
-void parse(Run &r, std::string *json, bool *no_json, bool *list, int *device, int argc, char **argv) {
+void parse(Run &r, std::string *json, bool *no_json, bool *list, int *device, int argc,
+           char **argv) {
     ArgReader args(argc, argv);
     std::string a;
     while (args.next(&a)) {
         if (a == "--help" || a == "-h") {
             std::fputs(kUsage, stdout);
             std::exit(0);
-        } else if (a == "--repeat") r.repeat = (int)parse_int(a, args.value(), 1, 1000);
-        else if (a == "--warmup") r.warmup = (int)parse_int(a, args.value(), 0, 100);
-        else if (a == "--device") *device = (int)parse_int(a, args.value(), 0, 1023);
-        else if (a == "--json") *json = args.value();
-        else if (a == "--no-json") args.no_value(), *no_json = true;
-        else if (a == "--list") args.no_value(), *list = true;
-        else usage_error("unknown argument '" + a + "'");
+        } else if (a == "--repeat")
+            r.repeat = (int)parse_int(a, args.value(), 1, 1000);
+        else if (a == "--warmup")
+            r.warmup = (int)parse_int(a, args.value(), 0, 100);
+        else if (a == "--device")
+            *device = (int)parse_int(a, args.value(), 0, 1023);
+        else if (a == "--json")
+            *json = args.value();
+        else if (a == "--no-json")
+            args.no_value(), *no_json = true;
+        else if (a == "--list")
+            args.no_value(), *list = true;
+        else
+            usage_error("unknown argument '" + a + "'");
     }
     if (*no_json && !json->empty()) usage_error("--json and --no-json exclude each other");
 }
@@ -191,7 +232,8 @@ int collectives_main(int argc, char **argv) {
     const std::vector<Case> cases = all_cases();
     if (list) {
         for (const Case &c : cases)
-            for (const ImplSpec &i : c.impls) std::printf("%-20s %-28s %s\n", c.group.c_str(), c.name.c_str(), i.name);
+            for (const ImplSpec &i : c.impls)
+                std::printf("%-20s %-28s %s\n", c.group.c_str(), c.name.c_str(), i.name);
         return kExitOk;
     }
     if (!open_gpu(r.gpu, device, &why)) {
@@ -199,9 +241,12 @@ int collectives_main(int argc, char **argv) {
         return kExitHarness;
     }
     collect_run_info(r.info, r.gpu, "collectives");
-    r.info.settings.integer("repeat", r.repeat).integer("warmup", r.warmup).integer("tiles_per_block", kIters);
+    r.info.settings.integer("repeat", r.repeat)
+        .integer("warmup", r.warmup)
+        .integer("tiles_per_block", kIters);
     print_run_header(r.info);
-    if (!no_json) start_results(json = json.empty() ? default_json_path("collectives") : json, r.info);
+    if (!no_json)
+        start_results(json = json.empty() ? default_json_path("collectives") : json, r.info);
     print_table_header("Gitems/s");
     for (const Case &c : cases) run_case(r, c);
     r.info.aborted.clear();

@@ -102,7 +102,8 @@ std::vector<bool> rival_set(const std::vector<std::string> &names) {
 DeviceOptions device_defaults() {
     DeviceOptions o;
     o.dists[dist_index(KEYGEN_RANDOM)] = true;
-    for (const RivalInfo &r : rival_registry()) o.rivals.push_back(std::string(r.name) != "warpsort-host");
+    for (const RivalInfo &r : rival_registry())
+        o.rivals.push_back(std::string(r.name) != "warpsort-host");
     return o;
 }
 
@@ -150,7 +151,8 @@ int segmented_main(int argc, char **argv) {
     for (int l = 5; l <= 16; ++l) o.seg_sizes.push_back((uint64_t)1 << l);
     o.seg_sizes.push_back((uint64_t)1 << 22);
     o.seg_maxes = {2048, 65536};
-    o.rivals = rival_set({"warpsort", "cub-radix", "cub-radix-i32", "cub-segmented", "cub-segmented-radix"});
+    o.rivals = rival_set(
+        {"warpsort", "cub-radix", "cub-radix-i32", "cub-segmented", "cub-segmented-radix"});
     return run_device_mode(mode, argc, argv);
 }
 

@@ -22,11 +22,11 @@ struct DeviceOptions {
     std::vector<bool> dists = std::vector<bool>(kNumDists, false);
     int value_bytes = 4; /* of pairs */
     int min_log = 10, max_log = 28;
-    std::vector<int> logs; /* --log: these sizes instead of the range */
+    std::vector<int> logs;           /* --log: these sizes instead of the range */
     std::vector<uint64_t> seg_sizes; /* equal segments */
     std::vector<uint64_t> seg_maxes; /* random lengths, uniform 1..max */
     bool whole = true;               /* the whole-array regimes too (--no-whole: not) */
-    std::vector<bool> rivals; /* per registry entry */
+    std::vector<bool> rivals;        /* per registry entry */
     int repeat = 7, slow_repeat = 3, warmup = 1;
     int cpu_max_log = 24, seed_max_log = 27, host_check_max_log = 20;
     bool flush_l2 = true;

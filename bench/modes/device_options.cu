@@ -33,7 +33,8 @@ bool parse_selection(const std::string &a, ArgReader &args, DeviceOptions &o) {
     if (a == "--quick" || a == "--full") {
         args.no_value();
         const DeviceOptions::Preset p = a == "--quick" ? DeviceOptions::Quick : DeviceOptions::Full;
-        if (o.preset != DeviceOptions::None && o.preset != p) usage_error("--quick and --full exclude each other");
+        if (o.preset != DeviceOptions::None && o.preset != p)
+            usage_error("--quick and --full exclude each other");
         o.preset = p;
     } else if (a == "--dtype") {
         parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
@@ -60,7 +61,8 @@ bool parse_selection(const std::string &a, ArgReader &args, DeviceOptions &o) {
         o.logs.clear();
     } else if (a == "--log") {
         o.logs.clear();
-        for (const std::string &item : split_list(args.value())) o.logs.push_back((int)parse_int(a, item, 1, kMaxLog));
+        for (const std::string &item : split_list(args.value()))
+            o.logs.push_back((int)parse_int(a, item, 1, kMaxLog));
     } else if (a == "--seg-size") {
         o.seg_sizes.clear();
         for (const std::string &item : split_list(args.value())) {
@@ -86,14 +88,22 @@ bool parse_selection(const std::string &a, ArgReader &args, DeviceOptions &o) {
 
 /* The flags that set how it runs; false if a is not one of them. */
 bool parse_settings(const std::string &a, ArgReader &args, DeviceOptions &o) {
-    if (a == "--repeat") o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--slow-repeat") o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--warmup") o.warmup = (int)parse_int(a, args.value(), 1, 100);
-    else if (a == "--cpu-max-log") o.cpu_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
-    else if (a == "--seed-max-log") o.seed_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
-    else if (a == "--host-check-max-log") o.host_check_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
-    else if (a == "--seed") o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-    else if (a == "--device") o.device = (int)parse_int(a, args.value(), 0, 1023);
+    if (a == "--repeat")
+        o.repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if (a == "--slow-repeat")
+        o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if (a == "--warmup")
+        o.warmup = (int)parse_int(a, args.value(), 1, 100);
+    else if (a == "--cpu-max-log")
+        o.cpu_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
+    else if (a == "--seed-max-log")
+        o.seed_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
+    else if (a == "--host-check-max-log")
+        o.host_check_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
+    else if (a == "--seed")
+        o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
+    else if (a == "--device")
+        o.device = (int)parse_int(a, args.value(), 0, 1023);
     else if (a == "--json") {
         o.json_path = args.value();
         if (o.json_path.empty()) usage_error("--json: empty path");
@@ -127,7 +137,8 @@ DeviceOptions parse_device_args(const DeviceMode &mode, int argc, char **argv) {
             usage_error("unknown argument '" + a + "'");
     }
     /* With a preset the range only filters it, so one bound alone is fine. */
-    if ((o.preset == DeviceOptions::None || (o.min_set && o.max_set)) && o.logs.empty() && o.min_log > o.max_log)
+    if ((o.preset == DeviceOptions::None || (o.min_set && o.max_set)) && o.logs.empty() &&
+        o.min_log > o.max_log)
         usage_error(strprintf("--min-log %d is above --max-log %d", o.min_log, o.max_log));
     if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
     return o;

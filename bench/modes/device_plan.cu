@@ -24,7 +24,8 @@ Regime make_regime(Dtype d, bool pairs, Dist dist, int64_t seg, const DeviceOpti
 }
 
 /* The segmentations of the selection, in the make_regime() encoding. */
-std::vector<int64_t> segmentations(const DeviceOptions &o, bool whole, const std::vector<uint64_t> &sizes) {
+std::vector<int64_t> segmentations(const DeviceOptions &o, bool whole,
+                                   const std::vector<uint64_t> &sizes) {
     std::vector<int64_t> segs;
     if (whole) segs.push_back(0);
     for (uint64_t s : sizes) segs.push_back((int64_t)s);
@@ -47,7 +48,8 @@ std::vector<Job> plain_plan(const DeviceOptions &o) {
                 for (int s = 0; s < kNumDists; ++s)
                     for (int l = 1; l <= 30; ++l)
                         if (o.dtypes[d] && o.kinds[k] && o.dists[s] && size_selected(o, l))
-                            jobs.push_back(Job{make_regime((Dtype)d, k == 1, kDists[s], seg, o), l, none});
+                            jobs.push_back(
+                                Job{make_regime((Dtype)d, k == 1, kDists[s], seg, o), l, none});
     return jobs;
 }
 
@@ -60,7 +62,8 @@ std::vector<bool> full_drops(const Regime &r) {
     for (size_t i = 0; i < drop.size(); ++i) {
         const RivalInfo &info = rival_registry()[i];
         if (info.cap == RivalCap::Seed && r.dist != KEYGEN_RANDOM) drop[i] = true;
-        if (info.cap == RivalCap::Host && (r.dist == KEYGEN_SORTED || r.dist == KEYGEN_REVERSED)) drop[i] = true;
+        if (info.cap == RivalCap::Host && (r.dist == KEYGEN_SORTED || r.dist == KEYGEN_REVERSED))
+            drop[i] = true;
     }
     return drop;
 }
@@ -71,8 +74,9 @@ std::vector<bool> full_drops(const Regime &r) {
 std::vector<Job> preset_plan(const DeviceOptions &o) {
     std::vector<Job> preset;
     auto add = [&preset, &o](const Regime &r, int lo, int hi) {
-        const std::vector<bool> drop = o.preset == DeviceOptions::Full ? full_drops(r)
-                                                                       : std::vector<bool>(rival_registry().size(), false);
+        const std::vector<bool> drop = o.preset == DeviceOptions::Full
+                                           ? full_drops(r)
+                                           : std::vector<bool>(rival_registry().size(), false);
         for (int l = lo; l <= hi; ++l) preset.push_back(Job{r, l, drop});
     };
     const std::vector<int64_t> segs =
@@ -81,15 +85,19 @@ std::vector<Job> preset_plan(const DeviceOptions &o) {
         add(make_regime(Dtype::U32, false, KEYGEN_RANDOM, 0, o), 10, 28);
         for (int d = 0; d < kNumDtypes; ++d)
             for (int k = 0; k < 2; ++k)
-                if (d != 0 || k != 0) add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, 0, o), 27, 27);
-        for (Dist dist : {KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW}) add(make_regime(Dtype::U32, false, dist, 0, o), 27, 27);
+                if (d != 0 || k != 0)
+                    add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, 0, o), 27, 27);
+        for (Dist dist : {KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW})
+            add(make_regime(Dtype::U32, false, dist, 0, o), 27, 27);
         for (int64_t seg : segs) add(make_regime(Dtype::U32, false, KEYGEN_RANDOM, seg, o), 27, 27);
         return preset;
     }
     for (int d = 0; d < kNumDtypes; ++d)
         for (int k = 0; k < 2; ++k) {
-            for (int s = 0; s < kNumDists; ++s) add(make_regime((Dtype)d, k == 1, kDists[s], 0, o), 10, 30);
-            for (int64_t seg : segs) add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, seg, o), 10, 30);
+            for (int s = 0; s < kNumDists; ++s)
+                add(make_regime((Dtype)d, k == 1, kDists[s], 0, o), 10, 30);
+            for (int64_t seg : segs)
+                add(make_regime((Dtype)d, k == 1, KEYGEN_RANDOM, seg, o), 10, 30);
         }
     return preset;
 }

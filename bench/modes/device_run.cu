@@ -35,8 +35,10 @@ struct Context {
 size_t memory_margin(const Gpu &g) { return ((size_t)256 << 20) + g.prop.totalGlobalMem / 100; }
 
 size_t job_common_bytes(const Regime &r, size_t n, size_t num_segments) {
-    size_t bytes = 4 * n * r.key_bytes() + 2 * n * (size_t)r.value_bytes + Verifier::bytes_needed(r, n, num_segments);
-    if (r.segmented()) bytes += (num_segments + 1) * (sizeof(int) + (r.seg_max ? sizeof(uint64_t) : 0));
+    size_t bytes = 4 * n * r.key_bytes() + 2 * n * (size_t)r.value_bytes +
+                   Verifier::bytes_needed(r, n, num_segments);
+    if (r.segmented())
+        bytes += (num_segments + 1) * (sizeof(int) + (r.seg_max ? sizeof(uint64_t) : 0));
     return bytes;
 }
 
@@ -51,8 +53,9 @@ void save_json(Context &c) {
 
 /* n/a or skipped before anything runs: false with the row marked. */
 bool rival_applies(const Context &c, const RivalInfo &info, int log2n, Row &row) {
-    const int cap = info.cap == RivalCap::Seed ? c.opt.seed_max_log
-                  : info.cap == RivalCap::Host ? c.opt.cpu_max_log : 99;
+    const int cap = info.cap == RivalCap::Seed   ? c.opt.seed_max_log
+                    : info.cap == RivalCap::Host ? c.opt.cpu_max_log
+                                                 : 99;
     if (log2n <= cap) return true;
     row.status = RowStatus::Skipped;
     row.note = strprintf("above --%s-max-log %d", info.cap == RivalCap::Seed ? "seed" : "cpu", cap);
@@ -60,7 +63,8 @@ bool rival_applies(const Context &c, const RivalInfo &info, int log2n, Row &row)
 }
 
 /* The independent host check of the last output, up to --host-check-max-log. */
-void host_check_row(Context &c, HostCheck &hc, const void *keys, const void *vals, int log2n, Row &row) {
+void host_check_row(Context &c, HostCheck &hc, const void *keys, const void *vals, int log2n,
+                    Row &row) {
     if (log2n > c.opt.host_check_max_log) return;
     const double t0 = wall_ms();
     const std::string h = hc.check(keys, vals);
@@ -84,7 +88,8 @@ void time_device(Context &c, DeviceRival &rv, Buffers &b, Verifier &ver, HostChe
     WSB_CUDA(cudaMemGetInfo(&free_b, &total_b));
     if (temp + memory_margin(c.gpu) > free_b) {
         row.status = RowStatus::Skipped;
-        row.note = "memory: needs " + gib((double)temp) + " of temp storage, " + gib((double)free_b) + " free";
+        row.note = "memory: needs " + gib((double)temp) + " of temp storage, " +
+                   gib((double)free_b) + " free";
         return;
     }
     if (!rv.prepare(b, &err)) {
@@ -94,7 +99,8 @@ void time_device(Context &c, DeviceRival &rv, Buffers &b, Verifier &ver, HostChe
     }
     row.timer = "cuda-events";
     DeviceTrial trial(c.gpu, rv, b, ver, c.opt.flush_l2);
-    if (!measure(trial, c.opt.warmup, slow ? c.opt.slow_repeat : c.opt.repeat, row, 0, c.ph)) return;
+    if (!measure(trial, c.opt.warmup, slow ? c.opt.slow_repeat : c.opt.repeat, row, 0, c.ph))
+        return;
     host_check_row(c, hc, rv.out_keys(b), rv.out_vals(b), log2n, row);
     if (row.status != RowStatus::Ok) return;
     row.model_bytes = rv.model_bytes(b);
@@ -102,8 +108,8 @@ void time_device(Context &c, DeviceRival &rv, Buffers &b, Verifier &ver, HostChe
     fill_stats(row, c.copy_bw);
 }
 
-void time_host(Context &c, HostRival &hr, Buffers &b, Verifier &ver, HostCheck &hc, bool slow, int log2n,
-               Row &row) {
+void time_host(Context &c, HostRival &hr, Buffers &b, Verifier &ver, HostCheck &hc, bool slow,
+               int log2n, Row &row) {
     std::string err;
     HostArrays h;
     h.regime = b.regime;
@@ -115,7 +121,8 @@ void time_host(Context &c, HostRival &hr, Buffers &b, Verifier &ver, HostCheck &
     }
     row.timer = "wall-clock";
     HostStagedTrial trial(hr, b, ver);
-    if (!measure(trial, c.opt.warmup, slow ? c.opt.slow_repeat : c.opt.repeat, row, 0, c.ph)) return;
+    if (!measure(trial, c.opt.warmup, slow ? c.opt.slow_repeat : c.opt.repeat, row, 0, c.ph))
+        return;
     host_check_row(c, hc, b.keys_work, b.vals_work, log2n, row);
     if (row.status != RowStatus::Ok) return;
     row.note = "host memory, wall clock; " + hr.note();
@@ -133,14 +140,17 @@ JsonFields job_fields(const Regime &r, size_t n, size_t num_segments) {
 
 Row time_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int log2n) {
     const RivalInfo &info = rival_registry()[(size_t)id];
-    Row row = make_row(regime_label(b.regime), job_fields(b.regime, b.n, b.num_segments), b.n, info.name);
+    Row row =
+        make_row(regime_label(b.regime), job_fields(b.regime, b.n, b.num_segments), b.n, info.name);
     if (!rival_applies(c, info, log2n, row)) return row;
     const RivalEnv env = {c.gpu.device, c.gpu.stream};
     std::string why;
     std::unique_ptr<DeviceRival> rv;
     std::unique_ptr<HostRival> hr;
-    if (info.place == RivalPlace::Device) rv = info.make_device(b.regime, env, &why);
-    else hr = info.make_host(b.regime, env, &why);
+    if (info.place == RivalPlace::Device)
+        rv = info.make_device(b.regime, env, &why);
+    else
+        hr = info.make_host(b.regime, env, &why);
     if (!rv && !hr) {
         row.status = RowStatus::NotApplicable;
         row.note = why;
@@ -148,8 +158,10 @@ Row time_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int
     }
     ver.forget();
     try {
-        if (rv) time_device(c, *rv, b, ver, hc, info.slow, log2n, row);
-        else time_host(c, *hr, b, ver, hc, info.slow, log2n, row);
+        if (rv)
+            time_device(c, *rv, b, ver, hc, info.slow, log2n, row);
+        else
+            time_host(c, *hr, b, ver, hc, info.slow, log2n, row);
     } catch (const std::bad_alloc &) {
         row.status = RowStatus::Skipped;
         row.note = "out of memory (allocation inside the rival)";
@@ -181,14 +193,16 @@ std::string allocate_job(JobMemory &m, Buffers &b) {
     b.keys_ref = get(m.ref, kb);
     if (vb) b.vals_work = get(m.vals_work, vb);
     if (vb) b.vals_alt = get(m.vals_alt, vb);
-    if (b.regime.segmented()) b.seg_offsets = (int *)get(m.offsets, (b.num_segments + 1) * sizeof(int));
-    if (b.regime.seg_max) b.seg_offsets64 = (uint64_t *)get(m.offsets64, (b.num_segments + 1) * sizeof(uint64_t));
+    if (b.regime.segmented())
+        b.seg_offsets = (int *)get(m.offsets, (b.num_segments + 1) * sizeof(int));
+    if (b.regime.seg_max)
+        b.seg_offsets64 = (uint64_t *)get(m.offsets64, (b.num_segments + 1) * sizeof(uint64_t));
     return e == cudaSuccess ? std::string() : "memory: " + cuda_error_text(e);
 }
 
 /* Every rival of the job gets a row with this status and note. */
-void skip_job(Context &c, const Job &job, const std::vector<int> &ids, RowStatus st, const std::string &note,
-              size_t num_segments = 1) {
+void skip_job(Context &c, const Job &job, const std::vector<int> &ids, RowStatus st,
+              const std::string &note, size_t num_segments = 1) {
     const size_t n = (size_t)1 << job.log2n;
     for (int id : ids) {
         Row row = make_row(regime_label(job.regime), job_fields(job.regime, n, num_segments), n,
@@ -206,22 +220,26 @@ std::string job_fits(Context &c, const Job &job, size_t num_segments) {
     WSB_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const size_t common = job_common_bytes(job.regime, n, num_segments);
     if (common + memory_margin(c.gpu) <= free_b) return std::string();
-    return "memory: inputs, outputs and reference need " + gib((double)common) + ", " + gib((double)free_b) + " free";
+    return "memory: inputs, outputs and reference need " + gib((double)common) + ", " +
+           gib((double)free_b) + " free";
 }
 
 void run_job(Context &c, const Job &job) {
     const std::vector<int> ids = rivals_for(c.opt, job);
     const size_t n = (size_t)1 << job.log2n;
     if (ids.empty()) return;
-    if (job.regime.seg_size > n) return skip_job(c, job, ids, RowStatus::NotApplicable, "segment size above n");
+    if (job.regime.seg_size > n)
+        return skip_job(c, job, ids, RowStatus::NotApplicable, "segment size above n");
     if (job.regime.segmented() && n > (size_t)INT_MAX)
-        return skip_job(c, job, ids, RowStatus::Skipped, "segmented: n above INT_MAX (CUB's int offsets)");
+        return skip_job(c, job, ids, RowStatus::Skipped,
+                        "segmented: n above INT_MAX (CUB's int offsets)");
     /* Random lengths: the offsets on the host, drawn from the seed (equal
      * segments are made on the device by generate_input). */
     const std::vector<uint64_t> offsets =
         job.regime.seg_max ? segment_offsets(job.regime, n, c.opt.seed) : std::vector<uint64_t>();
-    const size_t num_segments = job.regime.seg_max ? offsets.size() - 1
-                              : job.regime.seg_size ? n / job.regime.seg_size : 1;
+    const size_t num_segments = job.regime.seg_max    ? offsets.size() - 1
+                                : job.regime.seg_size ? n / job.regime.seg_size
+                                                      : 1;
     std::string why = job_fits(c, job, num_segments);
     if (!why.empty()) return skip_job(c, job, ids, RowStatus::Skipped, why, num_segments);
     JobMemory m;
@@ -233,7 +251,8 @@ void run_job(Context &c, const Job &job) {
     b.num_segments = num_segments;
     b.host_offsets = job.regime.seg_max ? offsets.data() : nullptr;
     b.stream = c.gpu.stream;
-    if (!(why = allocate_job(m, b)).empty()) return skip_job(c, job, ids, RowStatus::Skipped, why, num_segments);
+    if (!(why = allocate_job(m, b)).empty())
+        return skip_job(c, job, ids, RowStatus::Skipped, why, num_segments);
     const double t0 = wall_ms();
     generate_input(b, c.opt.seed);
     Verifier ver(b);
@@ -245,7 +264,8 @@ void run_job(Context &c, const Job &job) {
     c.t_setup += (wall_ms() - t0) * 1e-3;
     if (!rr.ok())
         return skip_job(c, job, ids, RowStatus::Failed,
-                        "the reference (CUB radix sort of the input) failed verification: " + rr.describe(),
+                        "the reference (CUB radix sort of the input) failed verification: " +
+                            rr.describe(),
                         num_segments);
     for (int id : ids) {
         const double before = c.ph.reset + c.ph.run + c.ph.verify + c.t_host_check, t1 = wall_ms();
@@ -262,7 +282,8 @@ void run_job(Context &c, const Job &job) {
 void list_plan(const DeviceOptions &o, const std::vector<Job> &plan) {
     for (const Job &j : plan) {
         std::string names;
-        for (int id : rivals_for(o, j)) names += (names.empty() ? "" : ",") + std::string(rival_registry()[(size_t)id].name);
+        for (int id : rivals_for(o, j))
+            names += (names.empty() ? "" : ",") + std::string(rival_registry()[(size_t)id].name);
         std::printf("%-30s 2^%-3d %s\n", regime_label(j.regime).c_str(), j.log2n, names.c_str());
     }
     std::printf("%zu (regime, n) jobs\n", plan.size());
@@ -297,7 +318,8 @@ bool set_up(Context &c, const std::string &mode) {
     print_run_header(c.info);
     const std::string st = verifier_self_test(c.gpu.stream);
     if (!st.empty()) {
-        std::fprintf(stderr, "warpsort_bench %s: verifier self-test FAILED: %s\n", mode.c_str(), st.c_str());
+        std::fprintf(stderr, "warpsort_bench %s: verifier self-test FAILED: %s\n", mode.c_str(),
+                     st.c_str());
         return false;
     }
     std::printf("verifier self-test: ok (planted faults caught on GPU and host)\n");
@@ -323,13 +345,17 @@ int finish(Context &c, int exit_code, double wall_s) {
     if (exit_code == kExitOk) {
         size_t bytes = 0;
         const double end_bw = measure_copy_bw(c.gpu, &bytes);
-        std::printf("copy bandwidth at the end: %.1f GB/s (start %.1f)\n", end_bw / 1e9, c.copy_bw / 1e9);
+        std::printf("copy bandwidth at the end: %.1f GB/s (start %.1f)\n", end_bw / 1e9,
+                    c.copy_bw / 1e9);
         c.info.extra.num("copy_bandwidth_end_gb_per_s", end_bw / 1e9);
     }
     c.info.wall_s = wall_s;
     JsonFields phases;
-    phases.num("rival_runs", c.ph.run).num("verification", c.ph.verify).num("input_resets", c.ph.reset)
-        .num("setup_and_references", c.t_setup).num("host_checks", c.t_host_check)
+    phases.num("rival_runs", c.ph.run)
+        .num("verification", c.ph.verify)
+        .num("input_resets", c.ph.reset)
+        .num("setup_and_references", c.t_setup)
+        .num("host_checks", c.t_host_check)
         .num("rival_setup_teardown", c.t_rival_setup);
     c.info.extra.raw("wall_s_by_phase", phases.object(2))
         .integer("runs_fully_checked", (long long)c.full_checks)

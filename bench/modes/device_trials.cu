@@ -41,7 +41,8 @@ bool DeviceTrial::run(double *ms, std::string *err) {
 HostStagedTrial::HostStagedTrial(HostRival &hr, const Buffers &b, Verifier &ver)
     : hr_(hr), b_(b), ver_(ver), pristine_(b.n * b.key_bytes), keys_(b.n * b.key_bytes),
       vals_(b.n * b.value_bytes) {
-    WSB_CUDA(cudaMemcpy(pristine_.data(), b.keys_pristine, pristine_.size(), cudaMemcpyDeviceToHost));
+    WSB_CUDA(
+        cudaMemcpy(pristine_.data(), b.keys_pristine, pristine_.size(), cudaMemcpyDeviceToHost));
     h_.regime = b.regime;
     h_.n = b.n;
     h_.keys = keys_.data();

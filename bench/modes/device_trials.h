@@ -16,14 +16,14 @@
 namespace wsb {
 
 class DeviceTrial final : public Trial {
-public:
+  public:
     DeviceTrial(Gpu &g, DeviceRival &rv, const Buffers &b, Verifier &ver, bool flush)
         : g_(g), rv_(rv), b_(b), ver_(ver), flush_(flush) {}
     void reset() override;
     bool run(double *ms, std::string *err) override;
     VerifyResult verify() override { return ver_.check_run(rv_.out_keys(b_), rv_.out_vals(b_)); }
 
-private:
+  private:
     Gpu &g_;
     DeviceRival &rv_;
     const Buffers &b_;
@@ -34,13 +34,13 @@ private:
 /* The host rival sorts host copies of the pristine input; its output is
  * uploaded into b.keys_work / b.vals_work for the verifier (untimed). */
 class HostStagedTrial final : public Trial {
-public:
+  public:
     HostStagedTrial(HostRival &hr, const Buffers &b, Verifier &ver);
     void reset() override;
     bool run(double *ms, std::string *err) override;
     VerifyResult verify() override;
 
-private:
+  private:
     HostRival &hr_;
     const Buffers &b_;
     Verifier &ver_;

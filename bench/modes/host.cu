@@ -38,7 +38,7 @@ struct HostInput {
 };
 
 class HostTrial final : public Trial {
-public:
+  public:
     HostTrial(HostRival &hr, HostInput &in, const HostVerifier &ver) : hr_(hr), in_(in), ver_(ver) {
         h_.regime = in.regime;
         h_.n = in.n;
@@ -58,7 +58,7 @@ public:
     VerifyResult verify() override { return ver_.check(h_.keys, h_.vals); }
     const HostArrays &arrays() const { return h_; }
 
-private:
+  private:
     HostRival &hr_;
     HostInput &in_;
     const HostVerifier &ver_;
@@ -89,19 +89,21 @@ std::string make_input(HostContext &c, HostInput &in) {
     const size_t kb = in.n * r.key_bytes(), vb = in.n * (size_t)r.value_bytes;
     const bool pinned = r.memory == Memory::Pinned;
     if (3.0 * (double)(kb + vb) > 0.8 * host_memory_bytes()) return "host memory";
-    if (!in.pristine.allocate(kb, false) || !in.keys.allocate(kb, pinned) || (vb && !in.vals.allocate(vb, pinned)))
+    if (!in.pristine.allocate(kb, false) || !in.keys.allocate(kb, pinned) ||
+        (vb && !in.vals.allocate(vb, pinned)))
         return "host allocation";
     generate_input_host(r, in.n, c.opt.seed, in.pristine.get());
     std::memcpy(in.keys.get(), in.pristine.get(), kb); /* touch every page before timing copies */
     if (vb) fill_iota_host(in.vals.get(), (size_t)r.value_bytes, in.n);
     in.bus_ms = bus_ms(in.keys.get(), kb, c.opt.repeat);
     if (vb) in.bus_ms += bus_ms(in.vals.get(), vb, c.opt.repeat);
-    std::printf("  bus limit %s n=%zu: %.3f ms (H2D + D2H by cudaMemcpy)\n", regime_label(r).c_str(), in.n, in.bus_ms);
+    std::printf("  bus limit %s n=%zu: %.3f ms (H2D + D2H by cudaMemcpy)\n",
+                regime_label(r).c_str(), in.n, in.bus_ms);
     return std::string();
 }
 
-std::unique_ptr<HostRival> make_host_rival(const std::string &name, const Regime &r, const RivalEnv &env,
-                                           std::string *why) {
+std::unique_ptr<HostRival> make_host_rival(const std::string &name, const Regime &r,
+                                           const RivalEnv &env, std::string *why) {
     const bool copy = name.size() > 5 && name.compare(name.size() - 5, 5, "+copy") == 0;
     const RivalInfo *info = find_rival(copy ? name.substr(0, name.size() - 5) : name);
     if (!info) throw BenchError("no rival " + name);
@@ -109,8 +111,8 @@ std::unique_ptr<HostRival> make_host_rival(const std::string &name, const Regime
 }
 
 /* Times hr on in (warmup, repeat) into row, with the bus figures. */
-void time_host_row(HostContext &c, HostRival &hr, HostInput &in, const HostVerifier &ver, int warmup,
-                   int repeat, Row &row) {
+void time_host_row(HostContext &c, HostRival &hr, HostInput &in, const HostVerifier &ver,
+                   int warmup, int repeat, Row &row) {
     std::string err;
     HostTrial trial(hr, in, ver);
     if (!hr.prepare(trial.arrays(), &err)) {
@@ -131,8 +133,8 @@ void emit(HostContext &c, Row row) {
 }
 
 /* One row: rival `name` (registry name, or DEVICE+copy) on in. */
-Row host_row(HostContext &c, const std::string &name, const Regime &r, HostInput &in, const HostVerifier &ver,
-             int warmup, int repeat, HostRival *reuse = nullptr) {
+Row host_row(HostContext &c, const std::string &name, const Regime &r, HostInput &in,
+             const HostVerifier &ver, int warmup, int repeat, HostRival *reuse = nullptr) {
     Row row = make_row(regime_label(r), regime_fields(r), in.n, name);
     const RivalEnv env = {c.gpu.device, c.gpu.stream};
     std::string why;
@@ -178,9 +180,12 @@ void run_input(HostContext &c, const Regime &r, size_t n) {
         const bool cpu = name == "warpsort-cpu";
         if (!why.empty() || (cpu && n > c.opt.cpu_max_n)) {
             row.status = RowStatus::Skipped;
-            row.note = why.empty() ? strprintf("above --cpu-max-n %llu", (unsigned long long)c.opt.cpu_max_n) : why;
+            row.note = why.empty() ? strprintf("above --cpu-max-n %llu",
+                                               (unsigned long long)c.opt.cpu_max_n)
+                                   : why;
         } else {
-            row = host_row(c, name, r, in, *ver, c.opt.warmup, cpu ? c.opt.slow_repeat : c.opt.repeat);
+            row = host_row(c, name, r, in, *ver, c.opt.warmup,
+                           cpu ? c.opt.slow_repeat : c.opt.repeat);
         }
         emit(c, row);
     }
@@ -209,16 +214,20 @@ void run_out_of_core(HostContext &c) {
     std::unique_ptr<HostRival> budgeted = make_warpsort_host(rb, env, &why);
     if (!budgeted) throw BenchError("warpsort-host: " + why);
     Row first = host_row(c, "warpsort-host:first-call", rb, in, ver, 0, 1, budgeted.get());
-    if (first.status == RowStatus::Ok) first.note += "; the first call of its context also faults its host scratch in";
+    if (first.status == RowStatus::Ok)
+        first.note += "; the first call of its context also faults its host scratch in";
     emit(c, first);
-    emit(c, host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2), budgeted.get()));
+    emit(c, host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2),
+                     budgeted.get()));
     budgeted.reset();
     emit(c, host_row(c, "warpsort-host", r, in, ver, 1, std::max(1, c.opt.repeat / 2)));
-    if (std::find(c.opt.rivals.begin(), c.opt.rivals.end(), "warpsort-cpu") == c.opt.rivals.end()) return;
+    if (std::find(c.opt.rivals.begin(), c.opt.rivals.end(), "warpsort-cpu") == c.opt.rivals.end())
+        return;
     Row cpu = make_row(regime_label(r), regime_fields(r), in.n, "warpsort-cpu");
     cpu.status = RowStatus::Skipped;
     cpu.note = strprintf("above --cpu-max-n %llu", (unsigned long long)c.opt.cpu_max_n);
-    emit(c, in.n > c.opt.cpu_max_n ? cpu : host_row(c, "warpsort-cpu", r, in, ver, 0, c.opt.slow_repeat));
+    emit(c, in.n > c.opt.cpu_max_n ? cpu
+                                   : host_row(c, "warpsort-cpu", r, in, ver, 0, c.opt.slow_repeat));
 }
 
 std::vector<Regime> planned_regimes(const HostOptions &o) {
@@ -238,12 +247,15 @@ void list_plan(const HostOptions &o) {
         for (const Regime &r : planned_regimes(o)) {
             std::string names;
             for (const std::string &name : o.rivals)
-                if (name != "warpsort-cpu" || r.memory == Memory::Pageable) names += (names.empty() ? "" : ",") + name;
-            std::printf("%-26s n=%-11llu %s\n", regime_label(r).c_str(), (unsigned long long)n, names.c_str());
+                if (name != "warpsort-cpu" || r.memory == Memory::Pageable)
+                    names += (names.empty() ? "" : ",") + name;
+            std::printf("%-26s n=%-11llu %s\n", regime_label(r).c_str(), (unsigned long long)n,
+                        names.c_str());
         }
     if (o.ooc_n)
-        std::printf("u32 keys random pageable   n=%-11llu out of core under %llu bytes, budget-free, cpu\n",
-                    (unsigned long long)o.ooc_n, (unsigned long long)o.ooc_budget);
+        std::printf(
+            "u32 keys random pageable   n=%-11llu out of core under %llu bytes, budget-free, cpu\n",
+            (unsigned long long)o.ooc_n, (unsigned long long)o.ooc_budget);
 }
 
 /* Device, self-test, results file: false if the harness cannot run. */
@@ -254,8 +266,10 @@ bool set_up(HostContext &c) {
         return false;
     }
     collect_run_info(c.info, c.gpu, "host");
-    c.info.settings.integer("repeat", c.opt.repeat).integer("warmup", c.opt.warmup)
-        .integer("slow_repeat", c.opt.slow_repeat).integer("seed", (long long)c.opt.seed)
+    c.info.settings.integer("repeat", c.opt.repeat)
+        .integer("warmup", c.opt.warmup)
+        .integer("slow_repeat", c.opt.slow_repeat)
+        .integer("seed", (long long)c.opt.seed)
         .integer("cpu_max_n", (long long)c.opt.cpu_max_n)
         .str("bus_limit", "H2D + D2H of the array by plain cudaMemcpy, median of repeat");
     print_run_header(c.info);
@@ -296,7 +310,8 @@ int host_main(int argc, char **argv) {
         exit_code = kExitHarness;
     }
     c.info.wall_s = (wall_ms() - t_start) * 1e-3;
-    if (print_summary(c.rows, c.info.wall_s) > 0 && exit_code == kExitOk) exit_code = kExitRowFailed;
+    if (print_summary(c.rows, c.info.wall_s) > 0 && exit_code == kExitOk)
+        exit_code = kExitRowFailed;
     if (!c.json_path.empty()) {
         write_results(c.json_path, c.info, c.rows);
         std::printf("results: %s\n", c.json_path.c_str());

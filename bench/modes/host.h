@@ -16,9 +16,10 @@ namespace wsb {
 
 struct HostOptions {
     std::vector<uint64_t> sizes = {10000000, 100000000};
-    std::vector<Regime> kinds;            /* dtype x keys / pairs */
+    std::vector<Regime> kinds;               /* dtype x keys / pairs */
     std::vector<bool> memory = {true, true}; /* pageable, pinned */
-    std::vector<std::string> rivals = {"warpsort-host", "cub-radix+copy", "warpsort+copy", "warpsort-cpu"};
+    std::vector<std::string> rivals = {"warpsort-host", "cub-radix+copy", "warpsort+copy",
+                                       "warpsort-cpu"};
     int repeat = 5, warmup = 1, slow_repeat = 1;
     uint64_t cpu_max_n = (uint64_t)1 << 28;
     uint64_t ooc_n = 0, ooc_budget = (uint64_t)4 << 30;

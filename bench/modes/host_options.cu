@@ -70,7 +70,9 @@ std::vector<Regime> parse_kinds(const std::string &flag, const std::string &v) {
                     r.value_bytes = k ? 4 : 0;
                     found = true;
                 }
-        if (!found) usage_error(flag + ": expected DTYPE-keys or DTYPE-pairs (u32, f32, u64, f64), got '" + item + "'");
+        if (!found)
+            usage_error(flag + ": expected DTYPE-keys or DTYPE-pairs (u32, f32, u64, f64), got '" +
+                        item + "'");
         out.push_back(r);
     }
     return out;
@@ -82,7 +84,8 @@ std::vector<std::string> parse_rivals(const std::string &flag, const std::string
         const bool copy = name.size() > 5 && name.compare(name.size() - 5, 5, "+copy") == 0;
         const RivalInfo *r = find_rival(copy ? name.substr(0, name.size() - 5) : name);
         if (!r || (r->place == RivalPlace::Device) != copy)
-            usage_error(flag + ": unknown host rival '" + name + "' (warpsort-host, warpsort-cpu or DEVICE+copy)");
+            usage_error(flag + ": unknown host rival '" + name +
+                        "' (warpsort-host, warpsort-cpu or DEVICE+copy)");
     }
     return out;
 }
@@ -92,24 +95,39 @@ bool parse_valued(const std::string &a, ArgReader &args, HostOptions &o, int &va
     if (a == "--sizes") {
         o.sizes.clear();
         for (const std::string &s : split_list(args.value())) o.sizes.push_back(parse_size(a, s));
-    } else if (a == "--kinds") o.kinds = parse_kinds(a, args.value());
-    else if (a == "--value-bytes") value_bytes = (int)parse_int(a, args.value(), 4, 8);
-    else if (a == "--memory") parse_names(a, args.value(), {"pageable", "pinned"}, &o.memory, "both");
-    else if (a == "--rivals") o.rivals = parse_rivals(a, args.value());
-    else if (a == "--cpu-max-n") o.cpu_max_n = parse_size(a, args.value());
-    else if (a == "--repeat") o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--slow-repeat") o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--warmup") o.warmup = (int)parse_int(a, args.value(), 0, 100);
-    else if (a == "--ooc-n") o.ooc_n = parse_size(a, args.value());
-    else if (a == "--ooc-budget") o.ooc_budget = parse_size(a, args.value());
-    else if (a == "--timeline") o.timeline_n = parse_size(a, args.value());
-    else if (a == "--trace") o.trace = args.value();
-    else if (a == "--seed") o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-    else if (a == "--device") o.device = (int)parse_int(a, args.value(), 0, 1023);
+    } else if (a == "--kinds")
+        o.kinds = parse_kinds(a, args.value());
+    else if (a == "--value-bytes")
+        value_bytes = (int)parse_int(a, args.value(), 4, 8);
+    else if (a == "--memory")
+        parse_names(a, args.value(), {"pageable", "pinned"}, &o.memory, "both");
+    else if (a == "--rivals")
+        o.rivals = parse_rivals(a, args.value());
+    else if (a == "--cpu-max-n")
+        o.cpu_max_n = parse_size(a, args.value());
+    else if (a == "--repeat")
+        o.repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if (a == "--slow-repeat")
+        o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if (a == "--warmup")
+        o.warmup = (int)parse_int(a, args.value(), 0, 100);
+    else if (a == "--ooc-n")
+        o.ooc_n = parse_size(a, args.value());
+    else if (a == "--ooc-budget")
+        o.ooc_budget = parse_size(a, args.value());
+    else if (a == "--timeline")
+        o.timeline_n = parse_size(a, args.value());
+    else if (a == "--trace")
+        o.trace = args.value();
+    else if (a == "--seed")
+        o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
+    else if (a == "--device")
+        o.device = (int)parse_int(a, args.value(), 0, 1023);
     else if (a == "--json") {
         o.json_path = args.value();
         if (o.json_path.empty()) usage_error("--json: empty path");
-    } else return false;
+    } else
+        return false;
     return true;
 }
 
@@ -127,7 +145,9 @@ HostOptions parse_host_args(int argc, char **argv) {
             std::exit(0);
         } else if (a == "--no-cpu" || a == "--no-json" || a == "--list") {
             args.no_value();
-            if (a == "--no-cpu") o.rivals.erase(std::remove(o.rivals.begin(), o.rivals.end(), "warpsort-cpu"), o.rivals.end());
+            if (a == "--no-cpu")
+                o.rivals.erase(std::remove(o.rivals.begin(), o.rivals.end(), "warpsort-cpu"),
+                               o.rivals.end());
             if (a == "--no-json") o.no_json = true;
             if (a == "--list") o.list_only = true;
         } else if (!parse_valued(a, args, o, value_bytes)) {

@@ -23,7 +23,8 @@ namespace {
 
 /* One sort of in (restored from pristine) by hr: its wall time, or -1 with
  * the reason printed if it failed or its output is wrong. */
-double traced_sort(HostRival &hr, const Regime &r, size_t n, const void *pristine, void *keys, const char *what) {
+double traced_sort(HostRival &hr, const Regime &r, size_t n, const void *pristine, void *keys,
+                   const char *what) {
     HostArrays h;
     h.regime = r;
     h.n = n;
@@ -46,7 +47,8 @@ bool trace_in_core(const HostOptions &o, const RivalEnv &env) {
     Regime r;
     const size_t n = (size_t)o.timeline_n, bytes = n * r.key_bytes();
     HostMemory pristine, pinned, pageable;
-    if (!pristine.allocate(bytes, false) || !pinned.allocate(bytes, true) || !pageable.allocate(bytes, false))
+    if (!pristine.allocate(bytes, false) || !pinned.allocate(bytes, true) ||
+        !pageable.allocate(bytes, false))
         throw BenchError("timeline: host allocation of 3 x " + gib((double)bytes));
     generate_input_host(r, n, o.seed, pristine.get());
     std::string why;
@@ -54,11 +56,14 @@ bool trace_in_core(const HostOptions &o, const RivalEnv &env) {
     HostArrays h;
     if (!hr || !hr->prepare(h, &why)) throw BenchError("timeline: warpsort-host: " + why);
     for (int traced = 0; traced < 2; ++traced) {
-        if (traced && setenv("WARPSORT_TRACE", o.trace.c_str(), 1) != 0) throw BenchError("setenv failed");
+        if (traced && setenv("WARPSORT_TRACE", o.trace.c_str(), 1) != 0)
+            throw BenchError("setenv failed");
         const double a = traced_sort(*hr, r, n, pristine.get(), pinned.get(), "pinned");
         const double b = traced_sort(*hr, r, n, pristine.get(), pageable.get(), "pageable");
         if (a < 0 || b < 0) return false;
-        if (traced) std::printf("timeline: n=%zu call 0 pinned %.2f ms, call 1 pageable %.2f ms\n", n, a, b);
+        if (traced)
+            std::printf("timeline: n=%zu call 0 pinned %.2f ms, call 1 pageable %.2f ms\n", n, a,
+                        b);
     }
     return true;
 }

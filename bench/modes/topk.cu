@@ -91,7 +91,8 @@ std::vector<std::string> rival_names() {
 
 std::pair<size_t, size_t> parse_shape(const std::string &flag, const std::string &v) {
     const size_t x = v.find('x');
-    if (x == std::string::npos) usage_error(flag + ": expected ROWSxLEN such as 4096x4096, got '" + v + "'");
+    if (x == std::string::npos)
+        usage_error(flag + ": expected ROWSxLEN such as 4096x4096, got '" + v + "'");
     return {(size_t)parse_size(flag, v.substr(0, x)), (size_t)parse_size(flag, v.substr(x + 1))};
 }
 
@@ -109,11 +110,14 @@ Options parse(int argc, char **argv) {
             parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
             o.dtype_set = true;
         } else if (a == "--n") {
-            for (const std::string &s : split_list(args.value())) o.ns.push_back((size_t)parse_size(a, s));
+            for (const std::string &s : split_list(args.value()))
+                o.ns.push_back((size_t)parse_size(a, s));
         } else if (a == "--rows") {
-            for (const std::string &s : split_list(args.value())) o.shapes.push_back(parse_shape(a, s));
+            for (const std::string &s : split_list(args.value()))
+                o.shapes.push_back(parse_shape(a, s));
         } else if (a == "--k") {
-            for (const std::string &s : split_list(args.value())) o.ks.push_back((size_t)parse_size(a, s));
+            for (const std::string &s : split_list(args.value()))
+                o.ks.push_back((size_t)parse_size(a, s));
         } else if (a == "--smallest") {
             args.no_value();
             o.largest = false;
@@ -201,8 +205,9 @@ std::vector<TopkCase> make_plan(const Options &o) {
             for (const auto &sh : shapes)
                 for (size_t k : ks) {
                     if (k > sh.second) {
-                        std::fprintf(stderr, "warpsort_bench topk: left out k = %zu above row length %zu\n", k,
-                                     sh.second);
+                        std::fprintf(stderr,
+                                     "warpsort_bench topk: left out k = %zu above row length %zu\n",
+                                     k, sh.second);
                         continue;
                     }
                     plan.push_back(make_case((Dtype)d, dist, sh.first, sh.second, k));
@@ -223,8 +228,8 @@ bool rival_planned(const Options &o, size_t r, const TopkCase &c) {
 }
 
 std::string case_label(const TopkCase &c, bool largest) {
-    return strprintf("%s %s %s%s k=%zu", dtype_info(c.dtype).name, dist_name(c.dist), shape_label(c).c_str(),
-                     largest ? "" : " min", c.k);
+    return strprintf("%s %s %s%s k=%zu", dtype_info(c.dtype).name, dist_name(c.dist),
+                     shape_label(c).c_str(), largest ? "" : " min", c.k);
 }
 
 JsonFields case_fields(const TopkCase &c, const Options &o) {
@@ -253,12 +258,13 @@ struct Context {
 };
 
 class TopkTrial final : public Trial {
-public:
+  public:
     TopkTrial(Context &c, TopkRival &rv, const TopkInput &in, TopkChecker &chk)
         : c_(c), rv_(rv), in_(in), chk_(chk) {}
     void reset() override { /* poisoned outputs: a call that writes nothing fails */
         const size_t m = in_.c.rows * in_.c.k;
-        WSB_CUDA(cudaMemsetAsync(rv_.out_keys(), 0xA5, m * (size_t)dtype_info(in_.c.dtype).bytes, in_.stream));
+        WSB_CUDA(cudaMemsetAsync(rv_.out_keys(), 0xA5, m * (size_t)dtype_info(in_.c.dtype).bytes,
+                                 in_.stream));
         WSB_CUDA(cudaMemsetAsync(rv_.out_indices(), 0xA5, m * in_.index_bytes, in_.stream));
         rv_.poison(in_);
         if (c_.opt.flush_l2) flush_l2(c_.gpu);
@@ -275,7 +281,7 @@ public:
     }
     VerifyResult verify() override { return chk_.check(rv_.out_keys(), rv_.out_indices()); }
 
-private:
+  private:
     Context &c_;
     TopkRival &rv_;
     const TopkInput &in_;
@@ -292,7 +298,7 @@ Row time_rival(Context &c, const TopkRivalInfo &info, const TopkInput &in, TopkC
         rv = info.make(in, &why);
         if (!rv) {
             row.status = why.find("rows only") != std::string::npos ? RowStatus::NotApplicable
-                                                                      : prepare_failure_status(why);
+                                                                    : prepare_failure_status(why);
             row.note = why;
             return row;
         }
@@ -311,7 +317,8 @@ Row time_rival(Context &c, const TopkRivalInfo &info, const TopkInput &in, TopkC
             row.timer = "cuda-events";
             TopkTrial trial(c, *rv, in, chk);
             if (measure(trial, c.opt.warmup, c.opt.repeat, row, 0, c.ph)) {
-                row.model_bytes = (double)in.c.n() * dtype_info(in.c.dtype).bytes; /* one read of the input */
+                row.model_bytes =
+                    (double)in.c.n() * dtype_info(in.c.dtype).bytes; /* one read of the input */
                 row.note = rv->note();
                 row.host_checked = chk.sampled_rows() > 0;
                 fill_stats(row, c.copy_bw);
@@ -339,8 +346,8 @@ void run_group(Context &c, const std::vector<TopkCase> &plan, size_t first, size
         for (size_t i = first; i < last; ++i)
             for (size_t r = 0; r < topk_rivals().size(); ++r) {
                 if (!rival_planned(c.opt, r, plan[i])) continue;
-                Row row = make_row(case_label(plan[i], c.opt.largest), case_fields(plan[i], c.opt), n,
-                                   topk_rivals()[r].name);
+                Row row = make_row(case_label(plan[i], c.opt.largest), case_fields(plan[i], c.opt),
+                                   n, topk_rivals()[r].name);
                 row.status = st;
                 row.note = note;
                 emit(c, row);
@@ -387,7 +394,8 @@ void list_plan(const Options &o, const std::vector<TopkCase> &plan) {
     for (const TopkCase &c : plan) {
         std::string names;
         for (size_t r = 0; r < topk_rivals().size(); ++r)
-            if (rival_planned(o, r, c)) names += (names.empty() ? "" : ",") + std::string(topk_rivals()[r].name), ++rows;
+            if (rival_planned(o, r, c))
+                names += (names.empty() ? "" : ",") + std::string(topk_rivals()[r].name), ++rows;
         std::printf("%-34s %s\n", case_label(c, o.largest).c_str(), names.c_str());
     }
     std::printf("%zu cases, %zu rows\n", plan.size(), rows);
@@ -407,7 +415,8 @@ bool set_up(Context &c) {
         .str("order", c.opt.largest ? "largest" : "smallest")
         .integer("index_bytes", (long long)c.opt.index_bytes)
         .integer("check_rows", (long long)c.opt.check_rows)
-        .str("warpsort_workspace", g_topk_no_workspace ? "context" : "caller (warpsort_set_workspace)")
+        .str("warpsort_workspace",
+             g_topk_no_workspace ? "context" : "caller (warpsort_set_workspace)")
         .str("bytes_model", "model_bytes: one read of the input (n x key bytes)");
     print_run_header(c.info);
     const std::string st = topk_checker_self_test(c.gpu.stream, c.gpu.device);
@@ -415,11 +424,12 @@ bool set_up(Context &c) {
         std::fprintf(stderr, "warpsort_bench topk: checker self-test FAILED: %s\n", st.c_str());
         return false;
     }
-    std::printf("checker self-test: ok (planted faults caught on the device and by the host reference)\n");
+    std::printf(
+        "checker self-test: ok (planted faults caught on the device and by the host reference)\n");
     size_t bw_bytes = 0;
     c.copy_bw = measure_copy_bw(c.gpu, &bw_bytes);
-    std::printf("copy bandwidth (D2D, read+write, median of 20 x %s): %.1f GB/s\n", gib((double)bw_bytes).c_str(),
-                c.copy_bw / 1e9);
+    std::printf("copy bandwidth (D2D, read+write, median of 20 x %s): %.1f GB/s\n",
+                gib((double)bw_bytes).c_str(), c.copy_bw / 1e9);
     JsonFields bw;
     bw.str("method", "cudaMemcpyAsync device-to-device; bytes read + written / time; median")
         .integer("buffer_bytes", (long long)bw_bytes)
@@ -465,7 +475,9 @@ int topk_main(int argc, char **argv) {
     }
     c.info.wall_s = (wall_ms() - t_start) * 1e-3;
     JsonFields phases;
-    phases.num("rival_runs", c.ph.run).num("verification", c.ph.verify).num("resets", c.ph.reset)
+    phases.num("rival_runs", c.ph.run)
+        .num("verification", c.ph.verify)
+        .num("resets", c.ph.reset)
         .num("inputs_and_host_references", c.t_setup);
     c.info.extra.raw("wall_s_by_phase", phases.object(2));
     const int bad = print_summary(c.rows, c.info.wall_s);

@@ -45,7 +45,7 @@ struct TopkInput {
  * the timed work on in.stream; finish() (after the stop event) collects
  * asynchronous errors. Outputs: rows * k keys and indices, row-major. */
 class TopkRival {
-public:
+  public:
     virtual ~TopkRival() = default;
     virtual bool prepare(const TopkInput &in, std::string *err) = 0;
     virtual bool run(const TopkInput &in, std::string *err) = 0;
@@ -59,7 +59,7 @@ public:
     /* Bytes of device memory prepare() will allocate (for the fit check). */
     virtual size_t bytes_needed(const TopkInput &in) const = 0;
 
-protected:
+  protected:
     /* Allocates the two outputs; "" or why not. */
     std::string allocate_outputs(const TopkInput &in);
     DeviceMemory out_keys_, out_idx_;
@@ -80,7 +80,7 @@ const std::vector<TopkRivalInfo> &topk_rivals();
  * one input. check() then compares a result with it and runs the device
  * check of every row (see topk_check.cu). */
 class TopkChecker {
-public:
+  public:
     TopkChecker(const TopkInput &in, size_t max_rows);
     /* For in.c.k (the input is the same for every k of a group). */
     void set_case(const TopkInput &in);
@@ -89,11 +89,11 @@ public:
     VerifyResult check_only(const void *out_keys, const void *out_indices, int layers);
     size_t sampled_rows() const { return sample_.size(); }
 
-private:
+  private:
     TopkInput in_;
-    std::vector<size_t> sample_;         /* row numbers */
-    std::vector<unsigned char> host_;    /* those rows' keys, back to back */
-    std::vector<uint64_t> expect_;       /* per sampled row, k indices best first */
+    std::vector<size_t> sample_;      /* row numbers */
+    std::vector<unsigned char> host_; /* those rows' keys, back to back */
+    std::vector<uint64_t> expect_;    /* per sampled row, k indices best first */
     DeviceMemory counts_, counters_;
 };
 

@@ -46,11 +46,12 @@ namespace {
 /* ---- warpsort ---- */
 
 class WarpsortTopk final : public TopkRival {
-public:
+  public:
     ~WarpsortTopk() override { warpsort_destroy(ctx_); }
 
     size_t bytes_needed(const TopkInput &in) const override {
-        return in.c.rows * in.c.k * ((size_t)dtype_info(in.c.dtype).bytes + in.index_bytes) + ws_bytes_;
+        return in.c.rows * in.c.k * ((size_t)dtype_info(in.c.dtype).bytes + in.index_bytes) +
+               ws_bytes_;
     }
 
     bool prepare(const TopkInput &in, std::string *err) override {
@@ -64,8 +65,8 @@ public:
             *err = "warpsort_create(CUDA): " + warpsort_status_text(st, nullptr);
             return false;
         }
-        st = warpsort_topk_workspace_size(ctx_, in.c.rows, in.c.row_len, dtype_info(in.c.dtype).ws, 0, in.c.k,
-                                          &ws_bytes_);
+        st = warpsort_topk_workspace_size(ctx_, in.c.rows, in.c.row_len, dtype_info(in.c.dtype).ws,
+                                          0, in.c.k, &ws_bytes_);
         if (st != WARPSORT_OK) {
             *err = "warpsort_topk_workspace_size: " + warpsort_status_text(st, ctx_);
             return false;
@@ -76,7 +77,8 @@ public:
             const cudaError_t e = ws_.allocate(ws_bytes_);
             if (e != cudaSuccess) return *err = "workspace: " + cuda_error_text(e), false;
             st = warpsort_set_workspace(ctx_, ws_.get(), ws_bytes_);
-            if (st != WARPSORT_OK) return *err = "warpsort_set_workspace: " + warpsort_status_text(st, ctx_), false;
+            if (st != WARPSORT_OK)
+                return *err = "warpsort_set_workspace: " + warpsort_status_text(st, ctx_), false;
         }
         return true;
     }
@@ -85,12 +87,13 @@ public:
         const warpsort_dtype_t dt = dtype_info(in.c.dtype).ws;
         const unsigned flags = in.largest ? 0u : WARPSORT_TOPK_SMALLEST;
         const warpsort_status_t st =
-            in.c.rows == 1
-                ? warpsort_topk(ctx_, in.keys, in.c.row_len, dt, in.c.k, flags, out_keys(), out_indices(), in.index_bytes)
-                : warpsort_topk_rows(ctx_, in.keys, in.c.rows, in.c.row_len, dt, in.c.k, flags, out_keys(),
-                                     out_indices(), in.index_bytes);
+            in.c.rows == 1 ? warpsort_topk(ctx_, in.keys, in.c.row_len, dt, in.c.k, flags,
+                                           out_keys(), out_indices(), in.index_bytes)
+                           : warpsort_topk_rows(ctx_, in.keys, in.c.rows, in.c.row_len, dt, in.c.k,
+                                                flags, out_keys(), out_indices(), in.index_bytes);
         if (st != WARPSORT_OK) {
-            *err = std::string(in.c.rows == 1 ? "warpsort_topk: " : "warpsort_topk_rows: ") + warpsort_status_text(st, ctx_);
+            *err = std::string(in.c.rows == 1 ? "warpsort_topk: " : "warpsort_topk_rows: ") +
+                   warpsort_status_text(st, ctx_);
             return false;
         }
         return true;
@@ -98,15 +101,17 @@ public:
 
     bool finish(const TopkInput &, std::string *err) override {
         const warpsort_status_t st = warpsort_synchronize(ctx_);
-        if (st != WARPSORT_OK) return *err = "warpsort_synchronize: " + warpsort_status_text(st, ctx_), false;
+        if (st != WARPSORT_OK)
+            return *err = "warpsort_synchronize: " + warpsort_status_text(st, ctx_), false;
         return true;
     }
 
     std::string note() const override {
-        return g_topk_no_workspace ? "context workspace" : strprintf("caller workspace %zu bytes", ws_bytes_);
+        return g_topk_no_workspace ? "context workspace"
+                                   : strprintf("caller workspace %zu bytes", ws_bytes_);
     }
 
-private:
+  private:
     warpsort_context_t *ctx_ = nullptr;
     size_t ws_bytes_ = 0;
     DeviceMemory ws_;
@@ -114,20 +119,25 @@ private:
 
 /* ---- CUB: sort everything, take k ---- */
 
-template <class I> __global__ void row_iota_kernel(I *v, size_t n, size_t len) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+template <class I>
+__global__ void row_iota_kernel(I *v, size_t n, size_t len) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         v[i] = (I)(i % len);
 }
 
 __global__ void row_offsets_kernel(int *off, size_t rows, size_t len) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= rows; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i <= rows;
+         i += (size_t)gridDim.x * blockDim.x)
         off[i] = (int)(i * len);
 }
 
 /* The first k of each sorted row into the outputs. */
 template <class K, class I>
-__global__ void take_k_kernel(const K *sk, const I *si, K *ok, I *oi, size_t rows, size_t len, size_t k) {
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * k; e += (size_t)gridDim.x * blockDim.x) {
+__global__ void take_k_kernel(const K *sk, const I *si, K *ok, I *oi, size_t rows, size_t len,
+                              size_t k) {
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * k;
+         e += (size_t)gridDim.x * blockDim.x) {
         const size_t r = e / k, j = e - r * k;
         ok[e] = sk[r * len + j];
         oi[e] = si[r * len + j];
@@ -136,8 +146,9 @@ __global__ void take_k_kernel(const K *sk, const I *si, K *ok, I *oi, size_t row
 
 enum class CubKind { Radix, Segmented };
 
-template <class K, class I> class CubSortK final : public TopkRival {
-public:
+template <class K, class I>
+class CubSortK final : public TopkRival {
+  public:
     explicit CubSortK(CubKind kind) : kind_(kind) {}
 
     size_t bytes_needed(const TopkInput &in) const override {
@@ -148,7 +159,8 @@ public:
 
     /* The temp-storage size, asked before prepare() for the fit check. */
     bool query(const TopkInput &in, std::string *err) {
-        if (in.c.n() > (size_t)INT_MAX) return *err = "n above INT_MAX (CUB's int num_items)", false;
+        if (in.c.n() > (size_t)INT_MAX)
+            return *err = "n above INT_MAX (CUB's int num_items)", false;
         const cudaError_t e = call(nullptr, temp_bytes_, in);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -167,9 +179,10 @@ public:
         if (e == cudaSuccess) e = offsets_.allocate((in.c.rows + 1) * sizeof(int));
         if (e == cudaSuccess) e = temp_.allocate(temp_bytes_);
         if (e != cudaSuccess) return *err = "buffers: " + cuda_error_text(e), false;
-        row_iota_kernel<I><<<grid_for(n, 256), 256, 0, in.stream>>>((I *)vals_in_.get(), n, in.c.row_len);
-        row_offsets_kernel<<<grid_for(in.c.rows + 1, 256), 256, 0, in.stream>>>((int *)offsets_.get(), in.c.rows,
-                                                                                  in.c.row_len);
+        row_iota_kernel<I>
+            <<<grid_for(n, 256), 256, 0, in.stream>>>((I *)vals_in_.get(), n, in.c.row_len);
+        row_offsets_kernel<<<grid_for(in.c.rows + 1, 256), 256, 0, in.stream>>>(
+            (int *)offsets_.get(), in.c.rows, in.c.row_len);
         WSB_CUDA(cudaGetLastError());
         WSB_CUDA(cudaStreamSynchronize(in.stream));
         return true;
@@ -184,14 +197,15 @@ public:
         size_t bytes = temp_bytes_;
         cudaError_t e = call(temp_.get(), bytes, in);
         if (e == cudaSuccess && in.c.rows == 1) {
-            e = cudaMemcpyAsync(out_keys(), keys_out_.get(), in.c.k * sizeof(K), cudaMemcpyDeviceToDevice, in.stream);
+            e = cudaMemcpyAsync(out_keys(), keys_out_.get(), in.c.k * sizeof(K),
+                                cudaMemcpyDeviceToDevice, in.stream);
             if (e == cudaSuccess)
-                e = cudaMemcpyAsync(out_indices(), vals_out_.get(), in.c.k * sizeof(I), cudaMemcpyDeviceToDevice,
-                                    in.stream);
+                e = cudaMemcpyAsync(out_indices(), vals_out_.get(), in.c.k * sizeof(I),
+                                    cudaMemcpyDeviceToDevice, in.stream);
         } else if (e == cudaSuccess) {
             take_k_kernel<K, I><<<grid_for(in.c.rows * in.c.k, 256), 256, 0, in.stream>>>(
-                (const K *)keys_out_.get(), (const I *)vals_out_.get(), (K *)out_keys(), (I *)out_indices(),
-                in.c.rows, in.c.row_len, in.c.k);
+                (const K *)keys_out_.get(), (const I *)vals_out_.get(), (K *)out_keys(),
+                (I *)out_indices(), in.c.rows, in.c.row_len, in.c.k);
             e = cudaGetLastError();
         }
         if (e != cudaSuccess) return *err = api() + ": " + cuda_error_text(e), false;
@@ -203,10 +217,11 @@ public:
                strprintf("; temp %zu bytes", temp_bytes_);
     }
 
-private:
+  private:
     std::string api() const {
         if (kind_ == CubKind::Segmented) return "cub::DeviceSegmentedSort::StableSortPairs";
-        return in_rows_ ? "cub::DeviceSegmentedRadixSort::SortPairs" : "cub::DeviceRadixSort::SortPairs";
+        return in_rows_ ? "cub::DeviceSegmentedRadixSort::SortPairs"
+                        : "cub::DeviceRadixSort::SortPairs";
     }
 
     cudaError_t call(void *temp, size_t &bytes, const TopkInput &in) {
@@ -218,19 +233,23 @@ private:
         const int n = (int)in.c.n(), rows = (int)in.c.rows;
         const int *off = (const int *)offsets_.get();
         if (kind_ == CubKind::Segmented)
-            return in.largest ? cub::DeviceSegmentedSort::StableSortPairsDescending(temp, bytes, kin, kout, vin, vout,
-                                                                                     n, rows, off, off + 1, in.stream)
-                              : cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, kin, kout, vin, vout, n, rows,
-                                                                           off, off + 1, in.stream);
+            return in.largest
+                       ? cub::DeviceSegmentedSort::StableSortPairsDescending(
+                             temp, bytes, kin, kout, vin, vout, n, rows, off, off + 1, in.stream)
+                       : cub::DeviceSegmentedSort::StableSortPairs(
+                             temp, bytes, kin, kout, vin, vout, n, rows, off, off + 1, in.stream);
         if (in.c.rows == 1)
-            return in.largest ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n, 0,
-                                                                           (int)sizeof(K) * 8, in.stream)
-                              : cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n, 0,
-                                                                (int)sizeof(K) * 8, in.stream);
+            return in.largest
+                       ? cub::DeviceRadixSort::SortPairsDescending(
+                             temp, bytes, kin, kout, vin, vout, n, 0, (int)sizeof(K) * 8, in.stream)
+                       : cub::DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n, 0,
+                                                         (int)sizeof(K) * 8, in.stream);
         return in.largest ? cub::DeviceSegmentedRadixSort::SortPairsDescending(
-                                temp, bytes, kin, kout, vin, vout, n, rows, off, off + 1, 0, (int)sizeof(K) * 8, in.stream)
-                          : cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n, rows, off,
-                                                                     off + 1, 0, (int)sizeof(K) * 8, in.stream);
+                                temp, bytes, kin, kout, vin, vout, n, rows, off, off + 1, 0,
+                                (int)sizeof(K) * 8, in.stream)
+                          : cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, kin, kout, vin,
+                                                                     vout, n, rows, off, off + 1, 0,
+                                                                     (int)sizeof(K) * 8, in.stream);
     }
 
     CubKind kind_;
@@ -239,7 +258,8 @@ private:
     DeviceMemory vals_in_, keys_out_, vals_out_, offsets_, temp_;
 };
 
-template <class K> std::unique_ptr<TopkRival> make_cub_typed(const TopkInput &in, CubKind kind, std::string *why) {
+template <class K>
+std::unique_ptr<TopkRival> make_cub_typed(const TopkInput &in, CubKind kind, std::string *why) {
     std::unique_ptr<TopkRival> out;
     if (in.index_bytes == 8) {
         auto *r = new CubSortK<K, uint64_t>(kind);
@@ -284,11 +304,14 @@ std::unique_ptr<TopkRival> make_cub_segsort_k(const TopkInput &in, std::string *
 
 const std::vector<TopkRivalInfo> &topk_rivals() {
     static const std::vector<TopkRivalInfo> table = {
-        {"warpsort", "warpsort_topk / warpsort_topk_rows, CUDA backend, caller workspace", false, make_warpsort},
-        {"cub-sort-k", "cub::DeviceRadixSort (one array) / DeviceSegmentedRadixSort (rows) of (key, index), first k",
+        {"warpsort", "warpsort_topk / warpsort_topk_rows, CUDA backend, caller workspace", false,
+         make_warpsort},
+        {"cub-sort-k",
+         "cub::DeviceRadixSort (one array) / DeviceSegmentedRadixSort (rows) of (key, index), "
+         "first k",
          false, make_cub_sort_k},
-        {"cub-segsort-k", "cub::DeviceSegmentedSort::StableSortPairs over rows, first k of each", true,
-         make_cub_segsort_k},
+        {"cub-segsort-k", "cub::DeviceSegmentedSort::StableSortPairs over rows, first k of each",
+         true, make_cub_segsort_k},
     };
     return table;
 }

@@ -11,7 +11,7 @@ namespace wsb {
 namespace {
 
 class CopySortCopy final : public HostRival {
-public:
+  public:
     CopySortCopy(std::unique_ptr<DeviceRival> rv, const Regime &r, cudaStream_t stream)
         : rv_(std::move(rv)) {
         b_.regime = r;
@@ -60,7 +60,7 @@ public:
         return "cudaMemcpy in, device sort, cudaMemcpy out" + (n.empty() ? "" : "; " + n);
     }
 
-private:
+  private:
     std::unique_ptr<DeviceRival> rv_;
     Buffers b_;
     DeviceMemory keys_, alt_, vals_, vals_alt_;

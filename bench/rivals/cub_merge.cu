@@ -15,24 +15,32 @@ namespace wsb {
 namespace {
 
 struct PlainLess {
-    template <class T> __device__ bool operator()(const T &a, const T &b) const { return a < b; }
+    template <class T>
+    __device__ bool operator()(const T &a, const T &b) const {
+        return a < b;
+    }
 };
 
-template <class K, class V> class CubMerge final : public CubRival {
-public:
+template <class K, class V>
+class CubMerge final : public CubRival {
+  public:
     explicit CubMerge(bool pairs)
-        : CubRival(pairs, "cub::DeviceMergeSort", "n above INT_MAX (the harness passes int num_items)") {}
+        : CubRival(pairs, "cub::DeviceMergeSort",
+                   "n above INT_MAX (the harness passes int num_items)") {}
 
-private:
+  private:
     cudaError_t call(void *temp, size_t &bytes, const Buffers &b) override {
         const int n = (int)b.n;
         K *k = (K *)b.keys_work;
         V *v = (V *)b.vals_work;
         if (b.regime.stable) {
-            if (pairs_) return cub::DeviceMergeSort::StableSortPairs(temp, bytes, k, v, n, PlainLess(), b.stream);
+            if (pairs_)
+                return cub::DeviceMergeSort::StableSortPairs(temp, bytes, k, v, n, PlainLess(),
+                                                             b.stream);
             return cub::DeviceMergeSort::StableSortKeys(temp, bytes, k, n, PlainLess(), b.stream);
         }
-        if (pairs_) return cub::DeviceMergeSort::SortPairs(temp, bytes, k, v, n, PlainLess(), b.stream);
+        if (pairs_)
+            return cub::DeviceMergeSort::SortPairs(temp, bytes, k, v, n, PlainLess(), b.stream);
         return cub::DeviceMergeSort::SortKeys(temp, bytes, k, n, PlainLess(), b.stream);
     }
 };

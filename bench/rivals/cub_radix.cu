@@ -20,16 +20,18 @@
 namespace wsb {
 namespace {
 
-template <class K, class V> class CubRadix final : public CubDoubleBufferRival<K, V> {
-public:
+template <class K, class V>
+class CubRadix final : public CubDoubleBufferRival<K, V> {
+  public:
     CubRadix(bool pairs, bool offset64)
         : CubDoubleBufferRival<K, V>(pairs, "cub::DeviceRadixSort",
-                                     offset64 ? "n above INT_MAX (kept to the sizes cub-radix-i32 "
-                                                "takes, so the two rows compare)"
-                                              : "n above INT_MAX (the harness passes int num_items)"),
+                                     offset64
+                                         ? "n above INT_MAX (kept to the sizes cub-radix-i32 "
+                                           "takes, so the two rows compare)"
+                                         : "n above INT_MAX (the harness passes int num_items)"),
           offset64_(offset64) {}
 
-private:
+  private:
     using CubDoubleBufferRival<K, V>::keys_;
     using CubDoubleBufferRival<K, V>::vals_;
     using CubRival::pairs_;
@@ -38,11 +40,13 @@ private:
         return offset64_ ? call_n(temp, bytes, b, (int64_t)b.n) : call_n(temp, bytes, b, (int)b.n);
     }
     std::string note() const override { return offset64_ ? "int64 num_items" : "int num_items"; }
-    template <class N> cudaError_t call_n(void *temp, size_t &bytes, const Buffers &b, N n) {
+    template <class N>
+    cudaError_t call_n(void *temp, size_t &bytes, const Buffers &b, N n) {
         if (pairs_)
             return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_, vals_, n, 0,
                                                    (int)(sizeof(K) * 8), b.stream);
-        return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_, n, 0, (int)(sizeof(K) * 8), b.stream);
+        return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_, n, 0, (int)(sizeof(K) * 8),
+                                              b.stream);
     }
     const bool offset64_;
 };
@@ -61,7 +65,8 @@ std::unique_ptr<DeviceRival> make_cub_radix(const Regime &r, const RivalEnv &, s
     return make(r, true, why);
 }
 
-std::unique_ptr<DeviceRival> make_cub_radix_i32(const Regime &r, const RivalEnv &, std::string *why) {
+std::unique_ptr<DeviceRival> make_cub_radix_i32(const Regime &r, const RivalEnv &,
+                                                std::string *why) {
     return make(r, false, why);
 }
 

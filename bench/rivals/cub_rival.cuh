@@ -16,7 +16,7 @@
 namespace wsb {
 
 class CubRival : public DeviceRival {
-public:
+  public:
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
         if (b.n > (size_t)INT_MAX) {
             *err = n_limit_;
@@ -56,7 +56,7 @@ public:
         return true;
     }
 
-protected:
+  protected:
     /* api names the CUB entry in errors; n_limit says why n > INT_MAX is refused. */
     CubRival(bool pairs, const char *api, const char *n_limit)
         : pairs_(pairs), api_(api), n_limit_(n_limit) {}
@@ -67,7 +67,7 @@ protected:
 
     bool pairs_;
 
-private:
+  private:
     const char *api_;
     const char *n_limit_;
     DeviceMemory temp_;
@@ -76,13 +76,14 @@ private:
 
 /* Rivals on cub::DoubleBuffer: CUB may leave the result in the alternate
  * buffers, so the double buffers are rewound before every run. */
-template <class K, class V> class CubDoubleBufferRival : public CubRival {
-public:
+template <class K, class V>
+class CubDoubleBufferRival : public CubRival {
+  public:
     void before_run(const Buffers &b) override { rewind(b); }
     const void *out_keys(const Buffers &) const override { return keys_.d_buffers[keys_.selector]; }
     const void *out_vals(const Buffers &) const override { return vals_.d_buffers[vals_.selector]; }
 
-protected:
+  protected:
     using CubRival::CubRival;
     void rewind(const Buffers &b) override {
         keys_ = cub::DoubleBuffer<K>((K *)b.keys_work, (K *)b.keys_alt);

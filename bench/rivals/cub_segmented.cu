@@ -15,13 +15,14 @@
 namespace wsb {
 namespace {
 
-template <class K> class CubSegmented final : public CubDoubleBufferRival<K, uint32_t> {
-public:
+template <class K>
+class CubSegmented final : public CubDoubleBufferRival<K, uint32_t> {
+  public:
     explicit CubSegmented(bool pairs)
         : CubDoubleBufferRival<K, uint32_t>(pairs, "cub::DeviceSegmentedSort",
                                             "n above INT_MAX (the harness uses int offsets)") {}
 
-private:
+  private:
     using CubDoubleBufferRival<K, uint32_t>::keys_;
     using CubDoubleBufferRival<K, uint32_t>::vals_;
     using CubRival::pairs_;
@@ -31,7 +32,8 @@ private:
         const int *end = b.seg_offsets + 1;
         if (pairs_)
             return cub::DeviceSegmentedSort::SortPairs(temp, bytes, keys_, vals_, (int64_t)b.n,
-                                                       (int64_t)b.num_segments, begin, end, b.stream);
+                                                       (int64_t)b.num_segments, begin, end,
+                                                       b.stream);
         return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys_, (int64_t)b.n,
                                                   (int64_t)b.num_segments, begin, end, b.stream);
     }
@@ -39,7 +41,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<DeviceRival> make_cub_segmented(const Regime &r, const RivalEnv &, std::string *why) {
+std::unique_ptr<DeviceRival> make_cub_segmented(const Regime &r, const RivalEnv &,
+                                                std::string *why) {
     if (!r.segmented() || r.stable) {
         *why = r.stable ? "not timed stably (SortKeys is not stable)" : "segmented regimes only";
         return nullptr;

@@ -16,13 +16,14 @@
 namespace wsb {
 namespace {
 
-template <class K> class CubSegmentedRadix final : public CubDoubleBufferRival<K, uint32_t> {
-public:
+template <class K>
+class CubSegmentedRadix final : public CubDoubleBufferRival<K, uint32_t> {
+  public:
     explicit CubSegmentedRadix(bool pairs)
         : CubDoubleBufferRival<K, uint32_t>(pairs, "cub::DeviceSegmentedRadixSort",
                                             "n above INT_MAX (int num_items and offsets)") {}
 
-private:
+  private:
     using CubDoubleBufferRival<K, uint32_t>::keys_;
     using CubDoubleBufferRival<K, uint32_t>::vals_;
     using CubRival::pairs_;
@@ -32,16 +33,18 @@ private:
         const int *end = b.seg_offsets + 1;
         const int bits = (int)(sizeof(K) * 8);
         if (pairs_)
-            return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, keys_, vals_, (int)b.n, (int)b.num_segments,
-                                                            begin, end, 0, bits, b.stream);
-        return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, keys_, (int)b.n, (int)b.num_segments, begin, end,
-                                                       0, bits, b.stream);
+            return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, keys_, vals_, (int)b.n,
+                                                            (int)b.num_segments, begin, end, 0,
+                                                            bits, b.stream);
+        return cub::DeviceSegmentedRadixSort::SortKeys(
+            temp, bytes, keys_, (int)b.n, (int)b.num_segments, begin, end, 0, bits, b.stream);
     }
 };
 
 } // namespace
 
-std::unique_ptr<DeviceRival> make_cub_segmented_radix(const Regime &r, const RivalEnv &, std::string *why) {
+std::unique_ptr<DeviceRival> make_cub_segmented_radix(const Regime &r, const RivalEnv &,
+                                                      std::string *why) {
     if (!r.segmented()) {
         *why = "segmented regimes only";
         return nullptr;

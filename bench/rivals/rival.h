@@ -25,7 +25,7 @@ namespace wsb {
  * failures through the returned bool and *err; they never throw on purpose
  * (Thrust may: the modes catch that too). */
 class DeviceRival {
-public:
+  public:
     virtual ~DeviceRival() = default;
     /* Device bytes this rival will allocate for b (for the memory check). */
     virtual bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) = 0;
@@ -55,7 +55,7 @@ struct HostArrays {
 };
 
 class HostRival {
-public:
+  public:
     virtual ~HostRival() = default;
     /* Outside timing: contexts, device buffers, ... */
     virtual bool prepare(const HostArrays &, std::string *) { return true; }
@@ -85,10 +85,10 @@ enum class RivalScope { Whole, Segmented, Both };
 struct RivalInfo {
     const char *name;
     RivalPlace place;
-    bool slow;            /* timed --slow-repeat times instead of --repeat */
+    bool slow; /* timed --slow-repeat times instead of --repeat */
     RivalCap cap;
     RivalScope scope;
-    const char *what;     /* one line for --help */
+    const char *what; /* one line for --help */
     std::unique_ptr<DeviceRival> (*make_device)(const Regime &, const RivalEnv &, std::string *);
     std::unique_ptr<HostRival> (*make_host)(const Regime &, const RivalEnv &, std::string *);
 };

@@ -116,7 +116,8 @@ __global__ void __launch_bounds__(kTile)
         if (fused) {
             tile_merge<K, kPairs>(sk, sv, t, gi, s_fused, kTile / 2);
         } else {
-            for (unsigned s = 2; s <= kTile; s <<= 1) tile_merge<K, kPairs>(sk, sv, t, gi, s, s / 2);
+            for (unsigned s = 2; s <= kTile; s <<= 1)
+                tile_merge<K, kPairs>(sk, sv, t, gi, s, s / 2);
         }
         a[gi] = sk[padded(t)];
         if (kPairs) v[gi] = sv[padded(t)];
@@ -142,12 +143,14 @@ double seed_naive_passes(size_t n) {
 
 double seed_hybrid_passes(size_t n) {
     const unsigned lt = log2_of(kTile), l = log2_of(n);
-    double passes = 1.0; /* phase A */
+    double passes = 1.0;                                                     /* phase A */
     for (unsigned k = lt + 1; k <= l; ++k) passes += (double)(k - lt) + 1.0; /* globals + fused */
     return passes;
 }
 
-double pass_bytes(const Buffers &b) { return 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes); }
+double pass_bytes(const Buffers &b) {
+    return 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes);
+}
 
 bool seed_size_ok(const Buffers &b, std::string *err) {
     if (!is_pow2(b.n) || b.n < kTile) {
@@ -183,7 +186,7 @@ bool launched(const char *what, std::string *err) {
 /* What both seed sorts share: no temp storage, power-of-two sizes only, and
  * the document's launch shape (grid of grid_blocks(n) blocks of 1024). */
 class SeedRival : public DeviceRival {
-public:
+  public:
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *err) override {
         *bytes = 0;
         return seed_size_ok(b, err);
@@ -195,14 +198,15 @@ public:
     }
     std::string note() const override { return strprintf("%u blocks x 1024 threads", blocks_); }
 
-protected:
+  protected:
     explicit SeedRival(bool pairs) : pairs_(pairs) {}
     bool pairs_;
     unsigned blocks_ = 0;
 };
 
-template <class K> class SeedNaive final : public SeedRival {
-public:
+template <class K>
+class SeedNaive final : public SeedRival {
+  public:
     explicit SeedNaive(bool pairs) : SeedRival(pairs) {}
     bool run(const Buffers &b, std::string *err) override {
         const unsigned n = (unsigned)b.n;
@@ -212,17 +216,20 @@ public:
                     global_stage_kernel<K, true><<<blocks_, kTile, 0, b.stream>>>(
                         (K *)b.keys_work, (uint32_t *)b.vals_work, n, s, d);
                 else
-                    global_stage_kernel<K, false><<<blocks_, kTile, 0, b.stream>>>(
-                        (K *)b.keys_work, nullptr, n, s, d);
+                    global_stage_kernel<K, false>
+                        <<<blocks_, kTile, 0, b.stream>>>((K *)b.keys_work, nullptr, n, s, d);
                 if (!launched("global_stage", err)) return false;
             }
         return true;
     }
-    double model_bytes(const Buffers &b) const override { return seed_naive_passes(b.n) * pass_bytes(b); }
+    double model_bytes(const Buffers &b) const override {
+        return seed_naive_passes(b.n) * pass_bytes(b);
+    }
 };
 
-template <class K> class SeedHybrid final : public SeedRival {
-public:
+template <class K>
+class SeedHybrid final : public SeedRival {
+  public:
     explicit SeedHybrid(bool pairs) : SeedRival(pairs) {}
     bool run(const Buffers &b, std::string *err) override {
         const unsigned n = (unsigned)b.n;
@@ -236,16 +243,19 @@ public:
                 if (pairs_)
                     global_stage_kernel<K, true><<<blocks_, kTile, 0, b.stream>>>(a, v, n, s, d);
                 else
-                    global_stage_kernel<K, false><<<blocks_, kTile, 0, b.stream>>>(a, nullptr, n, s, d);
+                    global_stage_kernel<K, false>
+                        <<<blocks_, kTile, 0, b.stream>>>(a, nullptr, n, s, d);
                 if (!launched("global_stage", err)) return false;
             }
             if (!shared(a, v, n, s, true, b.stream, err)) return false;
         }
         return true;
     }
-    double model_bytes(const Buffers &b) const override { return seed_hybrid_passes(b.n) * pass_bytes(b); }
+    double model_bytes(const Buffers &b) const override {
+        return seed_hybrid_passes(b.n) * pass_bytes(b);
+    }
 
-private:
+  private:
     bool shared(K *a, uint32_t *v, unsigned n, unsigned s, bool fused, cudaStream_t st,
                 std::string *err) {
         if (pairs_)

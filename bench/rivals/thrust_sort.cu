@@ -24,7 +24,7 @@ namespace {
 
 /* Hands back freed blocks of the same size; frees everything when destroyed. */
 class CachingAllocator {
-public:
+  public:
     using value_type = char;
     CachingAllocator() = default;
     CachingAllocator(const CachingAllocator &) = delete;
@@ -57,14 +57,15 @@ public:
     }
     size_t held() const { return held_; }
 
-private:
+  private:
     std::multimap<size_t, char *> free_;
     std::map<char *, size_t> used_;
     size_t held_ = 0;
 };
 
-template <class K> class ThrustSort final : public DeviceRival {
-public:
+template <class K>
+class ThrustSort final : public DeviceRival {
+  public:
     explicit ThrustSort(bool pairs) : pairs_(pairs) {}
 
     bool temp_bytes(const Buffers &b, size_t *bytes, std::string *) override {
@@ -89,7 +90,7 @@ public:
         return strprintf("caching allocator held %zu bytes (allocated in warm-up)", alloc_.held());
     }
 
-private:
+  private:
     bool pairs_;
     CachingAllocator alloc_;
 };

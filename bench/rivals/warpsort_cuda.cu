@@ -29,7 +29,7 @@ namespace wsb {
 namespace {
 
 class WarpsortCuda final : public DeviceRival {
-public:
+  public:
     WarpsortCuda(const Regime &r, int device) : regime_(r), device_(device) {}
     ~WarpsortCuda() override { warpsort_destroy(ctx_); }
 
@@ -44,13 +44,14 @@ public:
                 return false;
             }
             *bytes = ws;
-            note_ = strprintf("%s; caller workspace %zu bytes",
-                              regime_.seg_size ? "warpsort_sort_rows" : "warpsort_sort_segments", ws);
+            note_ =
+                strprintf("%s; caller workspace %zu bytes",
+                          regime_.seg_size ? "warpsort_sort_rows" : "warpsort_sort_segments", ws);
             plan_bytes_ = 2.0 * (double)b.n * (double)(b.key_bytes + b.value_bytes);
             return true;
         }
-        warpsort_status_t st = warpsort_workspace_size(ctx_, b.n, dtype_info(regime_.dtype).ws,
-                                                       b.value_bytes, 0, &ws);
+        warpsort_status_t st =
+            warpsort_workspace_size(ctx_, b.n, dtype_info(regime_.dtype).ws, b.value_bytes, 0, &ws);
         if (st != WARPSORT_OK) {
             *err = "warpsort_workspace_size: " + warpsort_status_text(st, ctx_);
             return false;
@@ -58,7 +59,8 @@ public:
         *bytes = ws;
         note_ = strprintf("workspace %zu bytes; plan:", ws);
         ws_pass_bytes passes[kMaxPasses];
-        const size_t count = ws_plan_passes(ctx_, b.n, b.key_bytes, b.value_bytes, passes, kMaxPasses);
+        const size_t count =
+            ws_plan_passes(ctx_, b.n, b.key_bytes, b.value_bytes, passes, kMaxPasses);
         plan_bytes_ = 0;
         for (size_t i = 0; i < count && i < kMaxPasses; i++) {
             const unsigned long long moved = passes[i].read + passes[i].written;
@@ -73,13 +75,15 @@ public:
         if (!regime_.segmented()) return true;
         size_t ws = 0;
         if (!temp_bytes(b, &ws, err)) return false;
-        if (regime_.seg_max && !b.seg_offsets64) return *err = "no uint64_t offsets in device memory", false;
+        if (regime_.seg_max && !b.seg_offsets64)
+            return *err = "no uint64_t offsets in device memory", false;
         if (ws) {
             const cudaError_t e = seg_ws_.allocate(ws);
             if (e != cudaSuccess) return *err = "workspace: " + cuda_error_text(e), false;
         }
         const warpsort_status_t st = warpsort_set_workspace(ctx_, ws ? seg_ws_.get() : nullptr, ws);
-        if (st != WARPSORT_OK) return *err = "warpsort_set_workspace: " + warpsort_status_text(st, ctx_), false;
+        if (st != WARPSORT_OK)
+            return *err = "warpsort_set_workspace: " + warpsort_status_text(st, ctx_), false;
         return true;
     }
 
@@ -88,12 +92,14 @@ public:
         const unsigned flags = WARPSORT_ASCENDING | (regime_.stable ? WARPSORT_STABLE : 0u);
         if (regime_.seg_max) {
             warpsort_status_t st =
-                b.value_bytes ? warpsort_sort_segments_pairs(ctx_, b.keys_work, b.vals_work, b.n, b.seg_offsets64,
-                                                             b.num_segments, dt, b.value_bytes, flags)
-                              : warpsort_sort_segments(ctx_, b.keys_work, b.n, b.seg_offsets64, b.num_segments, dt,
-                                                       flags);
+                b.value_bytes ? warpsort_sort_segments_pairs(ctx_, b.keys_work, b.vals_work, b.n,
+                                                             b.seg_offsets64, b.num_segments, dt,
+                                                             b.value_bytes, flags)
+                              : warpsort_sort_segments(ctx_, b.keys_work, b.n, b.seg_offsets64,
+                                                       b.num_segments, dt, flags);
             if (st != WARPSORT_OK) {
-                *err = (b.value_bytes ? "warpsort_sort_segments_pairs: " : "warpsort_sort_segments: ") +
+                *err = (b.value_bytes ? "warpsort_sort_segments_pairs: "
+                                      : "warpsort_sort_segments: ") +
                        warpsort_status_text(st, ctx_);
                 return false;
             }
@@ -112,9 +118,9 @@ public:
             }
             return true;
         }
-        warpsort_status_t st =
-            b.value_bytes ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work, b.n, dt, b.value_bytes, flags)
-                          : warpsort_sort(ctx_, b.keys_work, b.n, dt, flags);
+        warpsort_status_t st = b.value_bytes ? warpsort_sort_pairs(ctx_, b.keys_work, b.vals_work,
+                                                                   b.n, dt, b.value_bytes, flags)
+                                             : warpsort_sort(ctx_, b.keys_work, b.n, dt, flags);
         if (st != WARPSORT_OK) {
             *err = (b.value_bytes ? "warpsort_sort_pairs: " : "warpsort_sort: ") +
                    warpsort_status_text(st, ctx_);
@@ -139,7 +145,7 @@ public:
     double model_bytes(const Buffers &) const override { return plan_bytes_; }
     std::string note() const override { return note_; }
 
-private:
+  private:
     bool ensure_context(const Buffers &b, std::string *err) {
         if (ctx_) return true;
         warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
@@ -170,7 +176,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, const RivalEnv &env, std::string *) {
+std::unique_ptr<DeviceRival> make_warpsort_cuda(const Regime &r, const RivalEnv &env,
+                                                std::string *) {
     return std::unique_ptr<DeviceRival>(new WarpsortCuda(r, env.device));
 }
 

@@ -11,7 +11,7 @@ namespace wsb {
 namespace {
 
 class WarpsortHost final : public HostRival {
-public:
+  public:
     WarpsortHost(warpsort_backend_t backend, const RivalEnv &env, uint64_t budget)
         : backend_(backend), device_(env.device), budget_(budget) {}
     ~WarpsortHost() override { warpsort_destroy(ctx_); }
@@ -39,11 +39,12 @@ public:
         const Regime &r = h.regime;
         const warpsort_dtype_t dt = dtype_info(r.dtype).ws;
         const unsigned flags = WARPSORT_ASCENDING | (r.stable ? WARPSORT_STABLE : 0u);
-        warpsort_status_t st = r.pairs()
-                                   ? warpsort_sort_pairs(ctx_, h.keys, h.vals, h.n, dt, (size_t)r.value_bytes, flags)
-                                   : warpsort_sort(ctx_, h.keys, h.n, dt, flags);
+        warpsort_status_t st = r.pairs() ? warpsort_sort_pairs(ctx_, h.keys, h.vals, h.n, dt,
+                                                               (size_t)r.value_bytes, flags)
+                                         : warpsort_sort(ctx_, h.keys, h.n, dt, flags);
         if (st != WARPSORT_OK) {
-            *err = (r.pairs() ? "warpsort_sort_pairs: " : "warpsort_sort: ") + warpsort_status_text(st, ctx_);
+            *err = (r.pairs() ? "warpsort_sort_pairs: " : "warpsort_sort: ") +
+                   warpsort_status_text(st, ctx_);
             return false;
         }
         return true;
@@ -51,10 +52,11 @@ public:
 
     std::string note() const override {
         if (backend_ == WARPSORT_BACKEND_CPU) return "CPU backend";
-        return budget_ ? strprintf("device budget %llu MiB", (unsigned long long)(budget_ >> 20)) : "";
+        return budget_ ? strprintf("device budget %llu MiB", (unsigned long long)(budget_ >> 20))
+                       : "";
     }
 
-private:
+  private:
     warpsort_backend_t backend_;
     int device_;
     uint64_t budget_;
@@ -63,15 +65,18 @@ private:
 
 } // namespace
 
-std::unique_ptr<HostRival> make_warpsort_host(const Regime &r, const RivalEnv &env, std::string *why) {
+std::unique_ptr<HostRival> make_warpsort_host(const Regime &r, const RivalEnv &env,
+                                              std::string *why) {
     if (r.segmented()) {
         *why = "warpsort has no segmented sort yet";
         return nullptr;
     }
-    return std::unique_ptr<HostRival>(new WarpsortHost(WARPSORT_BACKEND_CUDA, env, r.device_budget));
+    return std::unique_ptr<HostRival>(
+        new WarpsortHost(WARPSORT_BACKEND_CUDA, env, r.device_budget));
 }
 
-std::unique_ptr<HostRival> make_warpsort_cpu(const Regime &r, const RivalEnv &env, std::string *why) {
+std::unique_ptr<HostRival> make_warpsort_cpu(const Regime &r, const RivalEnv &env,
+                                             std::string *why) {
     if (r.segmented()) {
         *why = "whole-array sort";
         return nullptr;
