@@ -35,11 +35,16 @@ for several rows, the single-array calls for one (``_sort_rows`` and friends
 below).
 """
 
+import atexit
 import operator
 import threading
 from collections import OrderedDict
 
 from . import _warpsort as _C
+
+# Contexts cached past the interpreter's end are not destroyed (_warpsort.c,
+# at_exit): their streams may be gone by then.
+atexit.register(_C.at_exit)
 from ._arrays import FLOAT_CODES, adapter_for, normalize_axis
 
 __all__ = ["sort", "argsort", "sort_pairs", "top_k", "backend", "clear_cache", "WarpsortError"]

@@ -106,12 +106,27 @@ static PyObject *ws_raise(warpsort_status_t st, const warpsort_context_t *ctx, c
  *====================================================================*/
 static const char ws_ctx_name[] = "warpsort._context";
 
+/* Set by at_exit() (registered with Python's atexit): from then on the
+ * interpreter is finalizing, the array libraries may already have destroyed
+ * the streams cached contexts were made for, and a context's destroy (which
+ * waits on its stream) could crash; the process is ending and the driver
+ * frees everything, so contexts are left alone. */
+static int ws_exiting = 0;
+
+static PyObject *ws_at_exit(PyObject *self, PyObject *noargs) {
+    (void)self;
+    (void)noargs;
+    ws_exiting = 1;
+    Py_RETURN_NONE;
+}
+
 static void ws_ctx_destroy(PyObject *cap) {
     warpsort_context_t *ctx = (warpsort_context_t *)PyCapsule_GetPointer(cap, ws_ctx_name);
     if (!ctx) {
         PyErr_Clear();
         return;
     }
+    if (ws_exiting) return;
     /* warpsort_destroy waits for the context's queued work: let other
      * Python threads run meanwhile. */
     Py_BEGIN_ALLOW_THREADS warpsort_destroy(ctx);
@@ -444,6 +459,7 @@ static PyObject *ws_version(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef ws_methods[] = {
+    {"at_exit", ws_at_exit, METH_NOARGS, "at_exit() -> None: stop destroying contexts (exit)"},
     {"create", ws_create, METH_VARARGS, "create(backend, device, stream) -> context capsule"},
     {"backend_name", ws_backend_name, METH_O, "backend_name(ctx) -> 'cpu' or 'cuda'"},
     {"last_error", ws_last_error, METH_O, "last_error(ctx) -> the context's last message"},
