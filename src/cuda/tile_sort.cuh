@@ -94,7 +94,10 @@ __device__ __forceinline__ void ws_sort_staged(const tile_smem<KB, V> &sub, int 
  * keys alone never need them (a sentinel and an all-ones key are the same
  * key). encode_in: keys_in holds the dtype's bits (else ordered bits);
  * decode_out: keys_out gets the dtype's bits. Every thread of the block
- * calls it; smem holds ws_tile_smem_bytes. */
+ * calls it; smem holds ws_tile_smem_bytes. One body on purpose: its steps
+ * (load, sort per sub-tile, merge, store) share the registers holding the
+ * tile and the barriers between them; split into calls they would pass the
+ * same arrays by reference and read no clearer. */
 template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int SUB>
 __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *vals_in,
                                                    KB *keys_out, V *vals_out, size_t base,

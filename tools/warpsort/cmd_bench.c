@@ -286,6 +286,36 @@ static const char host_memory_note[] =
 
 /*--- bench ---*/
 
+/* --qsort: glibc qsort on the same input, the same runs, each verified;
+ * prints its timing and the speedup over ws. 0 if a result is wrong. */
+static int bench_qsort(const bench_config_t *cfg, const void *orig, void *work,
+                       const reference_t *ref, double *times, timing_t ws) {
+    const size_t n = cfg->n, ks = warpsort_dtype_size(cfg->dtype);
+    const size_t runs = (size_t)(cfg->warmup + cfg->repeat);
+    const int desc = (cfg->flags & WARPSORT_DESCENDING) != 0;
+    progress_t bar;
+    progress_begin(&bar, "qsort", runs);
+    for (size_t r = 0; r < runs; r++) {
+        memcpy(work, orig, n * ks);
+        double t0 = cli_now();
+        qsort(work, n, ks, qsort_cmps[cfg->dtype][desc]);
+        double t1 = cli_now();
+        if (r >= cfg->warmup) times[r - cfg->warmup] = t1 - t0;
+        if (!verify_result("bench", "qsort", orig, ref, work, NULL, n, cfg->dtype, cfg->value_bytes,
+                           cfg->flags)) {
+            progress_end(&bar);
+            return 0;
+        }
+        progress_update(&bar, r + 1);
+    }
+    progress_end(&bar);
+    timing_t qs = summarize(times, (size_t)cfg->repeat);
+    print_timing("qsort", qs, n);
+    printf("speedup:  %.2fx over glibc qsort (median), %.2fx (best)\n",
+           ws.median > 0 ? qs.median / ws.median : 0.0, ws.best > 0 ? qs.best / ws.best : 0.0);
+    return 1;
+}
+
 int cmd_bench(int argc, char **argv) {
     bench_config_t cfg = {0};
     cfg.n = (size_t)1 << 24;
@@ -370,27 +400,9 @@ int cmd_bench(int argc, char **argv) {
     timing_t ws = summarize(times, (size_t)cfg.repeat);
     print_timing("warpsort", ws, n);
 
-    if (cfg.qsort) {
-        progress_begin(&bar, "qsort", runs);
-        for (size_t r = 0; r < runs; r++) {
-            memcpy(work, orig, n * ks);
-            double t0 = cli_now();
-            qsort(work, n, ks, qsort_cmps[cfg.dtype][desc]);
-            double t1 = cli_now();
-            if (r >= cfg.warmup) times[r - cfg.warmup] = t1 - t0;
-            if (!verify_result("bench", "qsort", orig, &ref, work, NULL, n, cfg.dtype, vb,
-                               cfg.flags)) {
-                progress_end(&bar);
-                status = CLI_EXIT_NO;
-                goto done;
-            }
-            progress_update(&bar, r + 1);
-        }
-        progress_end(&bar);
-        timing_t qs = summarize(times, (size_t)cfg.repeat);
-        print_timing("qsort", qs, n);
-        printf("speedup:  %.2fx over glibc qsort (median), %.2fx (best)\n",
-               ws.median > 0 ? qs.median / ws.median : 0.0, ws.best > 0 ? qs.best / ws.best : 0.0);
+    if (cfg.qsort && !bench_qsort(&cfg, orig, work, &ref, times, ws)) {
+        status = CLI_EXIT_NO;
+        goto done;
     }
     if (warpsort_get_backend(ctx) == WARPSORT_BACKEND_CUDA) fputs(host_memory_note, stdout);
     printf("verified: all %zu warpsort runs%s sorted and a permutation of the input%s\n", runs,

@@ -14,11 +14,20 @@ static const cli_opt_t check_opts[] = {
     {OPT_PERM_OF, "perm-of", 0, 1},
 };
 
-int cmd_check(int argc, char **argv) {
-    const char *file = NULL, *perm_of = NULL;
-    warpsort_dtype_t dtype = WARPSORT_U32;
-    int have_dtype = 0, desc = 0;
+/* The command line of 'check'. */
+typedef struct {
+    const char *file, *perm_of;
+    warpsort_dtype_t dtype;
+    int desc;
+} check_job_t;
 
+/* Parses argv into *job: 1 to go on, else the exit status (help: -1 after
+ * printing it). */
+static int check_parse(int argc, char **argv, check_job_t *job, int *exit_status) {
+    int have_dtype = 0;
+    job->file = job->perm_of = NULL;
+    job->dtype = WARPSORT_U32;
+    job->desc = 0;
     cli_args_t args;
     cli_args_init(&args, "check", argc, argv);
     const char *v;
@@ -26,30 +35,45 @@ int cmd_check(int argc, char **argv) {
                  CLI_ARG_END;) {
         int ok = 1;
         switch (id) {
-        case CLI_ARG_HELP: return cli_print_help("check");
-        case CLI_ARG_ERROR: return CLI_EXIT_ERROR;
+        case CLI_ARG_HELP: *exit_status = cli_print_help("check"); return 0;
+        case CLI_ARG_ERROR: *exit_status = CLI_EXIT_ERROR; return 0;
         case CLI_ARG_POSITIONAL:
-            if (file) {
+            if (job->file) {
                 cli_error("check: unexpected argument '%s' (one FILE; compare with --perm-of)", v);
-                return CLI_EXIT_ERROR;
+                *exit_status = CLI_EXIT_ERROR;
+                return 0;
             }
-            file = v;
+            job->file = v;
             break;
-        case OPT_DTYPE: ok = have_dtype = cli_parse_dtype(v, &dtype); break;
-        case OPT_DESC: desc = 1; break;
-        case OPT_PERM_OF: perm_of = v; break;
+        case OPT_DTYPE: ok = have_dtype = cli_parse_dtype(v, &job->dtype); break;
+        case OPT_DESC: job->desc = 1; break;
+        case OPT_PERM_OF: job->perm_of = v; break;
         default: break;
         }
-        if (!ok) return CLI_EXIT_ERROR;
+        if (!ok) {
+            *exit_status = CLI_EXIT_ERROR;
+            return 0;
+        }
     }
-    if (!file) {
+    *exit_status = CLI_EXIT_ERROR;
+    if (!job->file) {
         cli_error("check: missing the FILE to check (see 'warpsort check --help')");
-        return CLI_EXIT_ERROR;
+        return 0;
     }
     if (!have_dtype) {
         cli_error("check: --dtype is required (u32, i32, f32, u64, i64 or f64)");
-        return CLI_EXIT_ERROR;
+        return 0;
     }
+    return 1;
+}
+
+int cmd_check(int argc, char **argv) {
+    check_job_t job;
+    int parse_status;
+    if (!check_parse(argc, argv, &job, &parse_status)) return parse_status;
+    const char *file = job.file, *perm_of = job.perm_of;
+    const warpsort_dtype_t dtype = job.dtype;
+    const int desc = job.desc;
 
     size_t size = warpsort_dtype_size(dtype), n = 0, n_orig = 0;
     const char *dname = warpsort_dtype_name(dtype), *order = desc ? "descending" : "ascending";
