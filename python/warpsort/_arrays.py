@@ -133,6 +133,23 @@ class _Adapter:
             code = self._codes[dt] = key_code(self.dtype_name(x))
         return code
 
+    # Arrays with a NumPy-style dtype (NumPy, CuPy, JAX): the defaults;
+    # adapters whose arrays differ override them.
+    def prepare(self, x):
+        return x
+
+    def dtype_name(self, x):
+        return x.dtype.name
+
+    def itemsize(self, x):
+        return x.dtype.itemsize
+
+    def is_object(self, x):
+        return False
+
+    def flatten(self, x):
+        return x.reshape(-1)
+
     def moved(self, x, axis):
         return x if axis == x.ndim - 1 else self._moveaxis(x, axis, -1)
 
@@ -174,17 +191,8 @@ class NumpyAdapter(_Adapter):
             x = x.astype(x.dtype.newbyteorder("="))
         return x
 
-    def dtype_name(self, x):
-        return x.dtype.name
-
-    def itemsize(self, x):
-        return x.dtype.itemsize
-
     def is_object(self, x):
         return x.dtype.kind == "O"
-
-    def flatten(self, x):
-        return x.reshape(-1)
 
     _moveaxis = staticmethod(np.moveaxis)
 
@@ -313,12 +321,6 @@ class TorchAdapter(_Adapter):
     def itemsize(self, x):
         return x.element_size()
 
-    def is_object(self, x):
-        return False
-
-    def flatten(self, x):
-        return x.reshape(-1)
-
     @staticmethod
     def _moveaxis(x, src, dst):
         return x.movedim(src, dst)
@@ -402,21 +404,6 @@ class CupyAdapter(_Adapter):
         self._current_device = cupy.cuda.runtime.getDevice
         self._get_stream = cupy.cuda.get_current_stream
         self._stream_takes_device = True  # CuPy >= 13: get_current_stream(device_id)
-
-    def prepare(self, x):
-        return x
-
-    def dtype_name(self, x):
-        return x.dtype.name
-
-    def itemsize(self, x):
-        return x.dtype.itemsize
-
-    def is_object(self, x):
-        return False
-
-    def flatten(self, x):
-        return x.reshape(-1)
 
     def fresh(self, m):
         if m.data.device_id == self._current_device():
@@ -508,22 +495,6 @@ class JaxAdapter(_Adapter):
     @staticmethod
     def _device(a):
         return next(iter(a.devices()))
-
-    def prepare(self, x):
-        return x
-
-    def dtype_name(self, x):
-        return x.dtype.name
-
-    def itemsize(self, x):
-        return x.dtype.itemsize
-
-    def is_object(self, x):
-        return False
-
-    def flatten(self, x):
-        return x.reshape(-1)
-
 
     def fresh(self, m):
         c = self.jnp.array(m, copy=True)
