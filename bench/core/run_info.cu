@@ -160,4 +160,18 @@ void write_results(const std::string &path, const RunInfo &info, const std::vect
     write_file_atomic(path, top.object(0) + "\n");
 }
 
+double record_copy_bandwidth(Gpu &g, RunInfo &info) {
+    size_t bw_bytes = 0;
+    const double bw = measure_copy_bw(g, &bw_bytes);
+    std::printf("copy bandwidth (D2D, read+write, median of 20 x %s): %.1f GB/s\n",
+                gib((double)bw_bytes).c_str(), bw / 1e9);
+    JsonFields f;
+    f.str("method", "cudaMemcpyAsync device-to-device; bytes read + written / time; median")
+        .integer("buffer_bytes", (long long)bw_bytes)
+        .num("bytes_per_s", bw)
+        .num("gb_per_s", bw / 1e9);
+    info.extra.raw("copy_bandwidth", f.object(2));
+    return bw;
+}
+
 } // namespace wsb

@@ -43,6 +43,9 @@ std::string default_json_path(const std::string &mode);
  * (info.aborted says the run is still going), so a path that cannot be
  * written fails before anything is timed; throws BenchError. */
 void start_results(const std::string &path, RunInfo &info);
+/* Measures the device-to-device copy bandwidth (the rows' pct_copy_bw
+ * reference), prints it and records it in info; returns bytes/s. */
+double record_copy_bandwidth(Gpu &g, RunInfo &info);
 /* Writes the results file (schema warpsort-bench/2); throws BenchError. */
 void write_results(const std::string &path, const RunInfo &info, const std::vector<Row> &rows);
 

@@ -426,16 +426,7 @@ bool set_up(Context &c) {
     }
     std::printf(
         "checker self-test: ok (planted faults caught on the device and by the host reference)\n");
-    size_t bw_bytes = 0;
-    c.copy_bw = measure_copy_bw(c.gpu, &bw_bytes);
-    std::printf("copy bandwidth (D2D, read+write, median of 20 x %s): %.1f GB/s\n",
-                gib((double)bw_bytes).c_str(), c.copy_bw / 1e9);
-    JsonFields bw;
-    bw.str("method", "cudaMemcpyAsync device-to-device; bytes read + written / time; median")
-        .integer("buffer_bytes", (long long)bw_bytes)
-        .num("bytes_per_s", c.copy_bw)
-        .num("gb_per_s", c.copy_bw / 1e9);
-    c.info.extra.raw("copy_bandwidth", bw.object(2));
+    c.copy_bw = record_copy_bandwidth(c.gpu, c.info);
     if (!c.opt.no_json) {
         c.json_path = c.opt.json_path.empty() ? default_json_path("topk") : c.opt.json_path;
         start_results(c.json_path, c.info);
