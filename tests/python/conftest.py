@@ -59,6 +59,22 @@ def ref_sort(a, axis=-1, descending=False):
     return np.take_along_axis(a, ref_argsort(a, axis, descending), axis=axis)
 
 
+def sample_keys(dtype, shape, seed, zero_steps=(11, 13), tie_step=3):
+    """Random keys with ties (integers rounded down to multiples of tie_step)
+    and, for floats, NaNs every 7th item and -0.0 / +0.0 every zero_steps[0] /
+    zero_steps[1]-th item (offsets 1 and 2)."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        a = rng.standard_normal(shape).astype(dtype)
+        a.flat[::7] = np.nan
+        a.flat[1 :: zero_steps[0]] = -0.0
+        a.flat[2 :: zero_steps[1]] = 0.0
+        return a
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True) // tie_step * tie_step
+
+
 def assert_bits_equal(got, want):
     """Same dtype, shape and bit patterns (so -0.0 != +0.0, NaN payloads count)."""
     got, want = np.asarray(got), np.asarray(want)

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import warpsort as ws
-from conftest import KEY_DTYPES, KEY_DTYPE_IDS, assert_bits_equal, device_lib, ref_argsort, ref_sort
+from conftest import KEY_DTYPES, KEY_DTYPE_IDS, assert_bits_equal, device_lib, ref_argsort, ref_sort, sample_keys
 
 LIBS = ["torch", "cupy", "jax"]
 
@@ -42,17 +42,7 @@ def dev(request):
     return request.param, lib
 
 
-def _sample(dtype, shape, seed):
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        a = rng.standard_normal(shape).astype(dtype)
-        a.flat[::7] = np.nan
-        a.flat[1::11] = -0.0
-        a.flat[2::13] = 0.0
-        return a
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True) // 3 * 3
+_sample = sample_keys  # NaNs, signed zeros, ties (conftest)
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES, ids=KEY_DTYPE_IDS)

@@ -6,20 +6,11 @@ import numpy as np
 import pytest
 
 import warpsort as ws
-from conftest import KEY_DTYPES, KEY_DTYPE_IDS, assert_bits_equal, ref_sort
+from conftest import KEY_DTYPES, KEY_DTYPE_IDS, assert_bits_equal, ref_sort, sample_keys
 
 
 def _sample(dtype, shape, seed):
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        a = rng.standard_normal(shape).astype(dtype)
-        a.flat[::7] = np.nan
-        a.flat[1::5] = -0.0
-        a.flat[2::9] = 0.0
-        return a
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True) // 5 * 5
+    return sample_keys(dtype, shape, seed, zero_steps=(5, 9), tie_step=5)
 
 
 def _views(base):
