@@ -7,17 +7,12 @@
 #include "cuda/workspace.h"
 #include "pipe.h"
 
-unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize) {
-    return id < m->s1_blocks ? m->s1[values] + id * m->items * esize
-                             : m->spare[values] + (id - m->s1_blocks) * m->items * esize;
-}
-
 /* First item of piece i (i = pieces: n) of a job cut into `pieces`. The
  * pieces are equal but the last two, 3/4 and 1/2 of the others (the last
  * one 1/2 when there are two): after the last byte lands, the device still
  * sorts the last piece and merges it upwards before the copy out may start,
  * and smaller last pieces shorten that tail. In units of a quarter piece. */
-size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i) {
+static size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i) {
     if (pieces < 2) return i ? n : 0;
     const size_t total = pieces == 2 ? 6 : 4 * (size_t)(pieces - 2) + 5;
     const size_t u = i <= pieces - 2 ? 4 * (size_t)i : i == pieces - 1 ? total - 2 : total;

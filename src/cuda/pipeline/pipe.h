@@ -123,7 +123,6 @@ warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst
 unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize);
 
 /*--- trace.cu ---*/
-double ws_now_ms(void);
 void ws_trace_free(ws_trace *t);
 void ws_trace_start(warpsort_context_t *ctx, ws_pipe *p);
 unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s);
@@ -138,7 +137,6 @@ cudaError_t ws_merge2(size_t kb, size_t vb, warpsort::key_codec c, const void *a
                       size_t *bounds, cudaStream_t s);
 
 /*--- incore.cu: one job that fits the device ---*/
-size_t ws_piece_begin(size_t n, unsigned pieces, unsigned i);
 ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb,
                                 unsigned pieces);
 unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot,

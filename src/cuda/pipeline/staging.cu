@@ -10,6 +10,11 @@
 
 #include "pipe.h"
 
+unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize) {
+    return id < m->s1_blocks ? m->s1[values] + id * m->items * esize
+                             : m->spare[values] + (id - m->s1_blocks) * m->items * esize;
+}
+
 /* Threads take WS_COPY_STEP-byte steps of a copy from a shared counter
  * rather than one fixed share each: a worker that wakes late or is
  * preempted (16 workers on 16 cores share them with the driver's threads)

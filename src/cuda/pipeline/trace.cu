@@ -11,7 +11,7 @@
 
 #include "pipe.h"
 
-double ws_now_ms(void) {
+static double ws_now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
