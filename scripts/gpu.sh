@@ -20,7 +20,7 @@
 #             sanitize-device | bench-collectives | bench-quick | bench-sweep | bench-full |
 #             bench-tune | bench-variants | profile | profile-sass | main | pipeline |
 #             pipeline-sanitize | sanitize-split | cli-gpu | bench-host | bench-wide |
-#             bench-targets | bench-issues | kernel-times
+#             bench-targets | bench-issues | kernel-times | kernel-times-issues
 #       every bench step runs the one harness, .gpu/warpsort_bench MODE (bench/README.md)
 #       logs go to $OUT (or ./gpu-logs when OUT is unset), and are also
 #       tarred into $OUT/logs.tgz after every step (a call brings back only a
@@ -268,6 +268,21 @@ run() {
                     -k regex:'ws_' .gpu/warpsort_bench device --rivals warpsort --dtype "$dt" --kind keys \
                     --min-log "$n" --max-log "$n" --repeat 1 --warmup 1 --no-json
             done ;;
+        kernel-times-issues) # per-kernel time (ncu, chip clocks) of the top-k and segmented
+                             # cases of issues 23/24: one warm-up and one timed run each
+            local k
+            for k in 1 32 1024 4096 65536; do
+                step "ktime-topk-$k" ncu --clock-control none --metrics gpu__time_duration.sum \
+                    -k regex:'^ws_' .gpu/warpsort_bench topk --rivals warpsort --n 2^24 --k "$k" \
+                    --repeat 1 --warmup 1 --no-json
+            done
+            step ktime-topk-rows ncu --clock-control none --metrics gpu__time_duration.sum \
+                -k regex:'^ws_' .gpu/warpsort_bench topk --rivals warpsort \
+                --rows 4096x4096,1024x16384 --k 32,128 --repeat 1 --warmup 1 --no-json
+            step ktime-segmented ncu --clock-control none --metrics gpu__time_duration.sum \
+                -k regex:'^ws_' .gpu/warpsort_bench segmented --rivals warpsort --dtype u32 \
+                --kind keys --seg-size 512,4096,65536,4194304 --seg-random 2048 --repeat 1 \
+                --warmup 1 --no-json ;;
         profile) # per-kernel time of one 2^27 u32 device sort (the sample sort's kernels),
                  # then ncu's full sections for its count, scatter and bucket sorts
             step profile ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \

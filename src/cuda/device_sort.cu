@@ -16,9 +16,12 @@ cudaError_t ws_device_sort(const ws_plan_t *plan, void *keys, void *vals, warpso
     const bool st = stable && plan->value_bytes > 0;
     unsigned char *ws = (unsigned char *)workspace;
     void *v = plan->value_bytes ? vals : nullptr;
-    const cudaError_t err = plan->path == WS_PATH_SAMPLE
-                                ? ws_sample_sort_run(plan, keys, v, codec, st, ws, stream, &what)
-                                : ws_merge_sort_run(plan, keys, v, codec, st, ws, stream, &what);
+    cudaError_t err;
+    switch (plan->path) {
+    case WS_PATH_SMALL: err = ws_small_sort_run(plan, keys, v, codec, stream, &what); break;
+    case WS_PATH_SAMPLE: err = ws_sample_sort_run(plan, keys, v, codec, st, ws, stream, &what); break;
+    default: err = ws_merge_sort_run(plan, keys, v, codec, st, ws, stream, &what); break;
+    }
     if (failed) *failed = what;
     return err;
 }

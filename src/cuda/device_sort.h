@@ -30,10 +30,12 @@ cudaError_t ws_device_sort(const ws_plan_t *plan, void *keys, void *vals, warpso
                            int descending, int stable, void *workspace, cudaStream_t stream,
                            const char **failed);
 
-/* The two paths (merge_sort.cu, sample_sort.cu), for ws_device_sort. */
+/* The paths (small_sort.cu, merge_sort.cu, sample_sort.cu), for ws_device_sort. */
 cudaError_t ws_merge_sort_run(const ws_plan_t *p, void *keys, void *vals, warpsort::key_codec codec,
                               bool stable, unsigned char *ws, cudaStream_t stream,
                               const char **what);
+cudaError_t ws_small_sort_run(const ws_plan_t *p, void *keys, void *vals, warpsort::key_codec codec,
+                              cudaStream_t stream, const char **what);
 cudaError_t ws_sample_sort_run(const ws_plan_t *p, void *keys, void *vals,
                                warpsort::key_codec codec, bool stable, unsigned char *ws,
                                cudaStream_t stream, const char **what);

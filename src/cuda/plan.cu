@@ -154,6 +154,8 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
     if (n <= tile || n < dev->sample.min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
         ws_plan_merge(&p);
+        /* Sizes and passes as one tile; the launch fitted to n. */
+        if (n <= WS_SMALL_MAX) p.path = WS_PATH_SMALL;
         return p;
     }
     p.path = WS_PATH_SAMPLE;

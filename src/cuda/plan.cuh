@@ -122,7 +122,12 @@ struct ws_sample_limits {
     int levels;
 };
 
-enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2 };
+enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2, WS_PATH_SMALL = 3 };
+
+/* Largest n of the small path (small_sort.cu): one warp or one block of at
+ * most 256 threads x 8 items, whose static shared memory (8-byte keys and
+ * values) stays within the 48 KiB every device gives a block. */
+#define WS_SMALL_MAX 2048
 
 /* What the plan needs to know of the device (filled once per context). */
 struct ws_device_info {

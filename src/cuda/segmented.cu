@@ -5,7 +5,8 @@
  * A call on device memory queues, on the context's stream: a memset of the
  * workspace header, the classify kernel, the class kernels that can have
  * work (from n and the number of segments; for rows, the one class of the
- * row length), the long-segment tile sort and merge passes. Nothing waits
+ * row length), the long-segment tile sort and merge passes; rows of 2^20
+ * items or more skip all of that and go to the leaf one by one. Nothing waits
  * for the device, except that with device offsets and no caller workspace
  * the call reads the 8-byte verdict back before queuing the sorts, so it
  * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
@@ -20,6 +21,8 @@
 #include "state.h"
 #include "workspace.h"
 #include "segmented.h"
+#include "device_sort.h"
+#include "iota.h"
 #include "plan.cuh" /* ws_align256 */
 #include "warpsort/block_merge.cuh"
 #include "warpsort/segment_sort.cuh"
@@ -345,11 +348,32 @@ static unsigned long long ws_seg_class_min(int c, int argsort) {
     return (4ull << (c - 1)) + 1;
 }
 
+/* Rows of at least WS_SEG_LEAF_ROW items are sorted one after another by
+ * the leaf (device_sort.h), each with the whole device: a row that long
+ * fills every SM by itself, and the leaf's sample sort or four-way merges
+ * beat the long-segment path's two-way merge passes. */
+#define WS_SEG_LEAF_ROW ((size_t)1 << 20)
+
+/* Whether a call of n items in num_segments rows sorts row by row with the
+ * leaf (also asked by the workspace query, which cannot tell rows from
+ * offsets: for offsets it only reserves a little more). */
+static int ws_seg_leaf_rows(size_t n, size_t num_segments) {
+    return num_segments > 0 && n % num_segments == 0 && n / num_segments >= WS_SEG_LEAF_ROW;
+}
+
+/* The leaf's plan for one row of such a call (value bytes: the values, or
+ * the indices of an argsort). */
+static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_t num_segments,
+                                  size_t kb, size_t vb) {
+    return ws_plan_make(&ws_state(ctx)->dev, n / num_segments, kb, vb);
+}
+
 /* Lays out the workspace of a call on n items in num_segments segments:
  * list c holds at most min(segments, n / its shortest length) entries,
- * whatever the lengths, so the host sizes it without seeing the offsets. */
+ * whatever the lengths, so the host sizes it without seeing the offsets;
+ * leaf_bytes (rows sorted by the leaf) go last. */
 static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb, size_t vb,
-                                       int argsort) {
+                                       int argsort, size_t leaf_bytes) {
     ws_seg_layout l;
     memset(&l, 0, sizeof l);
     size_t at = ws_align256(sizeof(ws_seg_header));
@@ -373,6 +397,8 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
     if (long_cap) at += ws_align256(n * vb);
     l.keys_copy = at;
     if (argsort) at += ws_align256(n * kb);
+    l.leaf = at;
+    at += ws_align256(leaf_bytes);
     l.total = at;
     return l;
 }
@@ -382,27 +408,35 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
                                                               warpsort_dtype_t dtype,
                                                               size_t value_bytes, unsigned flags,
                                                               size_t *bytes) {
-    (void)ctx;
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
-    *bytes =
-        ws_seg_layout_for(n, num_segments, warpsort_dtype_size(dtype), value_bytes, argsort).total;
+    const size_t kb = warpsort_dtype_size(dtype);
+    const size_t leaf = ws_seg_leaf_rows(n, num_segments)
+                            ? ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes).lay.total
+                            : 0;
+    *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort, leaf).total;
     return WARPSORT_OK;
 }
 
 /* What one call launches, decided on the host from n and the segments. */
 struct ws_seg_launch {
     ws_seg_layout lay;
+    int leaf_rows; /* rows sorted one by one by the leaf, with this plan */
+    ws_plan_t leaf;
     int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
     int max_passes;                /* merge passes launched (bound) */
     unsigned long long tile_bound; /* tiles of long segments, at most */
 };
 
-static ws_seg_launch ws_seg_plan(const ws_seg_call_t *c) {
+static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_call_t *c) {
     const size_t kb = warpsort_dtype_size(c->dtype);
     ws_seg_launch L;
     memset(&L, 0, sizeof L);
-    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort);
+    L.leaf_rows = !c->offsets && ws_seg_leaf_rows(c->n, c->num_segments);
+    if (L.leaf_rows) L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes);
+    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort,
+                              L.leaf_rows ? L.leaf.lay.total : 0);
+    if (L.leaf_rows) return L; /* no class, no long-segment pass */
     unsigned long long longest = c->n;
     if (!c->offsets) {
         const int cls = ws_seg_class_of(c->row_len, c->argsort);
@@ -465,6 +499,31 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
     return cudaGetLastError();
 }
 
+/* Long rows (ws_seg_leaf_rows): each row by the leaf, in order on the
+ * stream; an argsort first writes the row's positions as its values, and
+ * sorts stably so equal keys keep them in order. */
+template <typename KB, typename V>
+static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_seg_call_t *c,
+                                              const ws_seg_launch &L, unsigned char *ws, KB *keys,
+                                              V *vals) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t len = c->row_len;
+    const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
+    const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
+    for (size_t r = 0; r < c->num_segments; r++) {
+        V *v = nullptr;
+        if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
+        if (c->argsort)
+            WS_CUDA_TRY_AT(ctx, ws_iota(v, len, 0, sizeof(V), st->dev.sm_count, st->stream),
+                           "segment positions (iota)");
+        const char *failed = NULL;
+        const cudaError_t err = ws_device_sort(&L.leaf, keys + r * len, v, c->dtype, desc, stable,
+                                               ws + L.lay.leaf, st->stream, &failed);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+    }
+    return WARPSORT_OK;
+}
+
 /* The whole device part of a call on device-resident keys / values /
  * offsets (offsets NULL: rows): header reset, classify, sorts. With
  * `verdict_out` the verdict is read back (a wait) before the sorts. */
@@ -490,6 +549,7 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     a.lists.long_base = (unsigned long long *)(ws + L.lay.long_base);
     a.lists.long_cap = L.lay.long_cap;
 
+    if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
     cudaError_t err = cudaMemsetAsync(h, 0, sizeof *h, stream);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaMemsetAsync(segment header)");
     const unsigned grid =
@@ -595,7 +655,7 @@ static warpsort_status_t ws_seg_on_stream(warpsort_context_t *ctx, const ws_seg_
     const int stage_keys = c->n > 0 && !ws_cuda_device_pointer(c->keys_in);
     const int stage_vals = c->n > 0 && vb && !ws_cuda_device_pointer(c->values);
 
-    const ws_seg_launch L = ws_seg_plan(c);
+    const ws_seg_launch L = ws_seg_plan(ctx, c);
     /* Staging after the call's own workspace: keys, values, offsets. */
     const size_t keys_off = L.lay.total;
     const size_t vals_off = keys_off + (stage_keys && !c->argsort ? ws_align256(c->n * kb) : 0);

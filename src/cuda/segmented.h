@@ -20,7 +20,9 @@
  *       sorted by a block (all SMs share the tiles of a few huge segments),
  *       then merge passes double the sorted runs within each segment until
  *       the longest is one run; each pass is a kernel launched on a bound
- *       from n, idle when the device's longest segment needs no more.
+ *       from n, idle when the device's longest segment needs no more;
+ *   rows of 2^20 items or more: no classes; each row is sorted by the leaf
+ *       (device_sort.h) with the whole device, one after another.
  */
 #ifndef WARPSORT_CUDA_SEGMENTED_H
 #define WARPSORT_CUDA_SEGMENTED_H
@@ -46,6 +48,7 @@ struct ws_seg_layout {
     unsigned long long long_cap;
     size_t scratch_keys, scratch_vals; /* merge ping-pong for long segments */
     size_t keys_copy;                  /* argsort: the keys, sorted in place */
+    size_t leaf;                       /* long rows: the leaf's workspace (one row's) */
     size_t total;
 };
 

@@ -16,6 +16,7 @@ set(WARPSORT_CUDA_SOURCES
   src/cuda/workspace.cu
   src/cuda/device_sort.cu
   src/cuda/plan.cu
+  src/cuda/small_sort.cu
   src/cuda/merge_sort.cu
   src/cuda/sample_sort.cu
   src/cuda/iota.cu)

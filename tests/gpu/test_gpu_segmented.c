@@ -3,7 +3,8 @@
  * the cases of tests/cpu/test_segmented.c (segmented_cases.h) on device and
  * host memory, each compared byte for byte with the CPU backend wherever
  * the order is determined; host offsets beside device keys; a segment of
- * 2^24 + 1 beside tiny ones and a few huge segments; bad device offsets
+ * 2^24 + 1 beside tiny ones and a few huge segments, rows either side of
+ * the switch to the leaf; bad device offsets
  * with and without a caller workspace; a CUDA-graph capture and replay of
  * a call with a caller workspace.
  *
@@ -115,13 +116,23 @@ static void test_long_segments(void **state) {
         {WT_OP_ARGSORT, WARPSORT_I64, 8, 0, KEYGEN_SKEWED, 6, mixed_long, SG_COUNT(mixed_long), 0},
         {WT_OP_PAIRS, WARPSORT_I32, 8, WARPSORT_STABLE, KEYGEN_EQUAL, 7, mixed_long,
          SG_COUNT(mixed_long), 0},
+        /* rows either side of the leaf switch (2^20 items: each row by the
+         * leaf, with the whole device) */
+        {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 8, NULL, 3, ((size_t)1 << 20) - 1},
+        {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 9, NULL, 4,
+         (size_t)1 << 22},
+        {WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, KEYGEN_FEW, 10, NULL, 3, (size_t)1 << 20},
+        {WT_OP_ARGSORT, WARPSORT_I32, 4, WARPSORT_DESCENDING, KEYGEN_TWO, 11, NULL, 2,
+         ((size_t)1 << 20) + 3},
+        {WT_OP_ARGSORT, WARPSORT_U64, 8, 0, KEYGEN_EQUAL, 12, NULL, 2, (size_t)1 << 21},
     };
     size_t failures = 0;
     for (size_t i = 0; i < SG_COUNT(cases); i++) {
-        if (g_quick && i >= 4 && i != 4) continue;
+        if (g_quick && i >= 4 && i != 4 && i != 7 && i != 10) continue;
         failures += run(&wt_device_memory, NULL, &cases[i]);
     }
     failures += run(&wt_host_memory, NULL, &cases[4]);
+    failures += run(&wt_host_memory, NULL, &cases[9]);
     assert_int_equal(failures, 0);
 }
 

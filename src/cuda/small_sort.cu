@@ -1,0 +1,63 @@
+/*
+ * small_sort.cu - the leaf's small path (plan WS_PATH_SMALL): an array of
+ * at most WS_SMALL_MAX items sorted by one launch of one warp or one block
+ * whose shape fits n, on the public segment sorts (warpsort/segment_sort.cuh).
+ *
+ * Why a path of its own: the tile path sorts a whole tile (4096 or 8192
+ * items, mostly sentinels for a small n) with a block of 256 threads and a
+ * dynamic shared-memory attribute set on every call; for a few hundred keys
+ * that is several times the work and a host call more than needed. Here a
+ * warp sorts up to 32 x K items in registers (no shared memory, no barrier)
+ * and a block of 128 or 256 threads up to 2048 items in static shared
+ * memory. Padding is at most 2x (n just above a power of two).
+ *
+ * Stability: keys alone need none (equal keys are equal bits); with values
+ * the segment sorts break ties by position, so the result is stable.
+ * In place: every item is read before any is written.
+ */
+#include "device_sort.h"
+#include "dispatch.cuh"
+#include "warpsort/segment_sort.cuh"
+
+using warpsort::key_codec;
+
+template <int K, typename KB, typename V>
+__global__ void __launch_bounds__(32) ws_small_warp_kernel(KB *keys, V *vals, int n,
+                                                           key_codec codec) {
+    warpsort::warp_sort_segment<32, K>(keys, (const V *)vals, keys, vals, n, codec);
+}
+
+template <int THREADS, int K, typename KB, typename V>
+__global__ void __launch_bounds__(THREADS) ws_small_block_kernel(KB *keys, V *vals, int n,
+                                                                 key_codec codec) {
+    __shared__ warpsort::segment_sort_storage<KB, V, THREADS, K> storage;
+    warpsort::block_sort_segment<THREADS, K>(keys, (const V *)vals, keys, vals, n, codec, storage);
+}
+
+struct ws_small_sort_op {
+    template <typename KB, typename V>
+    static cudaError_t run(size_t n, void *keys, void *vals, key_codec codec, cudaStream_t s) {
+        KB *k = (KB *)keys;
+        V *v = (V *)vals;
+        const int m = (int)n;
+        /* The smallest shape that holds n: K doubles per step. */
+        if (m <= 32)
+            ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+        else if (m <= 128)
+            ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+        else if (m <= 512)
+            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+        else if (m <= 1024)
+            ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(k, v, m, codec);
+        else
+            ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(k, v, m, codec);
+        return cudaGetLastError();
+    }
+};
+
+cudaError_t ws_small_sort_run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
+                              cudaStream_t stream, const char **what) {
+    *what = "small sort";
+    return ws_dispatch_kv<ws_small_sort_op>(p->key_bytes, p->value_bytes, p->n, keys, vals, codec,
+                                            stream);
+}
