@@ -19,7 +19,9 @@ cudaError_t ws_device_sort(const ws_plan_t *plan, void *keys, void *vals, warpso
     cudaError_t err;
     switch (plan->path) {
     case WS_PATH_SMALL: err = ws_small_sort_run(plan, keys, v, codec, stream, &what); break;
-    case WS_PATH_SAMPLE: err = ws_sample_sort_run(plan, keys, v, codec, st, ws, stream, &what); break;
+    case WS_PATH_SAMPLE:
+        err = ws_sample_sort_run(plan, keys, v, codec, st, ws, stream, &what);
+        break;
     default: err = ws_merge_sort_run(plan, keys, v, codec, st, ws, stream, &what); break;
     }
     if (failed) *failed = what;

@@ -22,14 +22,14 @@
 using warpsort::key_codec;
 
 template <int K, typename KB, typename V>
-__global__ void __launch_bounds__(32) ws_small_warp_kernel(KB *keys, V *vals, int n,
-                                                           key_codec codec) {
+__global__ void __launch_bounds__(32)
+    ws_small_warp_kernel(KB *keys, V *vals, int n, key_codec codec) {
     warpsort::warp_sort_segment<32, K>(keys, (const V *)vals, keys, vals, n, codec);
 }
 
 template <int THREADS, int K, typename KB, typename V>
-__global__ void __launch_bounds__(THREADS) ws_small_block_kernel(KB *keys, V *vals, int n,
-                                                                 key_codec codec) {
+__global__ void __launch_bounds__(THREADS)
+    ws_small_block_kernel(KB *keys, V *vals, int n, key_codec codec) {
     __shared__ warpsort::segment_sort_storage<KB, V, THREADS, K> storage;
     warpsort::block_sort_segment<THREADS, K>(keys, (const V *)vals, keys, vals, n, codec, storage);
 }
