@@ -1,0 +1,142 @@
+/*
+ * exchange.cu - the exchange and the merge of a distributed sort (sort.cu,
+ * steps 4 and 5).
+ *
+ * Exchange: rank me's sorted run is cut at cuts[me][0..p]; the piece
+ * [cuts[me][j], cuts[me][j+1]) belongs to rank j. One NCCL group sends
+ * every piece to its rank and receives this rank's piece of every other
+ * rank into recv, in rank order; this rank's own piece stays where it is.
+ * Counts of zero send nothing (both sides compute the same counts).
+ *
+ * Merge: the p pieces this rank now holds are sorted runs, and run r (from
+ * rank r) precedes run r + 1 among equal keys. Adjacent runs are merged in
+ * pairs, pass after pass, with the two-way merge (ties to the first run, so
+ * rank order and, within a rank, position order survive: stable), until one
+ * run is left. Each pass writes every run into its output buffer at the
+ * run's final offset (a run without a partner is copied), alternating
+ * between tmp and keys_out so that the last pass lands in keys_out; runs
+ * never straddle two buffers. Empty runs are dropped first.
+ */
+#include "core/internal.h"
+#include "cuda/check.cuh"
+#include "cuda/pipeline/pipe.h"
+#include "nccl/nccl_sort.h"
+
+warpsort_status_t ws_nccl_exchange(const ws_nccl_call *c, const ws_nccl_bufs *b,
+                                   const uint64_t *cuts, size_t n_out) {
+    const int p = c->nranks, me = c->rank;
+    const size_t row = (size_t)p + 1;
+    const ncclDataType_t kt = ws_nccl_word(c->kb), vt = ws_nccl_word(c->vb);
+    const uint64_t *mine = cuts + (size_t)me * row;
+    size_t received = 0;
+    for (int r = 0; r < p; r++) received += cuts[r * row + me + 1] - cuts[r * row + me];
+    if (received != n_out)
+        return ws_error(c->ctx, WARPSORT_INTERNAL, "%s: rank %d would receive %zu items, not %zu",
+                        c->fn, me, received, n_out);
+    ncclResult_t first = ncclSuccess;
+    const char *what = "ncclGroupStart";
+    ncclResult_t r = ncclGroupStart();
+    if (r != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, r, what);
+    size_t at = 0; /* where the next received run goes in recv */
+    for (int peer = 0; peer < p; peer++) {
+        if (peer == me) continue;
+        const size_t s0 = mine[peer], sn = mine[peer + 1] - mine[peer];
+        const size_t rn = cuts[peer * row + me + 1] - cuts[peer * row + me];
+        if (sn) {
+            r = ncclSend(b->sorted_k + s0 * c->kb, sn, kt, peer, c->comm, c->s);
+            if (r == ncclSuccess && c->vb)
+                r = ncclSend(b->sorted_v + s0 * c->vb, sn, vt, peer, c->comm, c->s);
+            if (r != ncclSuccess && first == ncclSuccess) {
+                first = r;
+                what = "ncclSend";
+            }
+        }
+        if (rn) {
+            r = ncclRecv(b->recv_k + at * c->kb, rn, kt, peer, c->comm, c->s);
+            if (r == ncclSuccess && c->vb)
+                r = ncclRecv(b->recv_v + at * c->vb, rn, vt, peer, c->comm, c->s);
+            if (r != ncclSuccess && first == ncclSuccess) {
+                first = r;
+                what = "ncclRecv";
+            }
+        }
+        at += rn;
+    }
+    r = ncclGroupEnd(); /* always closes the group it opened */
+    if (first == ncclSuccess && r != ncclSuccess) {
+        first = r;
+        what = "ncclGroupEnd";
+    }
+    if (first != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, first, what);
+    return WARPSORT_OK;
+}
+
+/* A sorted run this rank holds: keys, values, items, offset in the output. */
+struct ws_nccl_run {
+    const unsigned char *k, *v;
+    size_t n, at;
+};
+
+warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, const uint64_t *cuts,
+                                size_t n_out) {
+    const int p = c->nranks, me = c->rank;
+    const size_t row = (size_t)p + 1, kb = c->kb, vb = c->vb;
+    ws_nccl_run *runs = (ws_nccl_run *)malloc((size_t)p * sizeof(ws_nccl_run));
+    if (!runs) return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory", c->fn);
+    size_t count = 0, at = 0, recv_at = 0;
+    for (int r = 0; r < p; r++) {
+        const size_t lo = cuts[r * row + me], n = cuts[r * row + me + 1] - lo;
+        ws_nccl_run run;
+        if (r == me) {
+            run.k = b->sorted_k + lo * kb;
+            run.v = b->sorted_v + lo * vb;
+        } else {
+            run.k = b->recv_k + recv_at * kb;
+            run.v = b->recv_v + recv_at * vb;
+            recv_at += n;
+        }
+        run.n = n;
+        run.at = at;
+        at += n;
+        if (n) runs[count++] = run;
+    }
+    int passes = 0;
+    while (((size_t)1 << passes) < count) passes++;
+    warpsort_status_t s = WARPSORT_OK;
+    if (passes == 0 && count == 1) { /* one run: it only needs to move */
+        cudaError_t err =
+            cudaMemcpyAsync(c->keys_out, runs[0].k, n_out * kb, cudaMemcpyDeviceToDevice, c->s);
+        if (err == cudaSuccess && vb)
+            err =
+                cudaMemcpyAsync(c->vals_out, runs[0].v, n_out * vb, cudaMemcpyDeviceToDevice, c->s);
+        if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "copy of the only run");
+    }
+    for (int pass = 1; pass <= passes && s == WARPSORT_OK; pass++) {
+        const int to_out = (passes - pass) % 2 == 0;
+        unsigned char *ok = to_out ? (unsigned char *)c->keys_out : b->tmp_k;
+        unsigned char *ov = to_out ? (unsigned char *)c->vals_out : b->tmp_v;
+        size_t next = 0;
+        for (size_t i = 0; i < count && s == WARPSORT_OK; i += 2) {
+            const ws_nccl_run a = runs[i];
+            cudaError_t err;
+            ws_nccl_run merged = {ok + a.at * kb, ov ? ov + a.at * vb : NULL, a.n, a.at};
+            if (i + 1 < count) {
+                const ws_nccl_run z = runs[i + 1];
+                err = ws_merge2(kb, vb, c->codec, a.k, a.v, a.n, z.k, z.v, z.n, ok + a.at * kb,
+                                vb ? ov + a.at * vb : NULL, b->bounds, c->s);
+                merged.n = a.n + z.n;
+            } else {
+                err =
+                    cudaMemcpyAsync(ok + a.at * kb, a.k, a.n * kb, cudaMemcpyDeviceToDevice, c->s);
+                if (err == cudaSuccess && vb)
+                    err = cudaMemcpyAsync(ov + a.at * vb, a.v, a.n * vb, cudaMemcpyDeviceToDevice,
+                                          c->s);
+            }
+            if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "merge of received runs");
+            runs[next++] = merged;
+        }
+        count = next;
+    }
+    free(runs);
+    return s;
+}

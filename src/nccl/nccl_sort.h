@@ -1,0 +1,154 @@
+/*
+ * nccl_sort.h - what the files of the distributed sort share (sort.cu is
+ * the entry and states the algorithm; split.cu finds the split points;
+ * exchange.cu moves the parts and merges them). One call is described by
+ * a ws_nccl_call that sort.cu fills and checks; everything below it trusts
+ * the call's arguments.
+ * Internal; CUDA translation units only (the bench reads the phase list).
+ */
+#ifndef WARPSORT_NCCL_SORT_H
+#define WARPSORT_NCCL_SORT_H
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "warpsort.h"
+
+/* The phases of one call, in order, as the bench reports them: the two
+ * agreement rounds (counts and arguments, then workspace and capacity), the
+ * local sort (copy in, sort), the split-point search, the exchange, the
+ * merge of the received runs. */
+#define WS_NCCL_PHASE_LIST(X)   \
+    X(AGREE, "agree")           \
+    X(LOCAL_SORT, "local-sort") \
+    X(SPLITTERS, "splitters")   \
+    X(EXCHANGE, "exchange")     \
+    X(MERGE, "merge")
+
+enum ws_nccl_phase {
+#define WS_NCCL_X_ENUM_(name, text) WS_NCCL_PHASE_##name,
+    WS_NCCL_PHASE_LIST(WS_NCCL_X_ENUM_)
+#undef WS_NCCL_X_ENUM_
+        WS_NCCL_PHASES
+};
+
+/* Events the call records on its stream at the start of every phase and
+ * at its end (ev[WS_NCCL_PHASES]), when a caller asks (the bench). */
+struct ws_nccl_phase_events {
+    cudaEvent_t ev[WS_NCCL_PHASES + 1];
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* warpsort_nccl_sort_pairs, with events per phase (NULL: none) and values
+ * optional (values_in NULL and value_bytes 0 for keys alone). */
+warpsort_status_t ws_nccl_sort_timed(warpsort_context_t *ctx, ncclComm_t comm, const void *keys_in,
+                                     const void *values_in, size_t n_in, void *keys_out,
+                                     void *values_out, size_t out_capacity, size_t *n_out,
+                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags,
+                                     cudaStream_t stream,
+                                     const struct ws_nccl_phase_events *events);
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+#include "warpsort/key_traits.cuh"
+
+/* Upper bound on ranks: the host keeps a few arrays of p x p words. */
+#define WS_NCCL_MAX_RANKS 4096
+
+/* The split-point search tests one digit of WS_NCCL_DIGIT_BITS bits of every
+ * boundary per round: WS_NCCL_DIGITS - 1 candidates, one NCCL all-reduce
+ * (4 rounds for 32-bit keys, 8 for 64-bit). */
+#define WS_NCCL_DIGIT_BITS 8
+#define WS_NCCL_DIGITS (1 << WS_NCCL_DIGIT_BITS)
+
+/* One rank's call, checked by sort.cu. */
+struct ws_nccl_call {
+    warpsort_context_t *ctx;
+    ncclComm_t comm;
+    int rank, nranks, device;
+    const void *keys_in, *vals_in;
+    size_t n_in;
+    void *keys_out, *vals_out;
+    size_t cap;
+    warpsort_dtype_t dtype;
+    size_t kb, vb; /* key and value bytes; vb 0: keys alone */
+    int pairs;     /* the pairs form: vb must be 4 or 8 */
+    warpsort::key_codec codec;
+    unsigned flags;
+    cudaStream_t s;
+    const char *fn;
+    const ws_nccl_phase_events *events;
+};
+
+/* The call's device memory. ctl is the control block (split.cu's search
+ * state and the words the agreement rounds exchange); the rest lies in the
+ * context workspace. */
+struct ws_nccl_bufs {
+    uint64_t *ctl;
+    unsigned char *leaf;                /* the local sort's workspace */
+    unsigned char *sorted_k, *sorted_v; /* n_in items: the sorted copy of the input */
+    unsigned char *recv_k, *recv_v;     /* n_out items: runs from the other ranks */
+    unsigned char *tmp_k, *tmp_v;       /* n_out items: merge ping-pong (p > 2) */
+    size_t *bounds;                     /* merge partition points */
+};
+
+/* Control block of p ranks, as word offsets (ws_nccl_ctl_layout). */
+struct ws_nccl_ctl {
+    size_t hdr_in, hdr_all;   /* agreement: 2 words per rank */
+    size_t v, lo, hi;         /* search state: one word per boundary */
+    size_t local, sum;        /* WS_NCCL_DIGITS words per boundary */
+    size_t lbeq_in, lbeq_all; /* lower bound and equal count per boundary (x p) */
+    size_t words;
+};
+ws_nccl_ctl ws_nccl_ctl_layout(int nranks);
+
+/* Status of an NCCL failure, its text recorded on the context. */
+warpsort_status_t ws_nccl_fail(warpsort_context_t *ctx, ncclComm_t comm, ncclResult_t r,
+                               const char *what);
+#define WS_NCCL_TRY(c, call)                                                                \
+    do {                                                                                    \
+        ncclResult_t ws_nr_ = (call);                                                       \
+        if (ws_nr_ != ncclSuccess) return ws_nccl_fail((c)->ctx, (c)->comm, ws_nr_, #call); \
+    } while (0)
+
+/* NCCL's element type of 4- or 8-byte words. */
+static inline ncclDataType_t ws_nccl_word(size_t bytes) {
+    return bytes == 8 ? ncclUint64 : ncclUint32;
+}
+
+/* First global output position of rank j + 1: the sum of the output counts
+ * of ranks 0..j. */
+__host__ __device__ inline uint64_t ws_nccl_boundary(uint64_t n_total, int nranks, int j) {
+    const uint64_t q = n_total / (uint64_t)nranks, rem = n_total % (uint64_t)nranks;
+    const uint64_t r = (uint64_t)j + 1;
+    return r * q + (r < rem ? r : rem);
+}
+
+/* split.cu: the cut points of every rank's sorted run (p x (p + 1) words,
+ * cuts[r * (p + 1) + j] = first item of rank r's run that goes to rank j,
+ * cuts[.. + p] = n_in of rank r), found by the digit search over the sorted
+ * copies. Waits for the stream once (the cuts go to the host). */
+warpsort_status_t ws_nccl_find_cuts(const ws_nccl_call *c, const ws_nccl_bufs *b,
+                                    const uint64_t *n_in_all, uint64_t n_total, uint64_t *cuts);
+
+/* exchange.cu: sends every rank its part of this rank's sorted run and
+ * receives this rank's part from every other, then merges the p runs
+ * (rank order, stable) into keys_out / vals_out. */
+warpsort_status_t ws_nccl_exchange(const ws_nccl_call *c, const ws_nccl_bufs *b,
+                                   const uint64_t *cuts, size_t n_out);
+warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, const uint64_t *cuts,
+                                size_t n_out);
+
+/* Records the start of phase ph (or the end, WS_NCCL_PHASES) when asked. */
+static inline void ws_nccl_mark(const ws_nccl_call *c, int ph) {
+    if (c->events) (void)cudaEventRecord(c->events->ev[ph], c->s);
+}
+#endif /* __CUDACC__ */
+
+#endif /* WARPSORT_NCCL_SORT_H */
