@@ -29,7 +29,6 @@
 
 using warpsort::block_sort_segment;
 using warpsort::key_codec;
-using warpsort::merge_path;
 using warpsort::no_value;
 using warpsort::segment_sort_storage;
 using warpsort::warp_sort_segment;
@@ -289,15 +288,77 @@ struct ws_seg_reader {
     }
 };
 
+/* Where the block's outputs [d0, d1) of merging A and B start and end in A
+ * (the merge path at both diagonals, A winning ties), found by the block
+ * together: half the threads per diagonal, each round probing 128 points of
+ * the remaining range at once (one global-memory latency per round, three
+ * rounds for runs of 2^21), instead of one thread's ~20 dependent loads. */
+struct ws_seg_split_smem {
+    unsigned long long lo[2], hi[2];
+    unsigned cnt[2];
+};
+
+template <typename KB>
+__device__ __forceinline__ void
+ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
+                   const ws_seg_reader<KB> &rb, unsigned long long b_len, unsigned long long d0,
+                   unsigned long long d1, ws_seg_split_smem &sp) {
+    const int tid = (int)threadIdx.x, g = tid >> 7, j = tid & 127;
+    if (tid < 2) {
+        const unsigned long long d = tid ? d1 : d0;
+        sp.lo[tid] = d > b_len ? d - b_len : 0;
+        sp.hi[tid] = d < a_len ? d : a_len;
+        sp.cnt[tid] = 0;
+    }
+    __syncthreads();
+    while (sp.hi[0] > sp.lo[0] || sp.hi[1] > sp.lo[1]) { /* uniform: read after a barrier */
+        const unsigned long long lo = sp.lo[g], hi = sp.hi[g], d = g ? d1 : d0;
+        const unsigned long long chunk = (hi - lo + 127) / 128;
+        const unsigned long long mid = lo + (unsigned long long)j * chunk;
+        /* true below the path: A[mid] goes before B[d-1-mid] */
+        const bool right = hi > lo && mid < hi && !(rb(d - 1 - mid) < ra(mid));
+        const unsigned bal = __ballot_sync(0xFFFFFFFFu, right);
+        if ((tid & 31) == 0 && bal) atomicAdd(&sp.cnt[g], (unsigned)__popc(bal));
+        __syncthreads();
+        if (j == 0 && hi > lo) {
+            /* probes are true then false: the path lies after the last true */
+            const unsigned c = sp.cnt[g];
+            if (c == 0) {
+                sp.hi[g] = lo;
+            } else {
+                const unsigned long long end = lo + (unsigned long long)c * chunk;
+                sp.lo[g] = lo + (unsigned long long)(c - 1) * chunk + 1;
+                sp.hi[g] = end < hi ? end : hi;
+            }
+            sp.cnt[g] = 0;
+        }
+        __syncthreads();
+    }
+}
+
+/* Shared memory of a merge block: the tile's inputs as ordered bits (A's
+ * part then B's, slack for the serial merge's reads past the end), their
+ * values, and the split search. */
+template <typename KB, typename V>
+struct ws_seg_merge_smem {
+    KB keys[warpsort::smem_slots<KB>(WS_SEG_TILE + WS_SEG_TILE / 256)];
+    V vals[warpsort::is_value<V>::value ? warpsort::smem_slots<V>(WS_SEG_TILE + WS_SEG_TILE / 256)
+                                        : 1];
+    ws_seg_split_smem split;
+};
+
 /* Long segments, merge pass p: runs of WS_SEG_TILE << p items become runs
- * of twice that. A block produces one tile's worth of outputs, each thread
- * 8 of them (merge path, then a serial merge; ties from the earlier run,
- * so stable). A segment already one run is copied, so every long segment
- * ping-pongs the same number of times. */
+ * of twice that. A block produces one tile's worth of outputs: it finds
+ * where they start and end in both runs (ws_seg_block_split), loads those
+ * inputs into shared memory coalesced, merges 8 per thread there (merge
+ * path, then a serial merge; ties from the earlier run, so stable) and
+ * stores the tile coalesced. A segment already one run is copied, so every
+ * long segment ping-pongs the same number of times. */
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, int p) {
-    constexpr int ITEMS = WS_SEG_TILE / 256;
+    constexpr int THREADS = 256, ITEMS = WS_SEG_TILE / THREADS;
+    __shared__ ws_seg_merge_smem<KB, V> sm;
     if (a.header->verdict) return;
     const int passes = ws_seg_passes(a.header->max_long);
     if (p >= passes) return;
@@ -316,27 +377,43 @@ __global__ void __launch_bounds__(256)
         const unsigned long long a_len = rest < run ? rest : run;
         const unsigned long long b_len = rest - a_len < run ? rest - a_len : run;
         const unsigned long long total = a_len + b_len;
-        unsigned long long diag = tl.first - pair + (unsigned long long)threadIdx.x * ITEMS;
-        if (diag >= total) continue;
-        const KB *ak = srck + tl.begin + pair, *bk = ak + a_len;
-        const ws_seg_reader<KB> ra{ak, a.codec}, rb{bk, a.codec};
-        unsigned long long ai = merge_path<KB, unsigned long long>(ra, a_len, rb, b_len, diag);
-        unsigned long long bi = diag - ai;
-        KB *ok = dstk + tl.begin + pair;
-#pragma unroll
-        for (int r = 0; r < ITEMS; r++, diag++) {
-            if (diag >= total) break;
-            /* A wins ties: B only when strictly smaller. */
-            const bool take_b = bi < b_len && (ai >= a_len || rb(bi) < ra(ai));
-            const unsigned long long src = take_b ? a_len + bi : ai;
-            ok[diag] = ak[src];
+        const unsigned long long d0 = tl.first - pair;
+        if (d0 >= total) continue; /* the whole block alike */
+        const unsigned long long d1 = d0 + WS_SEG_TILE < total ? d0 + WS_SEG_TILE : total;
+        const unsigned long long base = tl.begin + pair;
+        const KB *ak = srck + base;
+        const ws_seg_reader<KB> ra{ak, a.codec}, rb{ak + a_len, a.codec};
+        ws_seg_block_split(ra, a_len, rb, b_len, d0, d1, sm.split);
+        const unsigned long long a0 = sm.split.lo[0], a1 = sm.split.lo[1];
+        const int na = (int)(a1 - a0), m = (int)(d1 - d0);
+        const unsigned long long b0 = a_len + (d0 - a0); /* B's part, from ak */
+        for (int i = (int)threadIdx.x; i < m; i += THREADS) {
+            const unsigned long long g = i < na ? a0 + i : b0 + (i - na);
+            sm.keys[warpsort::smem_index<KB>(i)] = warpsort::encode(ak[g], a.codec);
             if constexpr (warpsort::is_value<V>::value)
-                dstv[tl.begin + pair + diag] = srcv[tl.begin + pair + src];
-            if (take_b)
-                bi++;
-            else
-                ai++;
+                sm.vals[warpsort::smem_index<V>(i)] = srcv[base + g];
         }
+        __syncthreads();
+        const int diag = (int)threadIdx.x * ITEMS < m ? (int)threadIdx.x * ITEMS : m;
+        KB k[ITEMS];
+        V v[ITEMS];
+        warpsort::merge_items_to_registers<KB, V, ITEMS>(
+            sm.keys, sm.vals, warpsort::merge_src{0, na, na, m - na}, diag, k, v);
+        __syncthreads(); /* every input read: the arrays take the outputs */
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            if (diag + r < m) {
+                sm.keys[warpsort::smem_index<KB>(diag + r)] = k[r];
+                warpsort::smem_put(sm.vals, diag + r, v[r]);
+            }
+        }
+        __syncthreads();
+        for (int i = (int)threadIdx.x; i < m; i += THREADS) {
+            dstk[base + d0 + i] = warpsort::decode(sm.keys[warpsort::smem_index<KB>(i)], a.codec);
+            if constexpr (warpsort::is_value<V>::value)
+                dstv[base + d0 + i] = sm.vals[warpsort::smem_index<V>(i)];
+        }
+        __syncthreads(); /* the next tile's split and loads reuse the arrays */
     }
 }
 
