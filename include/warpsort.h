@@ -257,6 +257,27 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
 WARPSORT_API warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
                                              warpsort_dtype_t dtype, unsigned flags);
 
+/* Sorts n keys of dtype out of place: keys_out receives keys_in sorted.
+ * flags as warpsort_sort. keys_in is only read, never written (also on
+ * failure), unless keys_in == keys_out, which is warpsort_sort in place;
+ * otherwise the two must not overlap (OVERLAP). Both must be aligned to the
+ * key size (keys_in may be NULL only with n = 0).
+ * The result equals a copy followed by warpsort_sort, without the copy's
+ * cost: on host memory the CUDA backend's pipeline stages from keys_in and
+ * writes only keys_out (the time of the in-place sort), and the CPU
+ * backend's first radix pass reads keys_in. Device memory (CUDA backend):
+ * a device-to-device copy on the context's stream, then the in-place sort,
+ * asynchronously. One array in host and the other in device memory is
+ * accepted (staged as the sorts stage mixed arrays).
+ * Failure: keys_in is never written. Argument errors, allocation failures
+ * and budget errors leave keys_out unchanged, and so does every error on a
+ * host keys_out (written only once the sort has succeeded). A CUDA error on
+ * a device keys_out (at launch, or asynchronous and reported later by
+ * warpsort_synchronize) leaves its contents unspecified. */
+WARPSORT_API warpsort_status_t warpsort_sort_copy(warpsort_context_t *ctx, const void *keys_in,
+                                                  void *keys_out, size_t n, warpsort_dtype_t dtype,
+                                                  unsigned flags);
+
 /* Sorts keys in place and applies the same permutation to values.
  * value_bytes is 4 or 8. keys and values must not overlap. */
 WARPSORT_API warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys,

@@ -270,6 +270,36 @@ warpsort_status_t warpsort_sort(warpsort_context_t *ctx, void *keys, size_t n,
     return ws_dispatch_sort_pairs(ctx, keys, NULL, n, dtype, 0, flags & ~(unsigned)WARPSORT_STABLE);
 }
 
+warpsort_status_t warpsort_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                     size_t n, warpsort_dtype_t dtype, unsigned flags) {
+    static const char fn[] = "warpsort_sort_copy";
+    if (!ctx) return WARPSORT_INVALID_ARGUMENT;
+    ctx->last_error[0] = '\0';
+    if (keys_in == keys_out) return warpsort_sort(ctx, keys_out, n, dtype, flags);
+    warpsort_status_t st = ws_check_keys(ctx, keys_in, n, dtype, flags, fn);
+    if (st != WARPSORT_OK) return st;
+    const size_t ks = warpsort_dtype_size(dtype);
+    if (n > 0 && !keys_out)
+        return ws_error(ctx, WARPSORT_NULL_POINTER, "%s: keys_out is NULL with n = %zu", fn, n);
+    if ((uintptr_t)keys_out % ks)
+        return ws_error(ctx, WARPSORT_MISALIGNED, "%s: keys_out %p not aligned to %zu bytes", fn,
+                        keys_out, ks);
+    if (n > 0 && ws_overlap(keys_in, n * ks, keys_out, n * ks))
+        return ws_error(ctx, WARPSORT_OVERLAP, "%s: keys_in and keys_out overlap (and differ)", fn);
+    if (n == 0) return WARPSORT_OK;
+    const void *const arrays[2] = {keys_in, keys_out};
+    warpsort_backend_t b;
+    st = ws_route(ctx, n, arrays, 2, &b);
+    if (st != WARPSORT_OK) return st;
+    /* Keys alone are never distinguishable when equal: stable changes nothing. */
+    flags &= ~(unsigned)WARPSORT_STABLE;
+#ifdef WARPSORT_HAVE_CUDA
+    if (b == WARPSORT_BACKEND_CUDA)
+        return ws_cuda_sort_copy(ctx, keys_in, keys_out, n, dtype, flags);
+#endif
+    return ws_cpu_sort_copy(ctx, keys_in, keys_out, n, dtype, flags);
+}
+
 warpsort_status_t warpsort_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                       warpsort_dtype_t dtype, size_t value_bytes, unsigned flags) {
     static const char fn[] = "warpsort_sort_pairs";

@@ -97,6 +97,10 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
                                     warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
 warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices, size_t n,
                                  warpsort_dtype_t dtype, size_t index_bytes, unsigned flags);
+/* keys_in sorted into keys_out (distinct, not overlapping; n >= 1): keys_in
+ * only read, keys_out written only once nothing can fail. */
+warpsort_status_t ws_cpu_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                   size_t n, warpsort_dtype_t dtype, unsigned flags);
 warpsort_status_t ws_cpu_topk(warpsort_context_t *ctx, const ws_topk_args_t *a);
 /* Batched rows / segments (src/cpu/cpu_segmented.c); host offsets checked there. */
 warpsort_status_t ws_cpu_segmented(warpsort_context_t *ctx, const ws_seg_call_t *c);
@@ -116,6 +120,9 @@ warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *
 warpsort_status_t ws_cuda_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
                                   size_t n, warpsort_dtype_t dtype, size_t index_bytes,
                                   unsigned flags);
+/* As ws_cpu_sort_copy; host or device memory, either array. */
+warpsort_status_t ws_cuda_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                    size_t n, warpsort_dtype_t dtype, unsigned flags);
 warpsort_status_t ws_cuda_workspace_size(const warpsort_context_t *ctx, size_t n,
                                          warpsort_dtype_t dtype, size_t value_bytes, unsigned flags,
                                          size_t *bytes);

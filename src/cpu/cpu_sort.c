@@ -608,6 +608,52 @@ warpsort_status_t ws_cpu_sort_pairs(warpsort_context_t *ctx, void *keys, void *v
     return WARPSORT_OK;
 }
 
+/* The radix sort of keys_in (read only) into keys_out, given rs set up for
+ * n >= WS_SMALL_N and n * kb bytes of scratch. The passes ping-pong between
+ * keys_out and scratch, the first reading keys_in and the last writing
+ * keys_out, so no pass copies: the out-of-place sort moves no more data
+ * than the in-place one (which copies to scratch when the pass count is
+ * odd). Cannot fail. */
+static void ws_sort_copy_radix(struct ws_radix *rs, const void *keys_in, void *keys_out,
+                               char *scratch) {
+    unsigned digits[WS_MAX_DIGITS];
+    const unsigned passes = ws_count_and_plan(rs, keys_in, digits);
+    if (passes == 0) { /* every key has the same bits: the input is the result */
+        rs->src_keys = keys_in;
+        rs->dst_keys = keys_out;
+        ws_parallel_run(rs->nthreads, ws_copy_task, rs);
+        return;
+    }
+    const int identity = rs->kind == 0 && !rs->desc;
+    void *buf[2] = {keys_out, scratch}; /* pass p writes buf[(passes - 1 - p) & 1] */
+    for (unsigned p = 0; p < passes; p++) {
+        rs->src_keys = p == 0 ? keys_in : buf[(passes - p) & 1];
+        rs->dst_keys = buf[(passes - 1 - p) & 1];
+        rs->encode = p == 0 && !identity;
+        rs->decode = p == passes - 1 && !identity;
+        ws_run_pass(rs, digits, p);
+    }
+}
+
+warpsort_status_t ws_cpu_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                   size_t n, warpsort_dtype_t dtype, unsigned flags) {
+    static const char fn[] = "warpsort_sort_copy (cpu)";
+    const unsigned kb = (unsigned)warpsort_dtype_size(dtype);
+    if (n < WS_SMALL_N) {
+        memcpy(keys_out, keys_in, n * kb);
+        ws_insertion_sort(keys_out, NULL, n, kb, 0, ws_dtype_kind(dtype),
+                          (flags & WARPSORT_DESCENDING) != 0);
+        return WARPSORT_OK;
+    }
+    struct ws_radix rs;
+    char *scratch;
+    warpsort_status_t st = ws_radix_begin(ctx, &rs, n, dtype, 0, flags, kb, &scratch, fn);
+    if (st != WARPSORT_OK) return st;
+    ws_sort_copy_radix(&rs, keys_in, keys_out, scratch);
+    ws_radix_end(&rs);
+    return WARPSORT_OK;
+}
+
 warpsort_status_t ws_cpu_argsort(warpsort_context_t *ctx, const void *keys, void *indices, size_t n,
                                  warpsort_dtype_t dtype, size_t index_bytes, unsigned flags) {
     static const char fn[] = "warpsort_argsort (cpu)";

@@ -15,6 +15,7 @@
  * the device has finished, so a failure leaves it as it was.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.cuh"
 #include "device_sort.h"
@@ -94,6 +95,42 @@ static warpsort_status_t ws_sort_pairs_routed(warpsort_context_t *ctx, void *key
     return WARPSORT_OK;
 }
 
+/* keys_in sorted into keys_out (distinct). Both in host memory: the host
+ * pipeline, which stages from one and writes the other. Otherwise keys_in
+ * is copied on the stream into keys_out when that is device memory (then
+ * sorted there in place), or into the workspace when it is host memory
+ * (sorted there and copied back once the device is done, so a failure
+ * leaves keys_out as it was). */
+static warpsort_status_t ws_sort_copy_routed(warpsort_context_t *ctx, const void *keys_in,
+                                             void *keys_out, size_t n, warpsort_dtype_t dtype,
+                                             unsigned flags) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t kb = warpsort_dtype_size(dtype);
+    const int host_in = !ws_cuda_device_pointer(keys_in);
+    const int host_out = !ws_cuda_device_pointer(keys_out);
+    if (host_in && host_out) {
+        if (n > 1) return ws_pipe_sort_copy(ctx, keys_in, keys_out, n, dtype, flags);
+        memcpy(keys_out, keys_in, n * kb); /* one key is sorted */
+        return WARPSORT_OK;
+    }
+    const ws_plan_t plan = ws_plan_make(&st->dev, n, kb, 0);
+    const ws_call_layout l = ws_call_layout_for(&plan, host_out, 0);
+    unsigned char *ws = NULL;
+    if (n > 1 || host_out) WS_TRY(ws_acquire(ctx, l.total, &ws));
+    void *dkeys = host_out ? (void *)(ws + l.keys_off) : keys_out;
+    WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys_in, n * kb, cudaMemcpyDefault, st->stream));
+    if (n > 1) WS_TRY(ws_run_leaf(ctx, &plan, dkeys, NULL, dtype, flags, ws));
+    if (!host_in && !host_out) return WARPSORT_OK; /* asynchronous */
+    /* Host memory: wait for the sort before touching keys_out (or returning
+     * while keys_in may still be read). */
+    WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    if (host_out) {
+        WS_TRY(ws_copy_back(ctx, keys_out, dkeys, n * kb));
+        WS_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    }
+    return WARPSORT_OK;
+}
+
 /* An argsort's workspace: the sort's own, the copy of the keys it sorts,
  * the indices it sorts with them, and the caller's indices staged when they
  * are in host memory. 8-byte indices of up to 2^32 items travel as 4 bytes
@@ -158,6 +195,16 @@ warpsort_status_t ws_cuda_sort_pairs(warpsort_context_t *ctx, void *keys, void *
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
     const warpsort_status_t s =
         ws_sort_pairs_routed(ctx, keys, values, n, dtype, values ? value_bytes : 0, flags);
+    ws_leave_device(&g);
+    return s;
+}
+
+warpsort_status_t ws_cuda_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                    size_t n, warpsort_dtype_t dtype, unsigned flags) {
+    ws_device_guard g;
+    cudaError_t err = ws_enter_device(ctx->device, &g);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+    const warpsort_status_t s = ws_sort_copy_routed(ctx, keys_in, keys_out, n, dtype, flags);
     ws_leave_device(&g);
     return s;
 }

@@ -146,6 +146,28 @@ warpsort_status_t ws_pipe_sort_pairs(warpsort_context_t *ctx, void *keys, void *
     return ws_pipe_run(ctx, &j);
 }
 
+/* The job reads its input from segs and writes keys_out, so an out-of-place
+ * sort is the in-place one with two addresses: in core the staging threads
+ * read keys_in and the copy out writes keys_out; out of core the runs are
+ * read from keys_in and the final gather writes keys_out. */
+warpsort_status_t ws_pipe_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                    size_t n, warpsort_dtype_t dtype, unsigned flags) {
+    const ws_seg seg = {(const unsigned char *)keys_in, NULL, n};
+    ws_job j;
+    memset(&j, 0, sizeof j);
+    j.segs = &seg;
+    j.nsegs = 1;
+    j.keys_in_pinned = ws_host_is_pinned(keys_in);
+    j.keys_out_pinned = ws_host_is_pinned(keys_out);
+    j.keys_out = (unsigned char *)keys_out;
+    j.n = n;
+    j.kb = warpsort_dtype_size(dtype);
+    j.dtype = dtype;
+    j.stable = (flags & WARPSORT_STABLE) != 0;
+    j.desc = (flags & WARPSORT_DESCENDING) != 0;
+    return ws_pipe_run(ctx, &j);
+}
+
 warpsort_status_t ws_pipe_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
                                   size_t n, warpsort_dtype_t dtype, size_t index_bytes,
                                   unsigned flags) {

@@ -14,6 +14,12 @@
  * returns when the result is in place. */
 warpsort_status_t ws_pipe_sort_pairs(warpsort_context_t *ctx, void *keys, void *values, size_t n,
                                      warpsort_dtype_t dtype, size_t value_bytes, unsigned flags);
+/* keys_in sorted into keys_out, both in host memory, distinct and not
+ * overlapping: the pieces are staged from keys_in and the result copied out
+ * into keys_out (nothing written before the device is done); keys_in is
+ * only read. Returns when the result is in place. */
+warpsort_status_t ws_pipe_sort_copy(warpsort_context_t *ctx, const void *keys_in, void *keys_out,
+                                    size_t n, warpsort_dtype_t dtype, unsigned flags);
 /* Argsort with keys and indices both in host memory; keys are only read. */
 warpsort_status_t ws_pipe_argsort(warpsort_context_t *ctx, const void *keys, void *indices,
                                   size_t n, warpsort_dtype_t dtype, size_t index_bytes,
