@@ -45,7 +45,7 @@ from . import _warpsort as _C
 # Contexts cached past the interpreter's end are not destroyed (_warpsort.c,
 # at_exit): their streams may be gone by then.
 atexit.register(_C.at_exit)
-from ._arrays import FLOAT_CODES, adapter_for, normalize_axis
+from ._arrays import FLOAT_CODES, adapter_for, fast_sorts, normalize_axis
 
 __all__ = ["sort", "argsort", "sort_pairs", "top_k", "backend", "clear_cache", "WarpsortError"]
 __version__ = _C.version()
@@ -211,7 +211,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False, inp
     """Returns a sorted copy of x along axis (with inplace=True: sorts x itself).
 
     Along an axis of a 2-D or N-D array every row is sorted by one library
-    call (warpsort_sort_rows).
+    call (warpsort_sort_rows). One contiguous row (a 1-D array, or
+    axis=None) is sorted by warpsort_sort_copy from x into the new array:
+    x is read where it is, with no copy made first.
 
     Parameters
     ----------
@@ -258,6 +260,18 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, numpy_order=False, inp
     """
     if inplace:
         return _sort_inplace(x, axis, descending, stable, numpy_order)
+    # One C-contiguous row (1-D, or axis=None): a fresh output and one
+    # warpsort_sort_copy, which reads x where it is (keys alone: stable is moot).
+    fast = fast_sorts.get(type(x))
+    if fast is not None and not numpy_order:
+        job = fast(x, axis)
+        if job is not None:
+            src, out, dst, n, code, key = job
+            if n:
+                cap, lock = _context(key)
+                with lock:
+                    _C.sort_copy(cap, src, dst, n, code, _C.DESCENDING if descending else 0)
+            return out
     ad, x, axis = _prepare(x, axis)
     code = ad.key_code(x)
     m = ad.moved(x, axis)

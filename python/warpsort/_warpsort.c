@@ -241,6 +241,26 @@ static PyObject *ws_sort_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* sort_copy(ctx, src_addr, dst_addr, n, dtype, flags): dst receives src sorted
+ * (warpsort_sort_copy: src only read; src == dst sorts in place). The out-of-place
+ * sort of one array: no copy of the input on the caller's side. */
+static PyObject *ws_sort_copy(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cap;
+    unsigned long long src, dst;
+    Py_ssize_t n;
+    int dtype;
+    unsigned flags;
+    if (!PyArg_ParseTuple(args, "OKKniI", &cap, &src, &dst, &n, &dtype, &flags)) return NULL;
+    warpsort_context_t *ctx = ws_ctx_get(cap);
+    if (!ctx || ws_check_block(1, n) < 0) return NULL;
+    warpsort_status_t st;
+    Py_BEGIN_ALLOW_THREADS st = warpsort_sort_copy(ctx, WS_PTR(src), WS_PTR(dst), (size_t)n,
+                                                   (warpsort_dtype_t)dtype, flags);
+    Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(st, ctx, "warpsort_sort_copy");
+    Py_RETURN_NONE;
+}
+
 /* sort_pairs_rows(ctx, keys_addr, values_addr, rows, row_len, dtype, value_bytes, flags):
  * sorts each row of keys in place, permuting the same row of values alike. */
 static PyObject *ws_sort_pairs_rows(PyObject *self, PyObject *args) {
@@ -336,6 +356,57 @@ static PyObject *ws_topk_rows(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS if (st != WARPSORT_OK) return ws_raise(
         st, ctx, rows == 1 ? "warpsort_topk" : "warpsort_topk_rows");
     Py_RETURN_NONE;
+}
+
+/*======================================================================
+ * NumPy array addresses
+ *
+ * The 3.9 limited API has no buffer protocol, and __array_interface__
+ * builds a dict per call (about 2 us, more than a small sort). NumPy's
+ * array object starts with the fields every compiled NumPy extension reads
+ * directly (PyArray_DATA and friends inline them): NumPy's own ABI, the same
+ * in 1.x and 2.x. np_data reads the data pointer there, for objects of the
+ * ndarray type registered by np_register (the Python layer checks the
+ * result against __array_interface__ for several arrays at import and uses
+ * __array_interface__ instead if they ever disagree).
+ *====================================================================*/
+typedef struct {
+    PyObject ob_base;
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} ws_np_fields;
+
+static PyObject *ws_np_type; /* numpy.ndarray, set by np_register */
+
+/* np_register(numpy.ndarray): the type np_data accepts (and its subclasses). */
+static PyObject *ws_np_register(PyObject *self, PyObject *type) {
+    (void)self;
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "np_register expects numpy.ndarray");
+        return NULL;
+    }
+    PyObject *old = ws_np_type;
+    Py_INCREF(type);
+    ws_np_type = type;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+/* np_data(a) -> address of a NumPy array's first element (as
+ * __array_interface__["data"][0]). */
+static PyObject *ws_np_data(PyObject *self, PyObject *a) {
+    (void)self;
+    if (!ws_np_type || !PyObject_TypeCheck(a, (PyTypeObject *)ws_np_type)) {
+        PyErr_SetString(PyExc_TypeError, "np_data expects a numpy.ndarray (after np_register)");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(
+        (unsigned long long)(uintptr_t)((const ws_np_fields *)(const void *)a)->data);
 }
 
 /*======================================================================
@@ -466,6 +537,10 @@ static PyMethodDef ws_methods[] = {
     {"synchronize", ws_synchronize, METH_O, "synchronize(ctx): wait for queued work"},
     {"sort_rows", ws_sort_rows, METH_VARARGS,
      "sort_rows(ctx, keys_addr, rows, row_len, dtype, flags): sort each row in place"},
+    {"sort_copy", ws_sort_copy, METH_VARARGS,
+     "sort_copy(ctx, src_addr, dst_addr, n, dtype, flags): dst receives src sorted"},
+    {"np_register", ws_np_register, METH_O, "np_register(numpy.ndarray): the type np_data reads"},
+    {"np_data", ws_np_data, METH_O, "np_data(ndarray) -> address of its first element"},
     {"sort_pairs_rows", ws_sort_pairs_rows, METH_VARARGS,
      "sort_pairs_rows(ctx, keys_addr, values_addr, rows, row_len, dtype, value_bytes, flags)"},
     {"argsort_rows", ws_argsort_rows, METH_VARARGS,

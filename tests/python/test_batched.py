@@ -150,14 +150,15 @@ def test_large_rows_batched():
 
 
 class _Recorder:
-    """Stands in for the extension module: records each row call, then makes it."""
+    """Stands in for the extension module: records each row call (and sort_copy,
+    the out-of-place sort of one row), then makes it."""
 
     def __init__(self):
         self.calls = []
 
     def __getattr__(self, name):
         f = getattr(_C, name)
-        if not name.endswith("_rows"):
+        if not name.endswith("_rows") and name != "sort_copy":
             return f
 
         def record(*args):
@@ -179,10 +180,12 @@ def test_one_call_per_block(monkeypatch, shape, axis, rows, row_len):
     ws.argsort(a, axis=axis)
     ws.sort_pairs(a, a.view(np.int32), axis=axis)
     ws.top_k(a, 1, axis=axis)
-    assert [name for name, _ in rec.calls] == ["sort_rows", "argsort_rows", "sort_pairs_rows", "topk_rows"]
+    # One contiguous row of a 1-D array or axis=None: sort_copy (out of place, no copy first).
+    first = "sort_copy" if len(shape) == 1 or axis is None else "sort_rows"
+    assert [name for name, _ in rec.calls] == [first, "argsort_rows", "sort_pairs_rows", "topk_rows"]
     for name, args in rec.calls:
-        r, n = (args[2], args[3]) if name == "sort_rows" else (args[3], args[4]) if name != "topk_rows" \
-            else (args[4], args[5])
+        r, n = ((1, args[3]) if name == "sort_copy" else (args[2], args[3]) if name == "sort_rows"
+                else (args[3], args[4]) if name != "topk_rows" else (args[4], args[5]))
         assert (r, n) == (rows, row_len), name
     assert rec.calls[1][1][6] == 8  # argsort: int64 indices
     assert rec.calls[3][1][9] == 8  # top_k: int64 indices
