@@ -14,6 +14,9 @@
 #include "core/common.h"
 #include "core/run_info.h"
 #include "modes/mode.h"
+#ifdef WSB_HAVE_NCCL
+#include "modes/multi_gpu.h"
+#endif
 
 namespace wsb {
 namespace {
@@ -34,6 +37,10 @@ const Mode kModes[] = {
      segmented_main},
     {"topk", "top-k of one array / of every row: warpsort_topk vs CUB sort then the first k",
      topk_main},
+#ifdef WSB_HAVE_NCCL
+    {"multi-gpu", "issue 27: one sort across all GPUs (warpsort_nccl) vs one GPU, all-to-all",
+     multi_gpu_main},
+#endif
 };
 
 void print_usage(FILE *f) {
