@@ -351,8 +351,10 @@ static warpsort_status_t ws_nccl_run(const ws_nccl_call *c, const ws_nccl_bufs *
     return s;
 }
 
-/* Both agreement rounds, then the sort; ctl is the control block. */
-static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, size_t *n_out) {
+/* Both agreement rounds, then the sort; ctl is the control block, pre a
+ * failure this rank already had (it still takes part, to tell the others). */
+static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, warpsort_status_t pre,
+                                            size_t *n_out) {
     const ws_nccl_ctl L = ws_nccl_ctl_layout(c->nranks);
     const size_t p = (size_t)c->nranks;
     uint64_t *all = (uint64_t *)malloc(WS_NCCL_HDR * p * sizeof(uint64_t));
@@ -363,10 +365,9 @@ static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, size
         free(n_in_all);
         return ws_error(c->ctx, s, "%s: no host memory for %zu ranks' counts", c->fn, p);
     }
-    const int cuda_ok = c->ctx->backend == WARPSORT_BACKEND_CUDA && ws_state(c->ctx);
     ws_nccl_mark(c, WS_NCCL_PHASE_AGREE);
     /* Round 1: counts, argument checks and signatures. */
-    warpsort_status_t own = ws_nccl_check(c, n_out);
+    warpsort_status_t own = pre != WARPSORT_OK ? pre : ws_nccl_check(c, n_out);
     s = ws_nccl_round(c, ctl, &L, c->n_in, own, all);
     if (s == WARPSORT_OK) s = ws_nccl_agreed(c, all, own);
     uint64_t n_total = 0;
@@ -392,7 +393,9 @@ static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, size
         s = ws_nccl_round(c, ctl, &L, 0, own, all);
         if (s == WARPSORT_OK) s = ws_nccl_agreed(c, all, own);
     }
-    if (s == WARPSORT_OK && cuda_ok && n_total) {
+    /* Past both rounds every rank passed its checks: its context is on the
+     * CUDA backend and its workspace is in ws. */
+    if (s == WARPSORT_OK && n_total) {
         ws_nccl_bufs b;
         b.ctl = ctl;
         b.leaf = ws;
@@ -469,13 +472,13 @@ static warpsort_status_t ws_nccl_entry(warpsort_context_t *ctx, ncclComm_t comm,
             /* After work already queued on the context's stream (its
              * workspace may still be in use there), before work queued
              * there later. */
-            const int cuda_ok = ctx->backend == WARPSORT_BACKEND_CUDA && ws_state(ctx);
-            if (!cuda_ok) (void)ws_resolve(ctx);
+            (void)ws_resolve(ctx); /* its failure is the checks' to report */
             const int follow =
                 ctx->backend == WARPSORT_BACKEND_CUDA && ws_state(ctx) && ctx->device == c.device;
             err = follow ? ws_nccl_follow(stream, ws_state(ctx)->stream) : cudaSuccess;
-            s = err != cudaSuccess ? ws_cuda_fail(ctx, err, "stream order")
-                                   : ws_nccl_collective(&c, ctl, n_out);
+            const warpsort_status_t pre =
+                err != cudaSuccess ? ws_cuda_fail(ctx, err, "stream order") : WARPSORT_OK;
+            s = ws_nccl_collective(&c, ctl, pre, n_out);
             (void)cudaFreeAsync(ctl, stream);
             if (follow) {
                 err = ws_nccl_follow(ws_state(ctx)->stream, stream);
