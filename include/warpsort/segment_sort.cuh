@@ -57,13 +57,54 @@ __device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> 
         if constexpr (is_value<V>::value) vals[idx] = it.v[i];
     }
 }
+
+/* K consecutive words to p (16-byte aligned) in 16-byte stores. */
+template <int K, typename W>
+__device__ __forceinline__ void store_vec16(W *p, const W (&w)[K]) {
+    constexpr int PER = 16 / (int)sizeof(W);
+#pragma unroll
+    for (int q = 0; q < K / PER; q++) {
+        uint4 v;
+        memcpy(&v, &w[q * PER], 16);
+        reinterpret_cast<uint4 *>(p)[q] = v;
+    }
+}
+
+/* A lane's K blocked items idx0 .. idx0+K-1 to memory: 16-byte stores when
+ * all are real and the words align (a lane's items are contiguous, so a
+ * scalar store per item would touch as many cache lines per instruction as
+ * the warp has lanes), else one store per real item. */
+template <int K, typename KB, typename V, typename P>
+__device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K> &it, int idx0,
+                                                   int len, KB *keys, V *vals, key_codec codec) {
+    constexpr bool VEC_K = (K * (int)sizeof(KB)) % 16 == 0;
+    constexpr bool VEC_V = !is_value<V>::value || (K * (int)sizeof(V)) % 16 == 0;
+    if constexpr (VEC_K && VEC_V) {
+        bool vec = idx0 + K <= len && ((uintptr_t)(keys + idx0) & 15) == 0;
+        if constexpr (is_value<V>::value) vec = vec && ((uintptr_t)(vals + idx0) & 15) == 0;
+        if (vec) {
+            KB kw[K];
+#pragma unroll
+            for (int i = 0; i < K; i++) kw[i] = decode(it.k[i], codec);
+            store_vec16<K>(keys + idx0, kw);
+            if constexpr (is_value<V>::value) store_vec16<K>(vals + idx0, it.v);
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < K; i++) segment_store(it, i, idx0 + i, len, keys, vals, codec);
+}
 } // namespace detail
 
 /* Each group of WIDTH consecutive lanes sorts its own segment: items
  * 0 .. len-1 of in_keys (and in_vals) into out_keys (and out_vals), in the
  * order of codec. Every lane passes its group's pointers and len
  * (0 <= len <= WIDTH * K; len <= 0: the group has no segment and touches
- * no memory). Lane l of a group handles items l*K .. l*K+K-1.
+ * no memory). Lane l of a group loads items l, l + WIDTH, ... (striped:
+ * each load instruction reads consecutive words) and stores sorted items
+ * l*K .. l*K+K-1 (blocked, in 16-byte stores where they align): a sort
+ * may start from any arrangement, and positions, not registers, break
+ * ties, so the result is the same.
  * Preconditions: all 32 lanes of the warp call it together, converged;
  * WIDTH a power of two from 1 to 32, K a power of two from 1 to 16.
  * Registers only: no shared memory, no barrier. Cost: one bitonic network
@@ -80,11 +121,9 @@ __device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in
     warp_items<KB, V, P, K> it;
 #pragma unroll
     for (int i = 0; i < K; i++)
-        detail::segment_load(it, i, glane * K + i, len, in_keys, in_vals, iota_base, codec);
+        detail::segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
     warp_sort_registers<WIDTH * K>(it, glane * K);
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        detail::segment_store(it, i, glane * K + i, len, out_keys, out_vals, codec);
+    detail::segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
 }
 
 /* Shared memory of block_sort_segment: padded arrays of THREADS * K key
