@@ -246,11 +246,6 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * Diagnostics: with the environment variable WARPSORT_TRACE=FILE set, every
  * host-array call appends a timeline of its copies, staging threads, sorts
  * and merges to FILE (CSV; bench/plot.py --timeline draws it).
- * WARPSORT_STAGING_STORES=memcpy stages pageable memory with plain memcpy
- * instead of the default streaming (non-temporal) stores, for comparison;
- * WARPSORT_HOST_REGISTER=1 pins large pageable arrays with
- * cudaHostRegister for the call instead of staging them. Both are read when
- * a context first sorts host memory.
  *====================================================================*/
 
 /* Sorts n keys of dtype in place. flags: WARPSORT_DESCENDING, WARPSORT_STABLE. */
