@@ -7,22 +7,29 @@
  *
  * Two paths, chosen per call from k and the row length (ws_tk_plan_for):
  *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
- *    chunk of one row and keeps the best k of it as a sorted run of 32 x
- *    ITEMS items in registers (ITEMS = 1..8). Each key is compared with the
- *    run's k-th item as it streams by; the few that beat it are appended
- *    to a per-warp buffer in shared memory, and a full buffer is sorted by
- *    the warp's bitonic network (warp_sort.cuh) and merged into the run:
- *    the elementwise better of the run and the reversed batch is bitonic
- *    and one merge pass sorts it. The input is read once. The runs of a
- *    row's chunks (k each) form a shorter row for the next level, until
- *    one warp holds the row: a few small launches, each reading ~k/chunk
- *    of the level before.
+ *    chunk of one row (about one wave of warps in all, several per row when
+ *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
+ *    items in registers (ITEMS = 1..8). The chunk's first 32 x ITEMS items
+ *    are sorted straight into the run; then each key is compared with two
+ *    bars: the run's k-th item, and the row's shared bar, the smallest k-th
+ *    key any warp of the row has published (atomicMin in the workspace; a
+ *    key above it has k better items elsewhere). The few keys that pass
+ *    both are appended to a per-warp buffer in shared memory, and each full
+ *    batch is sorted by the warp's bitonic network (warp_sort.cuh) and
+ *    merged into the run: the elementwise better of the run and the
+ *    reversed batch is bitonic and one merge pass sorts it. Raw keys are
+ *    read once, with 16-byte vector loads, the next step's loads in flight
+ *    while this step is filtered. The runs of a row's chunks (k each) form
+ *    a shorter row for the next level, filtered by the same shared bar,
+ *    until one warp holds the row and writes the results: one launch when
+ *    every row gets one warp, a few small ones otherwise.
  *  - radix path (larger k), row by row: an exact radix select of the k-th
- *    key (8-bit digits from the top: one histogram pass over the row per
- *    digit, the digit picked on the device), then a count pass and an
- *    ordered compaction of the keys better than it plus the lowest-indexed
- *    keys equal to it (per-tile counts, one scan, ballots inside a tile),
- *    exactly k survivors in index order, sorted stably by the device sort.
+ *    key (11-bit digits from the top: one histogram pass over the row per
+ *    digit, the last block of each pass picks the digit), then a count
+ *    pass and an ordered compaction of the keys better than it plus the
+ *    lowest-indexed keys equal to it (per-tile counts, one scan, ballots
+ *    inside a tile), exactly k survivors in index order, sorted stably by
+ *    the device sort.
  * Everything runs on the context's stream from host-known sizes, so with a
  * caller-set workspace a call on device memory neither allocates nor waits:
  * it can be captured in a CUDA graph. Host arrays are staged through the
@@ -50,19 +57,26 @@ using warpsort::warp_items;
 /*=== tuning ===*/
 /* Largest k of the warp path: 32 lanes x 8 items of run in registers. */
 #define WS_TK_WARP_MAX_K 256
-/* A warp's chunk holds at least this many run capacities: the next level
- * then reads at most 1/32 of this one's keys. */
-#define WS_TK_MIN_CHUNK_RUNS 32
-/* Warps per block of the warp path and keys each lane loads per step. */
+/* A level-0 chunk holds at least this many batches (32 x ITEMS): the warm
+ * start and the first merges, paid once per chunk, stay a small part. */
+#define WS_TK_MIN_CHUNK_RUNS 16
+/* Later levels read runs mostly above the shared bar (a compare each):
+ * chunks of at least this many items. */
+#define WS_TK_LEVEL_MIN_CHUNK 2048
+/* Warps per block of the warp path. */
 #define WS_TK_WARPS 8
-#define WS_TK_VEC 4
-/* Resident warps per SM the level sizing aims at (x4: a few waves). */
-#define WS_TK_WARPS_PER_SM 64
+/* Resident warps per SM a level's grid aims at: one wave of long chunks. */
+#define WS_TK_WAVE_WARPS 32
 #define WS_TK_MAX_LEVELS 16
 /* Radix path: tile of the count and compaction passes (8 warps x 512). */
 #define WS_TK_TILE 4096
 #define WS_TK_TILE_THREADS 256
-#define WS_TK_DIGIT_BITS 8
+/* 11-bit digits: 3 passes for 32-bit keys, 6 for 64-bit. */
+#define WS_TK_DIGIT_BITS 11
+#define WS_TK_BINS (1 << WS_TK_DIGIT_BITS)
+/* Histogram passes: threads per block and loads in flight per thread. */
+#define WS_TK_HIST_THREADS 256
+#define WS_TK_HIST_UNROLL 8
 
 __host__ __device__ static inline size_t ws_tk_div_up(size_t a, size_t b) {
     return (a + b - 1) / b;
@@ -76,112 +90,249 @@ __device__ __forceinline__ unsigned ws_tk_lanemask_lt() {
     return m;
 }
 
+__device__ __forceinline__ void ws_tk_atomic_min(uint32_t *a, uint32_t v) { atomicMin(a, v); }
+__device__ __forceinline__ void ws_tk_atomic_min(uint64_t *a, uint64_t v) {
+    atomicMin((unsigned long long *)a, (unsigned long long)v);
+}
+
 template <typename KB>
 __device__ __forceinline__ bool ws_tk_less(KB a, uint32_t pa, KB b, uint32_t pb) {
     return a < b || (a == b && pa < pb);
 }
 
+/*=== outputs ===*/
+
+/* Where results go: result o (row o / k) takes a key (raw bits), an index
+ * in its row and the value the row holds there. */
+struct ws_tk_outputs {
+    void *keys, *indices, *values;
+    int index_bytes, value_bytes;
+    const void *in_values;
+    size_t k, row_len;
+};
+
+template <typename KB>
+__device__ __forceinline__ void ws_tk_put(const ws_tk_outputs &out, size_t o, KB key,
+                                          unsigned long long ix) {
+    if (out.keys) ((KB *)out.keys)[o] = key;
+    if (out.indices) {
+        if (out.index_bytes == 4)
+            ((uint32_t *)out.indices)[o] = (uint32_t)ix;
+        else
+            ((uint64_t *)out.indices)[o] = ix;
+    }
+    if (out.values) {
+        const size_t src = (o / out.k) * out.row_len + (size_t)ix;
+        if (out.value_bytes == 4)
+            ((uint32_t *)out.values)[o] = ((const uint32_t *)out.in_values)[src];
+        else
+            ((uint64_t *)out.values)[o] = ((const uint64_t *)out.in_values)[src];
+    }
+}
+
+/* m sorted survivors of one row (raw keys and indices) to results from
+ * out_base on. */
+template <typename KB>
+__global__ void ws_tk_finish_kernel(const KB *keys, const unsigned long long *idx, size_t m,
+                                    size_t out_base, ws_tk_outputs out) {
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
+         j += (size_t)gridDim.x * blockDim.x)
+        ws_tk_put(out, out_base + j, keys[j], idx[j]);
+}
+
 /*=== warp path ===*/
 
 /* One level: segs segments of seg_len items; warp w takes chunk w % wps of
- * segment w / wps and writes its best k (ordered bits, positions in the
- * segment's original row) to out at w * k. Level 0 reads raw keys (in_pos
- * NULL, positions are indices), later levels the previous level's runs. */
+ * segment w / wps. Level 0 reads raw keys (in_pos NULL, positions are
+ * indices), later levels the previous level's runs (ordered bits and
+ * positions in the row). A level writes each warp's best k to out at w * k,
+ * except the last (wps = 1), which writes the call's outputs. bar holds one
+ * shared bar per segment (ordered bits, see ws_tk_warp_kernel). */
 struct ws_tk_level {
     const void *in_keys;
     const uint32_t *in_pos;
     size_t segs, seg_len, chunk, wps;
     int k;
+    int vec; /* level 0: the keys are aligned to their size (vector loads allowed) */
     key_codec codec;
-    void *out_keys;
+    void *bar;
+    void *out_keys; /* NULL: the last level, which writes out */
     uint32_t *out_pos;
+    ws_tk_outputs out;
 };
 
+/* A warp's state: its run, its own bar (the run's k-th item), the shared
+ * bar as last seen, and the buffer of items waiting to be merged. */
 template <typename KB, int ITEMS>
-struct ws_tk_warp_state {
+struct ws_tk_warp {
     static constexpr int BATCH = 32 * ITEMS;
-    static constexpr int CAP = BATCH + 32 * WS_TK_VEC;
+    /* keys a lane takes per step: two 16-byte vectors */
+    static constexpr int V = 16 / (int)sizeof(KB);
+    static constexpr int N = 2 * V;
+    static constexpr int STEP = 32 * N;
+    /* a step starts with fewer than BATCH items waiting and adds at most STEP */
+    static constexpr int CAP = BATCH + STEP;
     warp_items<KB, no_value, uint32_t, ITEMS> run; /* sorted best first, blocked */
-    KB tk;                                         /* the run's k-th item: the bar */
+    KB tk;                                         /* the run's k-th item: own bar */
     uint32_t tp;
+    KB g;      /* the shared bar as last read (only ever lowered) */
+    KB *gbar;  /* the segment's shared bar */
     int count; /* items waiting in the buffer */
     KB *bk;    /* the warp's buffer (shared) */
     uint32_t *bp;
+    int k, lane;
+    unsigned below;
+
+    /* The run's k-th item becomes the own bar; it is published as the
+     * shared bar when it lowers it. */
+    __device__ __forceinline__ void raise_bar() {
+        const int src_reg = (k - 1) % ITEMS;
+        KB mk = run.k[0];
+        uint32_t mp = run.p[0];
+#pragma unroll
+        for (int r = 1; r < ITEMS; r++) {
+            if (r == src_reg) {
+                mk = run.k[r];
+                mp = run.p[r];
+            }
+        }
+        tk = warpsort::detail::shfl_idx(mk, (k - 1) / ITEMS, 32);
+        tp = warpsort::detail::shfl_idx(mp, (k - 1) / ITEMS, 32);
+        if (tk < g) {
+            if (lane == 0) ws_tk_atomic_min(gbar, tk);
+            g = tk;
+        }
+    }
+
+    /* Sorts buffer items [from, from + valid) (valid <= BATCH) with the
+     * warp network, merges them into the run and raises the bar. The
+     * buffer is read striped (conflict-free): the sort needs no order. */
+    __device__ __forceinline__ void flush(int from, int valid) {
+        warp_items<KB, no_value, uint32_t, ITEMS> b;
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const int i = r * 32 + lane;
+            b.k[r] = i < valid ? bk[from + i] : sentinel<KB>();
+            b.p[r] = i < valid ? bp[from + i] : 0xFFFFFFFFu;
+        }
+        warpsort::warp_sort_registers<BATCH>(b, lane * ITEMS);
+        /* run[i] vs batch[BATCH-1-i]: lane 31 - lane, register ITEMS-1-r.
+         * The better of each pair are the best BATCH of both, in bitonic
+         * order. */
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const KB ok = warpsort::shfl_xor(b.k[ITEMS - 1 - r], 31);
+            const uint32_t op = warpsort::shfl_xor(b.p[ITEMS - 1 - r], 31);
+            if (ws_tk_less(ok, op, run.k[r], run.p[r])) {
+                run.k[r] = ok;
+                run.p[r] = op;
+            }
+        }
+        warpsort::warp_merge_registers(run, lane * ITEMS, BATCH);
+        raise_bar();
+    }
+
+    /* Filters one step's items (padding is (sentinel, ~0): it never passes)
+     * into the buffer; merges every full batch. An item passes when it may
+     * still be in the top k: not above the shared bar (a warp holds k items
+     * no worse than it; equal keys may still win on index) and better than
+     * the own bar. */
+    __device__ __forceinline__ void step(const KB (&o)[N], const uint32_t (&p)[N]) {
+        bool pass[N];
+        bool any = false;
+#pragma unroll
+        for (int v = 0; v < N; v++) {
+            pass[v] = o[v] <= g && ws_tk_less(o[v], p[v], tk, tp);
+            any |= pass[v];
+        }
+        if (!__any_sync(0xFFFFFFFFu, any)) return;
+#pragma unroll
+        for (int v = 0; v < N; v++) {
+            const unsigned m = __ballot_sync(0xFFFFFFFFu, pass[v]);
+            if (pass[v]) {
+                const int at = count + __popc(m & below);
+                bk[at] = o[v];
+                bp[at] = p[v];
+            }
+            count += __popc(m);
+        }
+        __syncwarp(); /* the appends are visible to the whole warp */
+        if (count < BATCH) return;
+        int from = 0;
+        while (count - from >= BATCH) {
+            flush(from, BATCH);
+            from += BATCH;
+        }
+        /* move the rest (< BATCH items) to the front */
+        const int rest = count - from;
+        KB rk[ITEMS];
+        uint32_t rp[ITEMS];
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const int j = r * 32 + lane;
+            if (j < rest) {
+                rk[r] = bk[from + j];
+                rp[r] = bp[from + j];
+            }
+        }
+        __syncwarp(); /* every read of the buffer precedes the moves */
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const int j = r * 32 + lane;
+            if (j < rest) {
+                bk[j] = rk[r];
+                bp[j] = rp[r];
+            }
+        }
+        __syncwarp(); /* the moved items precede the next appends */
+        count = rest;
+    }
 };
 
-/* Sorts the buffer's first `valid` (<= BATCH) items with the warp network,
- * merges them into the run and raises the bar. */
-template <typename KB, int ITEMS>
-__device__ __forceinline__ void ws_tk_flush(ws_tk_warp_state<KB, ITEMS> &s, int valid, int k,
-                                            int lane) {
-    constexpr int BATCH = ws_tk_warp_state<KB, ITEMS>::BATCH;
-    warp_items<KB, no_value, uint32_t, ITEMS> b;
-#pragma unroll
-    for (int r = 0; r < ITEMS; r++) {
-        const int i = lane * ITEMS + r;
-        b.k[r] = i < valid ? s.bk[i] : sentinel<KB>();
-        b.p[r] = i < valid ? s.bp[i] : 0xFFFFFFFFu;
-    }
-    __syncwarp(); /* every read of the buffer is done before it is refilled */
-    warpsort::warp_sort_registers<BATCH>(b, lane * ITEMS);
-    /* run[i] vs batch[BATCH-1-i]: lane 31 - lane, register ITEMS-1-r. The
-     * better of each pair are the best BATCH of both, in bitonic order. */
-#pragma unroll
-    for (int r = 0; r < ITEMS; r++) {
-        const KB ok = warpsort::shfl_xor(b.k[ITEMS - 1 - r], 31);
-        const uint32_t op = warpsort::shfl_xor(b.p[ITEMS - 1 - r], 31);
-        if (ws_tk_less(ok, op, s.run.k[r], s.run.p[r])) {
-            s.run.k[r] = ok;
-            s.run.p[r] = op;
+/* Item i of a segment (ordered bits and position); padding past hi. */
+template <typename KB, bool RAW>
+__device__ __forceinline__ void ws_tk_load_item(const ws_tk_level &lv, size_t base, size_t i,
+                                                size_t hi, KB &o, uint32_t &p) {
+    o = sentinel<KB>();
+    p = 0xFFFFFFFFu;
+    if (i < hi) {
+        if constexpr (RAW) {
+            o = encode(((const KB *)lv.in_keys)[base + i], lv.codec);
+            p = (uint32_t)i;
+        } else {
+            o = ((const KB *)lv.in_keys)[base + i];
+            p = lv.in_pos[base + i];
         }
     }
-    warpsort::warp_merge_registers(s.run, lane * ITEMS, BATCH);
-    const int src_reg = (k - 1) % ITEMS;
-    KB mk = s.run.k[0];
-    uint32_t mp = s.run.p[0];
-#pragma unroll
-    for (int r = 1; r < ITEMS; r++) {
-        if (r == src_reg) {
-            mk = s.run.k[r];
-            mp = s.run.p[r];
-        }
-    }
-    s.tk = warpsort::detail::shfl_idx(mk, (k - 1) / ITEMS, 32);
-    s.tp = warpsort::detail::shfl_idx(mp, (k - 1) / ITEMS, 32);
 }
 
-/* Moves buffer items [from, count) to the front. */
-template <typename KB, int ITEMS>
-__device__ __forceinline__ void ws_tk_shift(ws_tk_warp_state<KB, ITEMS> &s, int from, int lane) {
-    const int rest = s.count - from; /* < 32 * WS_TK_VEC */
-    KB k[WS_TK_VEC];
-    uint32_t p[WS_TK_VEC];
-#pragma unroll
-    for (int q = 0; q < WS_TK_VEC; q++) {
-        const int j = lane + 32 * q;
-        if (j < rest) {
-            k[q] = s.bk[from + j];
-            p[q] = s.bp[from + j];
-        }
-    }
-    __syncwarp();
-#pragma unroll
-    for (int q = 0; q < WS_TK_VEC; q++) {
-        const int j = lane + 32 * q;
-        if (j < rest) {
-            s.bk[j] = k[q];
-            s.bp[j] = p[q];
-        }
-    }
-    __syncwarp();
-    s.count = rest;
+/* 16-byte vectors of raw keys (level 0) */
+template <typename KB>
+struct ws_tk_vec {
+    KB x[16 / sizeof(KB)];
+};
+template <typename KB>
+__device__ __forceinline__ ws_tk_vec<KB> ws_tk_load_vec(const KB *p) {
+    ws_tk_vec<KB> r;
+    const uint4 u = __ldg((const uint4 *)p);
+    memcpy(&r, &u, sizeof r);
+    return r;
 }
 
+/* Every warp keeps the best k of its chunk as a sorted run in registers.
+ * Warm start: the chunk's first BATCH items are sorted straight into the
+ * run. Then steps of STEP items (vector loads of raw keys where aligned,
+ * the next step's loads and the shared bar issued before this step's
+ * ballots) pass the bars into the buffer, and full buffers are merged.
+ * The shared bar is a per-segment atomicMin of the warps' k-th keys: a key
+ * above it cannot be in the top k, since the warp that published it holds
+ * k items with keys no greater. It only falls, so a stale read is safe. */
 template <typename KB, int ITEMS, bool RAW>
 __global__ void __launch_bounds__(32 * WS_TK_WARPS) ws_tk_warp_kernel(ws_tk_level lv) {
-    using state = ws_tk_warp_state<KB, ITEMS>;
-    __shared__ KB sk[WS_TK_WARPS][state::CAP];
-    __shared__ uint32_t sp[WS_TK_WARPS][state::CAP];
+    using W = ws_tk_warp<KB, ITEMS>;
+    constexpr int N = W::N, V = W::V, STEP = W::STEP, BATCH = W::BATCH;
+    __shared__ KB sk[WS_TK_WARPS][W::CAP];
+    __shared__ uint32_t sp[WS_TK_WARPS][W::CAP];
     const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
     const size_t w = (size_t)blockIdx.x * WS_TK_WARPS + warp;
     if (w >= lv.segs * lv.wps) return; /* whole warps only */
@@ -189,128 +340,207 @@ __global__ void __launch_bounds__(32 * WS_TK_WARPS) ws_tk_warp_kernel(ws_tk_leve
     const size_t lo = c * lv.chunk;
     const size_t hi = lo + lv.chunk < lv.seg_len ? lo + lv.chunk : lv.seg_len;
     const size_t base = seg * lv.seg_len;
-    const KB *in_keys = (const KB *)lv.in_keys;
 
-    state s;
-#pragma unroll
-    for (int r = 0; r < ITEMS; r++) {
-        s.run.k[r] = sentinel<KB>();
-        s.run.p[r] = 0xFFFFFFFFu;
-    }
-    s.tk = sentinel<KB>();
-    s.tp = 0xFFFFFFFFu;
+    W s;
+    s.k = lv.k;
+    s.lane = lane;
+    s.below = ws_tk_lanemask_lt();
     s.count = 0;
     s.bk = sk[warp];
     s.bp = sp[warp];
-    const unsigned below = ws_tk_lanemask_lt();
+    s.gbar = (KB *)lv.bar + seg;
+    s.g = *(volatile KB *)s.gbar;
+    s.tk = sentinel<KB>();
+    s.tp = 0xFFFFFFFFu;
 
-    for (size_t i0 = lo; i0 < hi; i0 += 32 * WS_TK_VEC) {
-        KB o[WS_TK_VEC];
-        uint32_t p[WS_TK_VEC];
+    /* warm start */
 #pragma unroll
-        for (int v = 0; v < WS_TK_VEC; v++) {
-            const size_t i = i0 + (size_t)(v * 32 + lane);
-            o[v] = sentinel<KB>();
-            p[v] = 0xFFFFFFFFu;
-            if (i < hi) {
-                if constexpr (RAW) {
-                    o[v] = encode(in_keys[base + i], lv.codec);
-                    p[v] = (uint32_t)i;
-                } else {
-                    o[v] = in_keys[base + i];
-                    p[v] = lv.in_pos[base + i];
+    for (int r = 0; r < ITEMS; r++)
+        ws_tk_load_item<KB, RAW>(lv, base, lo + (size_t)(r * 32 + lane), hi, s.run.k[r],
+                                 s.run.p[r]);
+    warpsort::warp_sort_registers<BATCH>(s.run, lane * ITEMS);
+    s.raise_bar();
+
+    size_t i = lo + BATCH;
+    if constexpr (RAW) {
+        if (lv.vec && i < hi) {
+            const KB *in = (const KB *)lv.in_keys + base;
+            /* scalar head up to a 16-byte boundary */
+            const size_t mis = ((uintptr_t)(in + i) / sizeof(KB)) % V;
+            size_t a = i + (V - mis) % V;
+            if (a > hi) a = hi;
+            if (a > i) {
+                KB o[N];
+                uint32_t p[N];
+#pragma unroll
+                for (int v = 0; v < N; v++)
+                    ws_tk_load_item<KB, true>(lv, base, i + v * 32 + lane, a, o[v], p[v]);
+                s.step(o, p);
+                i = a;
+            }
+            /* whole vector steps: lane l takes vectors l and 32 + l */
+            const size_t steps = (hi - i) / STEP;
+            if (steps > 0) {
+                ws_tk_vec<KB> cur[2], nxt[2];
+                cur[0] = ws_tk_load_vec(in + i + (size_t)lane * V);
+                cur[1] = ws_tk_load_vec(in + i + (size_t)(32 + lane) * V);
+                for (size_t st = 0; st < steps; st++) {
+                    const size_t at = i + st * STEP;
+                    if (st + 1 < steps) {
+                        nxt[0] = ws_tk_load_vec(in + at + STEP + (size_t)lane * V);
+                        nxt[1] = ws_tk_load_vec(in + at + STEP + (size_t)(32 + lane) * V);
+                    }
+                    const KB gn = *(volatile KB *)s.gbar;
+                    KB o[N];
+                    uint32_t p[N];
+#pragma unroll
+                    for (int h = 0; h < 2; h++)
+#pragma unroll
+                        for (int e = 0; e < V; e++) {
+                            o[h * V + e] = encode(cur[h].x[e], lv.codec);
+                            p[h * V + e] = (uint32_t)(at + (size_t)(h * 32 + lane) * V + e);
+                        }
+                    s.step(o, p);
+                    if (gn < s.g) s.g = gn;
+                    cur[0] = nxt[0];
+                    cur[1] = nxt[1];
                 }
+                i += steps * STEP;
             }
-        }
-#pragma unroll
-        for (int v = 0; v < WS_TK_VEC; v++) {
-            /* padding (sentinel, ~0) never beats the bar */
-            const bool pass = ws_tk_less(o[v], p[v], s.tk, s.tp);
-            const unsigned m = __ballot_sync(0xFFFFFFFFu, pass);
-            if (pass) {
-                const int at = s.count + __popc(m & below);
-                s.bk[at] = o[v];
-                s.bp[at] = p[v];
-            }
-            s.count += __popc(m);
-        }
-        __syncwarp();
-        while (s.count >= state::BATCH) {
-            ws_tk_flush(s, state::BATCH, lv.k, lane);
-            ws_tk_shift(s, state::BATCH, lane);
         }
     }
-    if (s.count > 0) ws_tk_flush(s, s.count, lv.k, lane);
-
-    KB *out_keys = (KB *)lv.out_keys;
+    /* scalar steps (later levels, unaligned keys, the tail) */
+    for (; i < hi; i += STEP) {
+        const KB gn = *(volatile KB *)s.gbar;
+        KB o[N];
+        uint32_t p[N];
 #pragma unroll
-    for (int r = 0; r < ITEMS; r++) {
-        const int i = lane * ITEMS + r;
-        if (i < lv.k) {
-            out_keys[w * (size_t)lv.k + i] = s.run.k[r];
-            lv.out_pos[w * (size_t)lv.k + i] = s.run.p[r];
+        for (int v = 0; v < N; v++)
+            ws_tk_load_item<KB, RAW>(lv, base, i + v * 32 + lane, hi, o[v], p[v]);
+        s.step(o, p);
+        if (gn < s.g) s.g = gn;
+    }
+    if (s.count > 0) s.flush(0, s.count);
+
+    if (lv.out_keys) {
+        KB *out_keys = (KB *)lv.out_keys;
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const int j = lane * ITEMS + r;
+            if (j < lv.k) {
+                out_keys[w * (size_t)lv.k + j] = s.run.k[r];
+                lv.out_pos[w * (size_t)lv.k + j] = s.run.p[r];
+            }
+        }
+    } else {
+        /* the last level: one warp per row holds the row's top k */
+#pragma unroll
+        for (int r = 0; r < ITEMS; r++) {
+            const int j = lane * ITEMS + r;
+            if (j < lv.k)
+                ws_tk_put(lv.out, seg * (size_t)lv.k + j, decode(s.run.k[r], lv.codec), s.run.p[r]);
         }
     }
 }
-
 /*=== radix path (one row at a time) ===*/
 
 /* The select's state: the k-th key's bits found so far (prefix), and its
  * rank among the keys sharing them (remaining, 1-based). After the last
  * digit prefix is the k-th key and remaining the number of keys equal to
- * it that belong to the top k (the lowest-indexed ones). */
+ * it that belong to the top k (the lowest-indexed ones). ticket counts the
+ * blocks of a histogram pass that are done; the last one picks the digit. */
 struct ws_tk_select {
     unsigned long long prefix;
     unsigned long long remaining;
+    unsigned ticket;
 };
 
 __global__ void ws_tk_select_init(ws_tk_select *sel, unsigned long long *hist, size_t k) {
-    sel->prefix = 0;
-    sel->remaining = k;
-    for (int d = 0; d < (1 << WS_TK_DIGIT_BITS); d++) hist[d] = 0;
+    if (threadIdx.x == 0) {
+        sel->prefix = 0;
+        sel->remaining = k;
+        sel->ticket = 0;
+    }
+    for (int d = threadIdx.x; d < WS_TK_BINS; d += blockDim.x) hist[d] = 0;
 }
 
-/* Histogram of the digit at `shift` over the keys whose higher digits
- * match the prefix. */
+/* Histogram of the digit of `width` bits at `shift` over the keys whose
+ * higher bits match the prefix; the last block to finish picks the digit
+ * that holds the remaining rank, and clears the histogram and the ticket
+ * for the next pass. Each thread has WS_TK_HIST_UNROLL loads in flight. */
 template <typename KB>
-__global__ void __launch_bounds__(256)
-    ws_tk_hist_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel, int shift,
-                      unsigned long long *hist) {
-    constexpr int BINS = 1 << WS_TK_DIGIT_BITS;
+__global__ void __launch_bounds__(WS_TK_HIST_THREADS)
+    ws_tk_hist_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select *sel, int shift,
+                      int width, unsigned long long *hist) {
     constexpr int BITS = 8 * (int)sizeof(KB);
-    __shared__ unsigned h[BINS];
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x) h[b] = 0;
+    constexpr int U = WS_TK_HIST_UNROLL;
+    constexpr int PER = WS_TK_BINS / WS_TK_HIST_THREADS;
+    __shared__ unsigned h[WS_TK_BINS];
+    __shared__ unsigned long long part[WS_TK_HIST_THREADS / 32];
+    __shared__ int last;
+    for (int b = threadIdx.x; b < WS_TK_BINS; b += blockDim.x) h[b] = 0;
     __syncthreads();
     const KB prefix = (KB)sel->prefix;
-    const int above = shift + WS_TK_DIGIT_BITS;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const KB o = encode(keys[i], codec);
-        if (above >= BITS || ((o ^ prefix) >> above) == 0)
-            atomicAdd(&h[(unsigned)(o >> shift) & (BINS - 1)], 1u);
-    }
-    __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
-        if (h[b]) atomicAdd(&hist[b], (unsigned long long)h[b]);
-}
-
-/* Picks the digit holding the remaining rank; clears the histogram. */
-__global__ void ws_tk_pick_kernel(ws_tk_select *sel, unsigned long long *hist, int shift) {
-    constexpr int BINS = 1 << WS_TK_DIGIT_BITS;
-    if (threadIdx.x == 0) {
-        unsigned long long cum = 0, rem = sel->remaining;
-        for (int d = 0; d < BINS; d++) {
-            const unsigned long long c = hist[d];
-            if (cum + c >= rem) {
-                sel->prefix |= (unsigned long long)d << shift;
-                sel->remaining = rem - cum;
-                break;
-            }
-            cum += c;
+    const int above = shift + width;
+    const KB mask = (KB)((1u << width) - 1);
+    const size_t stride = (size_t)gridDim.x * blockDim.x * U;
+    for (size_t i0 = (size_t)blockIdx.x * blockDim.x * U + threadIdx.x; i0 < n; i0 += stride) {
+        KB raw[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = i0 + (size_t)u * blockDim.x;
+            raw[u] = i < n ? keys[i] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const KB o = encode(raw[u], codec);
+            if (i0 + (size_t)u * blockDim.x < n && (above >= BITS || ((o ^ prefix) >> above) == 0))
+                atomicAdd(&h[(unsigned)((o >> shift) & mask)], 1u);
         }
     }
     __syncthreads();
-    for (int d = threadIdx.x; d < BINS; d += blockDim.x) hist[d] = 0;
+    for (int b = threadIdx.x; b < WS_TK_BINS; b += blockDim.x)
+        if (h[b]) atomicAdd(&hist[b], (unsigned long long)h[b]);
+    /* publish this block's counts before taking a ticket */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&sel->ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    /* the last block: thread t holds bins t*PER .. t*PER+PER-1 */
+    unsigned long long c[PER], sum = 0;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        c[j] = __ldcg(&hist[threadIdx.x * PER + j]);
+        sum += c[j];
+    }
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
+    unsigned long long incl = sum;
+    for (int off = 1; off < 32; off *= 2) {
+        const unsigned long long y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+        if (lane >= off) incl += y;
+    }
+    /* read before the barrier: the picking thread rewrites it */
+    const unsigned long long rem = sel->remaining;
+    if (lane == 31) part[warp] = incl;
+    __syncthreads();
+    unsigned long long before = incl - sum;
+    for (int v = 0; v < warp; v++) before += part[v];
+    if (before < rem && before + sum >= rem) {
+        unsigned long long cum = before;
+#pragma unroll
+        for (int j = 0; j < PER; j++) {
+            if (cum < rem && cum + c[j] >= rem) {
+                sel->prefix |= (unsigned long long)(threadIdx.x * PER + j) << shift;
+                sel->remaining = rem - cum;
+            }
+            cum += c[j];
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < PER; j++) hist[threadIdx.x * PER + j] = 0;
+    if (threadIdx.x == 0) sel->ticket = 0;
 }
 
 /* Per tile: keys better than the k-th (less) and equal to it (eq). */
@@ -318,16 +548,24 @@ template <typename KB>
 __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     ws_tk_count_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
                        unsigned *tile_less, unsigned *tile_eq) {
+    constexpr int STEPS = WS_TK_TILE / WS_TK_TILE_THREADS;
     __shared__ unsigned sl, se;
     if (threadIdx.x == 0) sl = se = 0;
     __syncthreads();
-    const KB t = (KB)sel->prefix;
     const size_t base = (size_t)blockIdx.x * WS_TK_TILE;
+    KB raw[STEPS];
+#pragma unroll
+    for (int j = 0; j < STEPS; j++) {
+        const size_t i = base + (size_t)j * WS_TK_TILE_THREADS + threadIdx.x;
+        raw[j] = i < n ? keys[i] : 0;
+    }
+    const KB t = (KB)sel->prefix;
     unsigned l = 0, e = 0;
-    for (int j = 0; j < WS_TK_TILE / WS_TK_TILE_THREADS; j++) {
+#pragma unroll
+    for (int j = 0; j < STEPS; j++) {
         const size_t i = base + (size_t)j * WS_TK_TILE_THREADS + threadIdx.x;
         if (i < n) {
-            const KB o = encode(keys[i], codec);
+            const KB o = encode(raw[j], codec);
             l += o < t;
             e += o == t;
         }
@@ -347,34 +585,40 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     }
 }
 
-/* Exclusive scans of the tile counts (one block). */
+/* Exclusive scans of the tile counts (one block of 1024 threads, each a
+ * contiguous range of tiles; warp scans, then the warps' totals). */
 __global__ void __launch_bounds__(1024)
     ws_tk_scan_kernel(const unsigned *tile_less, const unsigned *tile_eq, size_t tiles,
                       unsigned long long *less_base, unsigned long long *eq_base) {
-    __shared__ unsigned long long sl[1024], se[1024];
+    __shared__ unsigned long long wl[32], we[32];
     const size_t per = ws_tk_div_up(tiles, blockDim.x);
     const size_t lo = threadIdx.x * per, hi = lo + per < tiles ? lo + per : tiles;
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
     unsigned long long l = 0, e = 0;
     for (size_t t = lo; t < hi; t++) {
         l += tile_less[t];
         e += tile_eq[t];
     }
-    sl[threadIdx.x] = l;
-    se[threadIdx.x] = e;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long rl = 0, re = 0;
-        for (unsigned t = 0; t < blockDim.x; t++) {
-            const unsigned long long a = sl[t], b = se[t];
-            sl[t] = rl;
-            se[t] = re;
-            rl += a;
-            re += b;
+    unsigned long long il = l, ie = e;
+    for (int off = 1; off < 32; off *= 2) {
+        const unsigned long long yl = __shfl_up_sync(0xFFFFFFFFu, il, off);
+        const unsigned long long ye = __shfl_up_sync(0xFFFFFFFFu, ie, off);
+        if (lane >= off) {
+            il += yl;
+            ie += ye;
         }
     }
+    if (lane == 31) {
+        wl[warp] = il;
+        we[warp] = ie;
+    }
     __syncthreads();
-    l = sl[threadIdx.x];
-    e = se[threadIdx.x];
+    l = il - l;
+    e = ie - e;
+    for (int v = 0; v < warp; v++) {
+        l += wl[v];
+        e += we[v];
+    }
     for (size_t t = lo; t < hi; t++) {
         less_base[t] = l;
         eq_base[t] = e;
@@ -386,29 +630,38 @@ __global__ void __launch_bounds__(1024)
 /* Writes the k survivors in index order: an item's place is the number of
  * better keys before it plus the number of selected equal keys before it
  * (the first `remaining` equal keys are selected). Warp w of a tile covers
- * 512 consecutive keys, lane l items j * 32 + l. */
+ * 512 consecutive keys, lane l items j * 32 + l. A tile without survivors
+ * (its counts say so) returns before reading its keys. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     ws_tk_compact_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
+                         const unsigned *tile_less, const unsigned *tile_eq,
                          const unsigned long long *less_base, const unsigned long long *eq_base,
                          KB *out_keys, unsigned long long *out_idx) {
     constexpr int PER_WARP = WS_TK_TILE / (WS_TK_TILE_THREADS / 32);
     constexpr int STEPS = PER_WARP / 32;
     __shared__ unsigned wl[WS_TK_TILE_THREADS / 32], we[WS_TK_TILE_THREADS / 32];
     const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
-    const KB t = (KB)sel->prefix;
-    const unsigned long long take = sel->remaining;
+    /* most tiles hold no survivor: they read nothing */
+    if (tile_less[blockIdx.x] == 0 &&
+        (tile_eq[blockIdx.x] == 0 || eq_base[blockIdx.x] >= sel->remaining))
+        return;
     const size_t first = (size_t)blockIdx.x * WS_TK_TILE + (size_t)warp * PER_WARP;
     KB raw[STEPS];
+#pragma unroll
+    for (int j = 0; j < STEPS; j++) {
+        const size_t i = first + (size_t)j * 32 + lane;
+        raw[j] = i < n ? keys[i] : 0;
+    }
+    const KB t = (KB)sel->prefix;
+    const unsigned long long take = sel->remaining;
     unsigned ml[STEPS], me[STEPS];
     unsigned cl = 0, ce = 0;
 #pragma unroll
     for (int j = 0; j < STEPS; j++) {
         const size_t i = first + (size_t)j * 32 + lane;
         bool l = false, e = false;
-        raw[j] = 0;
         if (i < n) {
-            raw[j] = keys[i];
             const KB o = encode(raw[j], codec);
             l = o < t;
             e = o == t;
@@ -446,42 +699,6 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     }
 }
 
-/*=== outputs ===*/
-
-/* m results from out_base on (row = index / k): keys (ordered bits decoded
- * when ORDERED, else raw), indices, values gathered from the row. */
-struct ws_tk_outputs {
-    void *keys, *indices, *values;
-    int index_bytes, value_bytes;
-    const void *in_values;
-    size_t k, row_len;
-};
-
-template <typename KB, typename I, bool ORDERED>
-__global__ void ws_tk_finish_kernel(const KB *keys, const I *idx, size_t m, size_t out_base,
-                                    key_codec codec, ws_tk_outputs out) {
-    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
-         j += (size_t)gridDim.x * blockDim.x) {
-        const size_t o = out_base + j;
-        const KB key = ORDERED ? decode(keys[j], codec) : keys[j];
-        const unsigned long long ix = idx[j];
-        if (out.keys) ((KB *)out.keys)[o] = key;
-        if (out.indices) {
-            if (out.index_bytes == 4)
-                ((uint32_t *)out.indices)[o] = (uint32_t)ix;
-            else
-                ((uint64_t *)out.indices)[o] = ix;
-        }
-        if (out.values) {
-            const size_t src = (o / out.k) * out.row_len + (size_t)ix;
-            if (out.value_bytes == 4)
-                ((uint32_t *)out.values)[o] = ((const uint32_t *)out.in_values)[src];
-            else
-                ((uint64_t *)out.values)[o] = ((const uint64_t *)out.in_values)[src];
-        }
-    }
-}
-
 /*=== host side ===*/
 
 /* One plan per call: the path, the warp levels and every workspace offset;
@@ -495,6 +712,7 @@ struct ws_tk_plan {
     /* workspace offsets (bytes) */
     size_t keys_in, vals_in;            /* staged inputs (host arrays) */
     size_t out_keys, out_idx, out_vals; /* staged outputs */
+    size_t bar;                         /* warp path: the rows' shared bars */
     size_t cand_keys[2], cand_pos[2];   /* warp path: the levels' runs */
     size_t select, hist, tile_cnt, tile_base, surv_keys, surv_idx, sort; /* radix path */
     ws_plan_t sort_plan; /* radix path: the survivors' sort (the leaf's plan) */
@@ -504,6 +722,19 @@ struct ws_tk_plan {
 struct ws_tk_staging {
     int keys_in, vals_in, out_keys, out_idx, out_vals;
 };
+
+/* Warps per segment for a level of segs segments of len items whose chunks
+ * hold at least min_chunk items, and the chunk (a whole number of steps). */
+static void ws_tk_split(size_t segs, size_t len, size_t min_chunk, size_t step, size_t target,
+                        size_t *wps, size_t *chunk) {
+    size_t want = (target + segs / 2) / segs;
+    const size_t most = ws_tk_div_up(len, min_chunk);
+    size_t w = want < most ? want : most;
+    if (w < 1) w = 1;
+    size_t c = ws_tk_div_up(ws_tk_div_up(len, w), step) * step;
+    *chunk = c;
+    *wps = ws_tk_div_up(len, c);
+}
 
 static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, size_t row_len,
                                  size_t kb, size_t vb, size_t k, size_t ib, ws_tk_staging sg) {
@@ -525,17 +756,19 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     p.warp_path = k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
     if (p.warp_path) {
         p.items = k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : 8;
-        const size_t target = (size_t)st->dev.sm_count * WS_TK_WARPS_PER_SM * 4;
-        const size_t min_chunk = (size_t)WS_TK_MIN_CHUNK_RUNS * 32 * p.items;
+        const size_t batch = 32 * (size_t)p.items;
+        const size_t step = 32 * (32 / kb); /* ws_tk_warp::STEP */
+        const size_t target = (size_t)st->dev.sm_count * WS_TK_WAVE_WARPS;
         size_t len = row_len, first_out = 0;
         for (int lev = 0; lev < WS_TK_MAX_LEVELS; lev++) {
-            size_t want = ws_tk_div_up(target, rows);
-            const size_t most = ws_tk_div_up(len, min_chunk);
-            size_t wps = want < most ? want : most;
-            if (wps < 1) wps = 1;
-            if (lev == WS_TK_MAX_LEVELS - 1) wps = 1;
-            const size_t chunk = ws_tk_div_up(len, wps);
-            wps = ws_tk_div_up(len, chunk);
+            size_t min_chunk = (size_t)WS_TK_MIN_CHUNK_RUNS * batch;
+            if (lev > 0 && min_chunk < WS_TK_LEVEL_MIN_CHUNK) min_chunk = WS_TK_LEVEL_MIN_CHUNK;
+            size_t wps, chunk;
+            ws_tk_split(rows, len, min_chunk, step, target, &wps, &chunk);
+            if (lev == WS_TK_MAX_LEVELS - 1) {
+                wps = 1;
+                chunk = len;
+            }
             p.seg_len[lev] = len;
             p.chunk[lev] = chunk;
             p.wps[lev] = wps;
@@ -544,15 +777,18 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
             if (wps == 1) break;
             len = wps * k;
         }
-        /* level outputs shrink: the first is the largest */
-        for (int b = 0; b < 2; b++) {
-            p.cand_keys[b] = take(first_out * kb);
-            p.cand_pos[b] = take(first_out * sizeof(uint32_t));
-        }
+        p.bar = take(rows * kb);
+        /* level outputs shrink: the first is the largest; the last level
+         * writes the results */
+        if (p.levels > 1)
+            for (int b = 0; b < 2; b++) {
+                p.cand_keys[b] = take(first_out * kb);
+                p.cand_pos[b] = take(first_out * sizeof(uint32_t));
+            }
     } else {
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.select = take(sizeof(ws_tk_select));
-        p.hist = take(sizeof(unsigned long long) << WS_TK_DIGIT_BITS);
+        p.hist = take(sizeof(unsigned long long) * WS_TK_BINS);
         p.tile_cnt = take(2 * p.tiles * sizeof(unsigned));
         p.tile_base = take(2 * p.tiles * sizeof(unsigned long long));
         p.surv_keys = take(k * kb);
@@ -587,11 +823,12 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
                                          const ws_topk_args_t *a, const void *keys, key_codec codec,
                                          unsigned char *ws, const ws_tk_outputs &out,
                                          cudaStream_t stream) {
-    const ws_cuda_state *st = ws_state(ctx);
+    WS_CUDA_TRY(ctx, cudaMemsetAsync(ws + p.bar, 0xFF, a->rows * sizeof(KB), stream));
     const void *in_keys = keys;
     const uint32_t *in_pos = NULL;
     int b = 0;
     for (int lev = 0; lev < p.levels; lev++, b ^= 1) {
+        const bool last = lev == p.levels - 1;
         ws_tk_level lv;
         lv.in_keys = in_keys;
         lv.in_pos = in_pos;
@@ -600,9 +837,12 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
         lv.chunk = p.chunk[lev];
         lv.wps = p.wps[lev];
         lv.k = (int)a->k;
+        lv.vec = lev == 0 && (uintptr_t)keys % sizeof(KB) == 0;
         lv.codec = codec;
-        lv.out_keys = ws + p.cand_keys[b];
-        lv.out_pos = (uint32_t *)(ws + p.cand_pos[b]);
+        lv.bar = ws + p.bar;
+        lv.out_keys = last ? NULL : ws + p.cand_keys[b];
+        lv.out_pos = last ? NULL : (uint32_t *)(ws + p.cand_pos[b]);
+        lv.out = out;
         cudaError_t err;
         switch (p.items) {
         case 1: err = ws_tk_launch_level<KB, 1>(lv, lev == 0, stream); break;
@@ -614,10 +854,6 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
         in_keys = lv.out_keys;
         in_pos = lv.out_pos;
     }
-    const size_t m = a->rows * a->k;
-    ws_tk_finish_kernel<KB, uint32_t, true>
-        <<<ws_tk_grid(m, 256, st), 256, 0, stream>>>((const KB *)in_keys, in_pos, m, 0, codec, out);
-    WS_CUDA_TRY(ctx, cudaGetLastError());
     return WARPSORT_OK;
 }
 
@@ -635,30 +871,30 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     unsigned long long *eq_base = less_base + p.tiles;
     KB *surv_keys = (KB *)(ws + p.surv_keys);
     unsigned long long *surv_idx = (unsigned long long *)(ws + p.surv_idx);
-    const unsigned hist_grid = ws_tk_grid(n, 256 * 16, st);
+    const unsigned hist_grid = ws_tk_grid(n, WS_TK_HIST_THREADS * WS_TK_HIST_UNROLL, st);
     const unsigned tiles = (unsigned)p.tiles;
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
-        ws_tk_select_init<<<1, 1, 0, stream>>>(sel, hist, k);
-        for (int shift = 8 * (int)sizeof(KB) - WS_TK_DIGIT_BITS; shift >= 0;
-             shift -= WS_TK_DIGIT_BITS) {
-            ws_tk_hist_kernel<KB><<<hist_grid, 256, 0, stream>>>(rk, n, codec, sel, shift, hist);
-            ws_tk_pick_kernel<<<1, 256, 0, stream>>>(sel, hist, shift);
+        ws_tk_select_init<<<1, 256, 0, stream>>>(sel, hist, k);
+        for (int shift = 8 * (int)sizeof(KB); shift > 0;) {
+            const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
+            shift -= width;
+            ws_tk_hist_kernel<KB><<<hist_grid, WS_TK_HIST_THREADS, 0, stream>>>(rk, n, codec, sel,
+                                                                                shift, width, hist);
         }
         ws_tk_count_kernel<KB>
             <<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(rk, n, codec, sel, tile_less, tile_eq);
         ws_tk_scan_kernel<<<1, 1024, 0, stream>>>(tile_less, tile_eq, p.tiles, less_base, eq_base);
         ws_tk_compact_kernel<KB><<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(
-            rk, n, codec, sel, less_base, eq_base, surv_keys, surv_idx);
+            rk, n, codec, sel, tile_less, tile_eq, less_base, eq_base, surv_keys, surv_idx);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         /* Survivors are in index order: a stable sort leaves ties by index. */
         const char *failed = NULL;
         const cudaError_t err = ws_device_sort(&p.sort_plan, surv_keys, surv_idx, a->dtype,
                                                codec.desc, 1, ws + p.sort, stream, &failed);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
-        ws_tk_finish_kernel<KB, unsigned long long, false>
-            <<<ws_tk_grid(k, 256, st), 256, 0, stream>>>(surv_keys, surv_idx, k, row * k, codec,
-                                                         out);
+        ws_tk_finish_kernel<KB>
+            <<<ws_tk_grid(k, 256, st), 256, 0, stream>>>(surv_keys, surv_idx, k, row * k, out);
         WS_CUDA_TRY(ctx, cudaGetLastError());
     }
     return WARPSORT_OK;

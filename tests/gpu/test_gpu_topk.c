@@ -107,6 +107,67 @@ static void test_levels(void **state) {
     }
 }
 
+/* Device memory shifted by *user bytes from a 256-byte boundary: keys that
+ * start off a 16-byte boundary take the warp path's scalar head. */
+static void *offset_alloc(size_t bytes, void *user) {
+    unsigned char *p = NULL;
+    if (cudaMalloc((void **)&p, bytes + 16) != cudaSuccess) return NULL;
+    return p + *(const size_t *)user;
+}
+static void offset_release(void *p, void *user) {
+    cudaFree((unsigned char *)p - *(const size_t *)user);
+}
+static int offset_copy(void *dst, const void *src, size_t bytes, void *user) {
+    (void)user;
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) != cudaSuccess;
+}
+
+/* The warp path's switches: the run sizes, one or several warps per row
+ * (and several levels), a shared bar per row, vector loads with scalar
+ * heads and tails, ties (all keys equal: indices 0..k-1), NaNs and +-0.0;
+ * the radix path's digits (11 bits: 3 passes for 32-bit keys, 6 for
+ * 64-bit) and its compaction with ties across the k-th key. */
+static void test_paths(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
+    const keygen_dist_t dists[] = {KEYGEN_EQUAL,  KEYGEN_FEW,    KEYGEN_NAN_MIX,
+                                   KEYGEN_RANDOM, KEYGEN_SORTED, KEYGEN_REVERSED};
+    const size_t ks[] = {1, 2, 31, 32, 33, 64, 65, 128, 129, 255, 256, 257, 4096};
+    const size_t lens[] = {(1u << 18) + 3, (1u << 20) + 5};
+    size_t at = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t li = 0; li < 2; li++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++, at++) {
+                if (g_quick && at % 3) continue;
+                const size_t n = lens[li];
+                run_on(&wt_device_memory, (tk_case_t){dts[d], (int)(at & 1), 1, n, ks[ki],
+                                                      dists[at % (sizeof dists / sizeof dists[0])],
+                                                      100 + at, at & 2 ? 8 : 4, 0, TK_BOTH});
+            }
+    /* rows: several warps per row, one per row, rows of 1 */
+    const size_t shapes[][3] = {{3, 300001, 100}, {5, 99999, 256}, {5000, 1000, 32},
+                                {300, 4099, 128}, {4097, 1, 1},    {2, 65536, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t d = 0; d < 3; d++)
+            run_on(&wt_device_memory, (tk_case_t){dts[(s + d) % 4], (int)(d & 1), shapes[s][0],
+                                                  shapes[s][1], shapes[s][2], dists[(s + d) % 3],
+                                                  200 + s, d & 1 ? 8 : 4, d == 2 ? 4 : 0, TK_BOTH});
+    /* keys off a 16-byte boundary (4, 8 and 12 bytes) */
+    for (size_t off = 4; off <= 12; off += 4) {
+        size_t user = off;
+        const wt_memory_t shifted = {"device+offset", offset_alloc, offset_release,
+                                     offset_copy,     offset_copy,  &user};
+        run_on(&shifted, (tk_case_t){WARPSORT_F32, 0, 1, 100003, 50, KEYGEN_RANDOM, 300 + off, 4, 0,
+                                     TK_BOTH});
+        run_on(&shifted,
+               (tk_case_t){WARPSORT_U32, 1, 7, 10001, 33, KEYGEN_FEW, 310 + off, 8, 4, TK_BOTH});
+        if (off == 8)
+            run_on(&shifted,
+                   (tk_case_t){WARPSORT_F64, 0, 1, 50001, 200, KEYGEN_NAN_MIX, 320, 8, 8, TK_BOTH});
+    }
+}
+
 /* A caller workspace: exactly the size asked suffices, one byte less on a
  * call that needs it fails and writes nothing. */
 static void test_workspace(void **state) {
@@ -228,7 +289,7 @@ int main(int argc, char **argv) {
     static char names[3][WARPSORT_DTYPE_COUNT_][48];
     static const char *const kinds[3] = {"single", "rows", "values_memory"};
     const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
-    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 3];
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 4];
     size_t count = 0;
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -238,6 +299,7 @@ int main(int argc, char **argv) {
                 (struct CMUnitTest){names[f][d], fns[f], NULL, NULL, (void *)(uintptr_t)d};
         }
     tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
+    tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_workspace", test_workspace, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL};
