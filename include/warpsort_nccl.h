@@ -39,7 +39,8 @@ extern "C" {
  * ranks share a process, with its own context, arrays and stream.
  *  - ctx: a context on the CUDA backend (or AUTO that resolves to it) whose
  *    device is the communicator's GPU on this rank; its workspace holds the
- *    scratch (about 2 x n_in + 2 x n_out items, see _workspace_size), grown
+ *    scratch (about 2 x n_in + n_out items, n_out more with three ranks or
+ *    more; warpsort_nccl_workspace_size gives the bytes), grown
  *    as warpsort's calls grow it, or the caller's (warpsort_set_workspace):
  *    then a call that needs more fails with WORKSPACE_TOO_SMALL.
  *  - comm: a blocking communicator (the default of ncclCommInit*), one GPU
