@@ -161,7 +161,8 @@ static void test_paths(void **state) {
         run_on(&shifted, (tk_case_t){WARPSORT_F32, 0, 1, 100003, 50, KEYGEN_RANDOM, 300 + off, 4, 0,
                                      TK_BOTH});
         run_on(&shifted,
-               (tk_case_t){WARPSORT_U32, 1, 7, 10001, 33, KEYGEN_FEW, 310 + off, 8, 4, TK_BOTH});
+               (tk_case_t){WARPSORT_U32, 1, 7, 10001, 33, KEYGEN_FEW, 310 + off, off == 8 ? 8 : 4,
+                           4, TK_BOTH}); /* 8-byte indices need 8-byte alignment */
         if (off == 8)
             run_on(&shifted,
                    (tk_case_t){WARPSORT_F64, 0, 1, 50001, 200, KEYGEN_NAN_MIX, 320, 8, 8, TK_BOTH});
