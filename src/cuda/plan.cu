@@ -58,16 +58,9 @@ static void ws_plan_merge(ws_plan_t *p) {
     p->lay.total = p->lay.cuts + ws_align256(4 * slots * sizeof(size_t));
 }
 
-/* Splitters per level. The number of levels comes from buckets of about
- * half a tile (the spread of a 16x oversampled split stays inside one tile,
- * and two tiles take the tail). The last of one or two levels then draws as
- * many splitters as bring its buckets to about half of class 0's capacity
- * (`unit`, one warp's registers), as far as the tree and the limits allow:
- * the level runs anyway, and smaller buckets are sorted by smaller units
- * (or packed two or more to a one-warp job) instead of by half-empty tiles.
- * The cost: that level's count entries grow with its splitters. */
-static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned tile,
-                           unsigned unit) {
+/* Splitters per level: buckets of about half a tile (the spread of a 16x
+ * oversampled split stays inside one tile, and two tiles take the tail). */
+static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned tile) {
     const size_t target = tile / 2;
     size_t r = (p->n + target - 1) / target;
     while (r > 1 && p->levels < lim->levels && p->levels < WS_MAX_LEVELS) {
@@ -76,27 +69,15 @@ static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned t
         p->splitters[p->levels++] = (unsigned)(b - 1);
         r = (r + b - 1) / b;
     }
-    if (p->levels == 0) return;
-    unsigned *last = &p->splitters[p->levels - 1];
     /* A last level after the first takes only the buckets the level before
      * left bigger than cap, up to a few times cap: sized for n / target it
      * would draw 1-7 splitters and leave buckets still over cap for the
      * one-block fallback; 31 splitters bring them below a tile. */
     if (p->levels >= 2) {
+        unsigned *last = &p->splitters[p->levels - 1];
         const unsigned floor_s = lim->splitters < 31u ? lim->splitters : 31u;
         *last = *last > floor_s ? *last : floor_s;
     }
-    /* Only where the last level takes every bucket of the one before (one
-     * or two levels): a third level takes only the oversized buckets of the
-     * second, and more splitters there would size its counts and lists for
-     * segments it mostly never gets. */
-    if (p->levels > 2) return;
-    size_t seg = p->n; /* a segment of the last level, on average */
-    for (int l = 0; l + 1 < p->levels; l++) seg = (seg + p->splitters[l]) / (p->splitters[l] + 1);
-    const size_t half = unit / 2 > 0 ? unit / 2 : 1;
-    size_t b = ws_min(ws_pow2_at_least((seg + half - 1) / half), (size_t)WS_TREE_SLOTS);
-    b = ws_min(b, (size_t)lim->splitters + 1);
-    *last = *last > (unsigned)(b - 1) ? *last : (unsigned)(b - 1);
 }
 
 /* The sample sort's grids, list capacities and workspace. */
@@ -107,7 +88,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     p->classes = ws_sort_classes(row);
     for (int c = 0; c < p->classes; c++) p->class_cap[c] = ws_class_cap(row, c);
     p->cap = p->class_cap[p->classes - 1];
-    ws_plan_levels(p, lim, T, p->class_cap[0]);
+    ws_plan_levels(p, lim, T);
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */
     const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items(kb, vb);
