@@ -696,24 +696,21 @@ struct ws_level_out {
     ws_bucket *copy;
     ws_big_bucket *big;
     ws_final_ctl *fin;
-    int classes;                         /* the row's size classes (plan.cuh) */
-    unsigned class_cap[WS_SORT_CLASSES]; /* increasing */
+    unsigned class_cap[WS_SORT_CLASSES];
 };
 
 /* Appends a sort job (a bucket, or consecutive buckets: their keys are in
- * key order, so sorting their union sorts each) to the smallest size class
- * that holds it (size <= the largest class's capacity). */
+ * key order, so sorting their union sorts each) to its size class. */
 __device__ __forceinline__ void ws_emit_sort(const ws_level_out &out, unsigned long long begin,
                                              unsigned long long size, unsigned in_tmp) {
     int c = 0;
-    while (c + 1 < out.classes && size > out.class_cap[c]) c++;
+    while (size > out.class_cap[c]) c++;
     const unsigned at = atomicAdd(&out.fin->sort_count[c], 1u);
-    out.sort[c][at] = ws_bucket_make(begin, (unsigned)size, in_tmp);
+    out.sort[c][at] = ws_bucket{begin, (unsigned)size, in_tmp};
 }
 
-/* Packed jobs of one warp waiting to be listed: lane i holds the i-th.
- * They are at most class 0's capacity, so all go to class 0 (one warp
- * each). A warp lists them 32 at a time with one atomic on the class-0 counter:
+/* Packed jobs of one warp waiting to be listed: lane i holds the i-th. A
+ * warp lists them 32 at a time with one atomic on the class-0 counter:
  * every warp of a level appends to that one counter, and an atomic per
  * job serialised them (the level's bookkeeping took ~0.16 ms at 2^27). */
 struct ws_job_batch {
@@ -728,7 +725,7 @@ __device__ __forceinline__ void ws_batch_flush(ws_job_batch &jb, const ws_level_
     unsigned base = 0;
     if (lane == 0) base = atomicAdd(&out.fin->sort_count[0], jb.pend);
     base = __shfl_sync(0xFFFFFFFFu, base, 0);
-    if (lane < jb.pend) out.sort[0][base + lane] = ws_bucket_make(jb.begin, jb.size, in_tmp);
+    if (lane < jb.pend) out.sort[0][base + lane] = ws_bucket{jb.begin, jb.size, in_tmp};
     jb.pend = 0;
 }
 /* Every lane calls it with the same job (at most class_cap[0] items). */
@@ -758,13 +755,11 @@ __device__ __forceinline__ T ws_warp_inclusive_sum(T x) {
 #define WS_FIN_THREADS 256
 
 /* One block per segment. Every warp takes 32 buckets at a time: it reads
- * their sizes, turns equality buckets into copy jobs, buckets too big for
- * the largest size class into next-level segments (or, after the last
- * level, fallback jobs), buckets too big for class 0 into sort jobs of the
- * smallest class that holds them (ws_emit_sort), and leaves the rest for
- * warp 0, which packs them greedily, in key order, into jobs of up to
- * class_cap[0] keys (one warp's registers), so one-warp jobs run nearly full
- * however small the buckets are. One long kernel body on purpose: its phases
+ * their sizes, turns the ones the on-chip sort cannot take into copy jobs
+ * (equality buckets), next-level segments or, after the last level,
+ * sort or fallback jobs, and leaves the rest for warp 0, which packs them
+ * greedily, in key order, into jobs of up to class_cap[0] keys (one tile),
+ * so tiles run nearly full. One long kernel body on purpose: its phases
  * share the shared-memory bucket table and the barriers between them, which
  * device functions would have to pass around without making it clearer. */
 __global__ void __launch_bounds__(WS_FIN_THREADS)
@@ -778,7 +773,6 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
     __shared__ unsigned s_alone[GROUPS];  /* ... and which end the job before them */
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const unsigned long long pack = out.class_cap[0];
-    const unsigned long long cap = out.class_cap[out.classes - 1];
     const unsigned nb = ctl->nbuckets;
     for (unsigned seg = blockIdx.x; seg < ctl->segs; seg += gridDim.x) {
         const ws_dist_seg sg = segs[seg];
@@ -806,7 +800,8 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 s_size[j] = (unsigned)size;
             }
             /* Buckets too big for a job, each lane its own. */
-            const bool next_seg = alone && !equal && size > cap && out.segs;
+            const bool next_seg =
+                alone && !equal && size > out.class_cap[WS_SORT_CLASSES - 1] && out.segs;
             if (__any_sync(0xFFFFFFFFu, next_seg)) {
                 /* Next-level segments: one reservation for the warp's. */
                 const unsigned blocks =
@@ -839,9 +834,9 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                     const unsigned long long off = (unsigned long long)p * WS_COPY_PIECE;
                     const unsigned long long len =
                         size - off < WS_COPY_PIECE ? size - off : WS_COPY_PIECE;
-                    out.copy[c0 + p] = ws_bucket_make(begin + off, (unsigned)len, in_tmp);
+                    out.copy[c0 + p] = ws_bucket{begin + off, (unsigned)len, in_tmp};
                 }
-            } else if (size <= cap) {
+            } else if (size <= out.class_cap[WS_SORT_CLASSES - 1]) {
                 ws_emit_sort(out, begin, size, in_tmp);
             } else {
                 const unsigned at_b = atomicAdd(&out.fin->big_count, 1u);

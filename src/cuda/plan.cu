@@ -83,11 +83,9 @@ static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned t
 /* The sample sort's grids, list capacities and workspace. */
 static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
-    const ws_shape row = ws_policy(kb, vb);
     const unsigned T = (unsigned)ws_tile_items_total(kb, vb);
-    p->classes = ws_sort_classes(row);
-    for (int c = 0; c < p->classes; c++) p->class_cap[c] = ws_class_cap(row, c);
-    p->cap = p->class_cap[p->classes - 1];
+    p->cap = 2 * T;
+    for (int c = 0; c < WS_SORT_CLASSES; c++) p->class_cap[c] = T << c;
     ws_plan_levels(p, lim, T);
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */
@@ -96,7 +94,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
         (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);
     const size_t tiles = ((p->n + D - 1) / D + slots - 1) / slots;
     const size_t base_blocks = (p->n + D * tiles - 1) / (D * tiles);
-    size_t buckets_total = 0, ranges_total = 0;
+    size_t buckets_total = 0;
     for (int l = 0; l < p->levels; l++) {
         p->chunk[l] = (unsigned)(D * tiles);
         p->max_segs[l] = l == 0 ? 1u
@@ -108,13 +106,9 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
         const size_t entries = (size_t)p->max_blocks[l] * ws_level_buckets(p->splitters[l]);
         p->max_cnt = ws_max(p->max_cnt, entries);
         buckets_total += ws_min(p->n, (size_t)p->max_segs[l] * ws_level_buckets(p->splitters[l]));
-        ranges_total += ws_min(p->n, (size_t)p->max_segs[l] * (p->splitters[l] + 1));
     }
-    /* Sort jobs are made of distinct non-empty range buckets (equality
-     * buckets are copied), at most splitters + 1 a segment; a job of class
-     * c > 0 holds more than class c - 1's capacity. */
-    for (int c = 0; c < p->classes; c++)
-        p->sort_list_cap[c] = ws_min(ranges_total, p->n / (c ? p->class_cap[c - 1] + 1 : 1) + 1);
+    for (int c = 0; c < WS_SORT_CLASSES; c++)
+        p->sort_list_cap[c] = ws_min(buckets_total, p->n / (c ? p->class_cap[c - 1] + 1 : 1) + 1);
     p->copy_list_cap = buckets_total + p->n / WS_COPY_PIECE + 1;
     p->big_list_cap = p->n / (p->cap + 1) + 1;
 

@@ -38,39 +38,10 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
  * sample repeats a splitter, an equality bucket per splitter (2m + 1). */
 #define WS_MAX_BUCKETS (2 * WS_TREE_SLOTS)
 #define WS_MAX_LEVELS 4
-/* Bucket-sort size classes of a tuning row of THREADS x ITEMS (tile_sort.cuh,
- * ws_bucket_sort_kernel): class c sorts each job with a unit of 32 << c
- * threads of ITEMS items, up to THREADS, and the last class with two tiles
- * of THREADS merged on chip. Class 0 is one warp sorting 32 x ITEMS keys in
- * registers (bucket_warps warps to a block, each with its own job and no
- * block barrier); the others are blocks whose warp runs are merged in
- * shared memory. A job (a bucket, or consecutive small buckets packed up
- * to class 0's capacity: ws_dist_finalize) goes to the smallest class that
- * holds it; capacities double from class to class, so a job of class c > 0
- * is more than half real items, and block_sort_tile skips the warps that
- * hold only padding. Fewer threads than the row, not fewer items, so every
- * class keeps the row's registers per thread and its warp network. At most
- * WS_SORT_CLASSES classes (rows of up to 512 threads). */
-#define WS_SORT_CLASSES 6
-__host__ __device__ constexpr int ws_sort_classes(ws_shape s) {
-    int c = 2;
-    for (int t = 32; t < s.tile_threads; t *= 2) c++;
-    return c;
-}
-/* Threads of class c's sorting unit, units per block, and tiles per unit. */
-__host__ __device__ constexpr int ws_class_threads(ws_shape s, int c) {
-    return c + 1 < ws_sort_classes(s) ? 32 << c : s.tile_threads;
-}
-__host__ __device__ constexpr int ws_class_units(ws_shape s, int c) {
-    return c == 0 ? s.bucket_warps : 1;
-}
-__host__ __device__ constexpr int ws_class_sub(ws_shape s, int c) {
-    return c + 1 < ws_sort_classes(s) ? 1 : 2;
-}
-/* The largest job class c sorts. */
-__host__ __device__ constexpr unsigned ws_class_cap(ws_shape s, int c) {
-    return (unsigned)(ws_class_threads(s, c) * s.tile_items * ws_class_sub(s, c));
-}
+/* Bucket sort size classes: one tile (jobs of packed buckets, and single
+ * buckets up to a tile), and two tiles merged on chip (single buckets up to
+ * cap = 2 x the tile of the shape row). */
+#define WS_SORT_CLASSES 2
 /* Equality buckets are only decoded and copied, in pieces of this many
  * items so a giant equality bucket spreads over the GPU. */
 #define WS_COPY_PIECE 16384
@@ -123,27 +94,12 @@ __host__ __device__ constexpr unsigned ws_level_buckets(unsigned splitters) {
 }
 
 /* A bucket-sort job (one or more consecutive finished buckets) or a piece
- * of an equality bucket to copy, in one word so the lists (one entry per
- * possible job of each size class) stay small: the first item (below
- * 2^47), the size (below 2^16: at most a size class's capacity or
- * WS_COPY_PIECE), and in_tmp (1: it lives in the workspace copy, 0: in the
- * caller's array). */
+ * of an equality bucket to copy. */
 struct ws_bucket {
-    unsigned long long bits;
+    unsigned long long begin;
+    unsigned size;
+    unsigned in_tmp; /* 1: lives in the workspace copy, 0: in the caller's array */
 };
-#define WS_BUCKET_SIZE_BITS 16
-static_assert(WS_COPY_PIECE < (1 << WS_BUCKET_SIZE_BITS), "a copy piece fits a job's size");
-__host__ __device__ constexpr ws_bucket ws_bucket_make(unsigned long long begin, unsigned size,
-                                                       unsigned in_tmp) {
-    return ws_bucket{begin << (WS_BUCKET_SIZE_BITS + 1) | (unsigned long long)size << 1 | in_tmp};
-}
-__host__ __device__ constexpr unsigned long long ws_bucket_begin(ws_bucket b) {
-    return b.bits >> (WS_BUCKET_SIZE_BITS + 1);
-}
-__host__ __device__ constexpr unsigned ws_bucket_size(ws_bucket b) {
-    return (unsigned)(b.bits >> 1) & ((1u << WS_BUCKET_SIZE_BITS) - 1);
-}
-__host__ __device__ constexpr bool ws_bucket_in_tmp(ws_bucket b) { return (b.bits & 1) != 0; }
 /* An oversized bucket after the last level: sorted by one block (fallback). */
 struct ws_big_bucket {
     unsigned long long begin, size;
@@ -214,10 +170,9 @@ struct ws_plan_t {
     unsigned chunk[WS_MAX_LEVELS];     /* items per distribution block */
     unsigned max_segs[WS_MAX_LEVELS];
     unsigned max_blocks[WS_MAX_LEVELS];
-    size_t max_cnt;                      /* count entries of the largest level */
-    unsigned cap;                        /* largest bucket the on-chip sort takes */
-    int classes;                         /* bucket-sort size classes of the row (ws_sort_classes) */
-    unsigned class_cap[WS_SORT_CLASSES]; /* ws_class_cap; 0 past `classes` */
+    size_t max_cnt; /* count entries of the largest level */
+    unsigned cap;   /* largest bucket the on-chip sort takes */
+    unsigned class_cap[WS_SORT_CLASSES];
     size_t sort_list_cap[WS_SORT_CLASSES], copy_list_cap, big_list_cap;
     ws_layout lay;
 };

@@ -3,8 +3,7 @@
  *
  * plan.levels distribution levels (distribute.cuh) cut the keys into
  * buckets small enough for the on-chip sort; then every bucket is sorted on
- * chip by the size class that fits it (plan.cuh, tile_sort.cuh): one warp,
- * or a block of 2 .. THREADS / 32 warps, or two tiles; equality buckets are copied,
+ * chip in two size classes (tile_sort.cuh), equality buckets are copied,
  * and the rare bucket too big after the last level is sorted by one block.
  * Every launch is enqueued on the stream: nothing waits for the GPU. Grids
  * and list capacities come from the plan; grids are sized for the worst
@@ -40,49 +39,27 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
     return cudaSuccess;
 }
 
-/* Bucket-sort class C of the row (plan.cuh): UNITS units of THREADS
- * threads to a block (several one-warp units, or one block unit), each
- * sorting SUB tiles of THREADS x ITEMS per job. Every class gets the tile
- * sort's register budget per thread (tile_min_blocks blocks of the row's
- * THREADS), which ptxas fits without spilling (bench/NOTES.md has the -v
- * counts), so smaller blocks are as many more to an SM. */
+/* Bucket-sort class c: one tile per block (SUB 1), or two tiles merged on
+ * chip (SUB 2). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,
                                           key_codec codec, cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
-    constexpr ws_shape R = S::SHAPE;
-    constexpr int THREADS = ws_class_threads(R, C), UNITS = ws_class_units(R, C);
-    constexpr int SUB = ws_class_sub(R, C);
-    constexpr int ITEMS = R.tile_items, RUN = R.tile_run;
-    constexpr int BLOCK = THREADS * UNITS;
-    static_assert(UNITS >= 1 && BLOCK <= R.tile_threads && R.tile_threads % BLOCK == 0,
-                  "a bucket block is at most the row's tile block (bucket_warps set?)");
-    constexpr int MIN_BLOCKS = R.tile_min_blocks * (R.tile_threads / BLOCK);
-    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, UNITS, ITEMS, RUN, MIN_BLOCKS, SUB>;
-    const size_t smem = UNITS * ws_bucket_unit_smem<KB, V>(SUB * THREADS * ITEMS, SUB);
+    constexpr int SUB = C + 1;
+    constexpr int THREADS = S::SHAPE.tile_threads;
+    constexpr int ITEMS = S::SHAPE.tile_items, RUN = S::SHAPE.tile_run;
+    constexpr int MIN_BLOCKS = S::SHAPE.tile_min_blocks; /* the tile sort's registers */
+    auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>;
+    const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
     unsigned grid = 0;
-    cudaError_t err = ws_prepare_kernel(kernel, BLOCK, smem, p.sm_count, &grid);
+    cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, p.sm_count, &grid);
     if (err != cudaSuccess) return err;
-    grid = (unsigned)ws_min(grid, (p.sort_list_cap[C] + UNITS - 1) / UNITS);
-    kernel<<<grid, BLOCK, smem, stream>>>(keys, vals, ktmp, vtmp,
-                                          (const ws_bucket *)(ws + p.lay.sort_list[C]),
-                                          &fin->sort_count[C], codec);
+    grid = (unsigned)ws_min(grid, p.sort_list_cap[C]);
+    kernel<<<grid, THREADS, smem, stream>>>(keys, vals, ktmp, vtmp,
+                                            (const ws_bucket *)(ws + p.lay.sort_list[C]),
+                                            &fin->sort_count[C], codec);
     return cudaGetLastError();
-}
-/* Classes C, C - 1, .., 0: the biggest first, so the longest jobs start early. */
-template <typename KB, typename V, bool STABLE, int C>
-static cudaError_t ws_launch_bucket_classes(const ws_plan_t &p, unsigned char *ws, KB *keys,
-                                            V *vals, KB *ktmp, V *vtmp, const ws_final_ctl *fin,
-                                            key_codec codec, cudaStream_t stream) {
-    const cudaError_t err =
-        ws_launch_bucket_class<KB, V, STABLE, C>(p, ws, keys, vals, ktmp, vtmp, fin, codec, stream);
-    if constexpr (C > 0) {
-        if (err == cudaSuccess)
-            return ws_launch_bucket_classes<KB, V, STABLE, C - 1>(p, ws, keys, vals, ktmp, vtmp,
-                                                                  fin, codec, stream);
-    }
-    return err;
 }
 
 /* What a level's finalize writes for the next level and the bucket sorts. */
@@ -96,7 +73,6 @@ static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int 
         out.ctl = &ctl[l + 1];
         out.chunk = p.chunk[l + 1];
     }
-    out.classes = p.classes;
     for (int c = 0; c < WS_SORT_CLASSES; c++) {
         out.sort[c] = (ws_bucket *)(ws + L.sort_list[c]);
         out.class_cap[c] = p.class_cap[c];
@@ -185,14 +161,14 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
     const ws_final_ctl *fin =
         (const ws_final_ctl *)((const ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
+    cudaError_t err;
     *what = "ws_bucket_sort_kernel";
-    constexpr int CLASSES = ws_sort_classes(S::SHAPE);
-    static_assert(CLASSES <= WS_SORT_CLASSES, "more size classes than the plan holds");
-    static_assert(ws_class_cap(S::SHAPE, CLASSES - 1) < (1u << WS_BUCKET_SIZE_BITS),
-                  "a job's size fits its list entry (ws_bucket)");
-    cudaError_t err = ws_launch_bucket_classes<KB, V, STABLE, CLASSES - 1>(
-        p, ws, keys, vals, ktmp, vtmp, fin, codec, stream);
-    if (err != cudaSuccess) return err;
+    /* The biggest class first: the longest jobs start early. */
+    if ((err = ws_launch_bucket_class<KB, V, STABLE, 1>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
+                                                        stream)) != cudaSuccess ||
+        (err = ws_launch_bucket_class<KB, V, STABLE, 0>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
+                                                        stream)) != cudaSuccess)
+        return err;
     const unsigned copy_grid = (unsigned)ws_min(p.copy_list_cap, (size_t)p.sm_count * 8);
     WS_STEP("ws_bucket_copy_kernel",
             (ws_bucket_copy_kernel<KB, V><<<copy_grid, 256, 0, stream>>>(
@@ -219,21 +195,12 @@ struct ws_sample_sort_op {
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         /* Unstable pairs: positions only in the rare job that needs them
-         * (ws_sort_tile_block). Keys alone are never sorted stably
-         * (ws_device_sort: equal keys are identical bits), so no stable
-         * kernels are built for them. */
-        if constexpr (!is_value<V>::value) {
-            (void)stable;
-            const cudaError_t err = ws_distribute<KB, V, false>(*p, ws, k, v, codec, s, what);
-            return err != cudaSuccess ? err
-                                      : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
-        } else {
-            cudaError_t err = stable ? ws_distribute<KB, V, true>(*p, ws, k, v, codec, s, what)
-                                     : ws_distribute<KB, V, false>(*p, ws, k, v, codec, s, what);
-            if (err != cudaSuccess) return err;
-            return stable ? ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what)
-                          : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
-        }
+         * (ws_sort_tile_block). */
+        cudaError_t err = stable ? ws_distribute<KB, V, true>(*p, ws, k, v, codec, s, what)
+                                 : ws_distribute<KB, V, false>(*p, ws, k, v, codec, s, what);
+        if (err != cudaSuccess) return err;
+        return stable ? ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what)
+                      : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
     }
 };
 

@@ -1,14 +1,12 @@
 /*
  * tile_sort.cuh - on-chip sorts of whole tiles and of sample-sort buckets.
  *
- * ws_sort_tile_block is the one on-chip sort: a unit (one warp, or a whole
- * block) loads up to SUB tiles of THREADS x ITEMS items, sorts each with the
- * warp network alone (a one-warp unit) or with block_sort_tile (warp bitonic
+ * ws_sort_tile_block is the one on-chip sort: a block loads up to SUB tiles
+ * of THREADS x ITEMS items, sorts each with block_sort_tile (warp bitonic
  * runs, then merges in shared memory) and, for SUB = 2, merges the two. The
  * merge path's tile sort (block_sort_kernel) and the sample sort's bucket
- * sort (ws_bucket_sort_kernel, every size class) both call it; buckets
- * too big for it after the last distribution level take
- * ws_big_bucket_kernel (one block merges
+ * sort (ws_bucket_sort_kernel) both call it; buckets too big for it after
+ * the last distribution level take ws_big_bucket_kernel (one block merges
  * sorted tiles in global memory: slow, for inputs the sampling failed on).
  */
 #ifndef WARPSORT_CUDA_TILE_SORT_CUH
@@ -41,7 +39,6 @@ using warpsort::smem_put;
 using warpsort::smem_slots;
 using warpsort::tile_smem;
 using warpsort::warp_items;
-using warpsort::warp_sort_registers;
 
 /* Whether the final merge of a two-sub-tile block writes to a second key
  * array (4-byte keys alone: 2 x 33 KB still lets three blocks share an
@@ -64,40 +61,11 @@ __host__ __device__ constexpr size_t ws_tile_smem_bytes(int block_tile, int sub)
            (is_value<V>::value ? sizeof(V) * smem_slots<V>(block_tile) : 0);
 }
 
-/* A sorting unit of THREADS threads: THREADS == 32 is the calling warp,
- * whatever the block's shape (a block may run several such units, each on
- * its own job and its own shared memory), synchronised by __syncwarp; any
- * other THREADS is the whole block (blockDim.x == THREADS), synchronised by
- * __syncthreads. Every thread of the unit calls these together. */
-template <int THREADS>
-__device__ __forceinline__ int ws_unit_thread() {
-    return THREADS == 32 ? (int)(threadIdx.x & 31u) : (int)threadIdx.x;
-}
-template <int THREADS>
-__device__ __forceinline__ void ws_unit_sync() {
-    if constexpr (THREADS == 32)
-        __syncwarp();
-    else
-        __syncthreads();
-}
-/* A barrier (shared-memory writes before it are visible after it) that also
- * tells whether pred holds in any thread of the unit. */
-template <int THREADS>
-__device__ __forceinline__ bool ws_unit_sync_or(bool pred) {
-    if constexpr (THREADS == 32) {
-        __syncwarp();
-        return __any_sync(0xFFFFFFFFu, pred) != 0;
-    } else {
-        return __syncthreads_or(pred) != 0;
-    }
-}
-
-/* Sorts one sub-tile staged in shared memory, P (positions or none) chosen
- * by the caller, and leaves it there: a one-warp unit runs the warp network
- * over the whole sub-tile (RUN unused), a block unit block_sort_tile. */
+/* Sorts one sub-tile staged in shared memory with the block network, P
+ * (positions or none) chosen by the caller, and leaves it there. */
 template <typename KB, typename V, typename P, int THREADS, int ITEMS, int RUN>
 __device__ __forceinline__ void ws_sort_staged(const tile_smem<KB, V> &sub, int sub_valid) {
-    const int first = ws_unit_thread<THREADS>() * ITEMS;
+    const int first = (int)threadIdx.x * ITEMS;
     warp_items<KB, V, P, ITEMS> it;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -105,15 +73,7 @@ __device__ __forceinline__ void ws_sort_staged(const tile_smem<KB, V> &sub, int 
         it.v[i] = smem_get(sub.vals, first + i);
         if constexpr (is_value<P>::value) it.p[i] = (uint32_t)(first + i);
     }
-    if constexpr (THREADS == 32) {
-        /* Always true (a unit's sub-tile is never empty), but unguarded
-         * ptxas kept more registers live across the bucket kernel's job
-         * loop and spilled (-Xptxas -v); block_sort_tile guards its warp
-         * network the same way. */
-        if (sub_valid > 0) warp_sort_registers<32 * ITEMS>(it, first);
-    } else {
-        block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
-    }
+    block_sort_tile<RUN, KB, V, P, THREADS, ITEMS>(it, sub, sub_valid);
     /* Each thread writes back only the slots it read: no barrier. */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -122,22 +82,22 @@ __device__ __forceinline__ void ws_sort_staged(const tile_smem<KB, V> &sub, int 
     }
 }
 
-/* One unit (ws_unit_thread: a warp, or the block) sorts items [base, base +
- * valid) of keys_in (valid <= SUB * THREADS * ITEMS) into the same range of
- * keys_out, which may alias keys_in: SUB (1 or 2) sub-tiles of TILE items
- * one after the other, then, for SUB = 2, a merge of the two in shared
- * memory. Missing items are sentinels (the largest key). Positions make
- * equal keys keep their input order (STABLE), and keep sentinels after real
- * all-ones keys: without them a value of such a key could be traded for a
- * sentinel's. So an unstable sort of pairs carries positions only in a
- * sub-tile that is partial and holds a real all-ones key (rare: checked per
- * sub-tile); keys alone never need them (a sentinel and an all-ones key are
- * the same key). encode_in: keys_in holds the dtype's bits (else ordered
- * bits); decode_out: keys_out gets the dtype's bits. Every thread of the
- * unit calls it; smem (the unit's own) holds ws_tile_smem_bytes. One body on
- * purpose: its steps (load, sort per sub-tile, merge, store) share the
- * registers holding the tile and the barriers between them; split into
- * calls they would pass the same arrays by reference and read no clearer. */
+/* One block sorts items [base, base + valid) of keys_in (valid <= SUB *
+ * THREADS * ITEMS) into the same range of keys_out, which may alias
+ * keys_in: SUB (1 or 2) sub-tiles of TILE items one after the other, then,
+ * for SUB = 2, a merge of the two in shared memory. Missing items are
+ * sentinels (the largest key). Positions make equal keys keep their input
+ * order (STABLE), and keep sentinels after real all-ones keys: without
+ * them a value of such a key could be traded for a sentinel's. So an
+ * unstable sort of pairs carries positions only in a sub-tile that is
+ * partial and holds a real all-ones key (rare: checked per sub-tile);
+ * keys alone never need them (a sentinel and an all-ones key are the same
+ * key). encode_in: keys_in holds the dtype's bits (else ordered bits);
+ * decode_out: keys_out gets the dtype's bits. Every thread of the block
+ * calls it; smem holds ws_tile_smem_bytes. One body on purpose: its steps
+ * (load, sort per sub-tile, merge, store) share the registers holding the
+ * tile and the barriers between them; split into calls they would pass the
+ * same arrays by reference and read no clearer. */
 template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int SUB>
 __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *vals_in,
                                                    KB *keys_out, V *vals_out, size_t base,
@@ -148,7 +108,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
     constexpr int BLOCK_TILE = SUB * TILE;
     KB *keys = (KB *)smem;
     V *vals = (V *)(smem + ws_tile_keys_bytes<KB, V>(BLOCK_TILE, SUB));
-    const int t = ws_unit_thread<THREADS>();
+    const int t = (int)threadIdx.x;
     const int first = t * ITEMS;
 
 #pragma unroll 1
@@ -186,18 +146,18 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
             }
         }
         if constexpr (STABLE) {
-            ws_unit_sync<THREADS>();
+            __syncthreads();
             ws_sort_staged<KB, V, uint32_t, THREADS, ITEMS, RUN>(sub, sub_valid);
         } else if constexpr (!is_value<V>::value) {
-            ws_unit_sync<THREADS>();
+            __syncthreads();
             ws_sort_staged<KB, V, no_value, THREADS, ITEMS, RUN>(sub, sub_valid);
-        } else if (ws_unit_sync_or<THREADS>(sub_valid < TILE && all_ones)) {
+        } else if (__syncthreads_or(sub_valid < TILE && all_ones)) {
             ws_sort_staged<KB, V, uint32_t, THREADS, ITEMS, RUN>(sub, sub_valid);
         } else {
             ws_sort_staged<KB, V, no_value, THREADS, ITEMS, RUN>(sub, sub_valid);
         }
     }
-    ws_unit_sync<THREADS>();
+    __syncthreads();
     const KB *res_keys = keys; /* where the sorted block tile ends up */
     if constexpr (SUB == 2) {
         /* Merge the two sorted sub-tiles: each thread takes outputs
@@ -224,7 +184,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
             V v0[ITEMS], v1[ITEMS];
             merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, first, k0, v0);
             merge_items_to_registers<KB, V, ITEMS>(keys, vals, m, TILE + first, k1, v1);
-            ws_unit_sync<THREADS>();
+            __syncthreads();
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 smem_put(keys, first + i, k0[i]);
@@ -233,7 +193,7 @@ __device__ __forceinline__ void ws_sort_tile_block(const KB *keys_in, const V *v
                 smem_put(vals, TILE + first + i, v1[i]);
             }
         }
-        ws_unit_sync<THREADS>();
+        __syncthreads();
     }
 #pragma unroll
     for (int i = 0; i < SUB * ITEMS; i++) {
@@ -267,38 +227,22 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
 
 /*=== sample-sort buckets ===*/
 
-/* Shared memory of one bucket-sort unit of unit_tile items (SUB tiles),
- * whole 256-byte blocks so the next unit's arrays stay aligned. */
-template <typename KB, typename V>
-__host__ __device__ constexpr size_t ws_bucket_unit_smem(int unit_tile, int sub) {
-    return ws_align256(ws_tile_smem_bytes<KB, V>(unit_tile, sub));
-}
-
-/* Sorts every job of `list` (*count of them, each at most SUB x THREADS x
- * ITEMS items: one size class, plan.cuh) from where it lives into the
- * caller's arrays, decoded. A block is UNITS units of THREADS threads (one
- * block unit, or UNITS one-warp units); unit u takes jobs u, u + UNITS x
- * grid, ... in its own slice of shared memory, so one-warp units never wait
- * for each other. */
-template <typename KB, typename V, bool STABLE, int THREADS, int UNITS, int ITEMS, int RUN,
-          int MIN_BLOCKS, int SUB>
-__global__ void __launch_bounds__(THREADS *UNITS, ws_min_blocks_fit(THREADS *UNITS, MIN_BLOCKS))
+/* Sorts every bucket of `list` (*count of them, each at most SUB x THREADS
+ * x ITEMS items) from where it lives into the caller's arrays, decoded. */
+template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
+          int SUB>
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, key_codec codec) {
 #if WS_SAMPLE_ARCH
-    static_assert(UNITS == 1 || THREADS == 32, "only one-warp units share a block");
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    const unsigned unit = UNITS == 1 ? 0u : threadIdx.x / 32u;
-    unsigned char *smem =
-        ws_tile_smem_raw + unit * ws_bucket_unit_smem<KB, V>(SUB * THREADS * ITEMS, SUB);
     const unsigned total = *count;
-    for (unsigned e = blockIdx.x * UNITS + unit; e < total; e += gridDim.x * UNITS) {
+    for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
-        const bool in_tmp = ws_bucket_in_tmp(b);
         ws_sort_tile_block<KB, V, STABLE, THREADS, ITEMS, RUN, SUB>(
-            in_tmp ? tmp_keys : keys, in_tmp ? tmp_vals : vals, keys, vals, ws_bucket_begin(b),
-            (int)ws_bucket_size(b), false, true, codec, smem);
-        ws_unit_sync<THREADS>(); /* shared memory is reused by the next job */
+            b.in_tmp ? tmp_keys : keys, b.in_tmp ? tmp_vals : vals, keys, vals, b.begin,
+            (int)b.size, false, true, codec, ws_tile_smem_raw);
+        __syncthreads(); /* shared memory is reused by the next bucket */
     }
 #endif
 }
@@ -312,14 +256,11 @@ __global__ void __launch_bounds__(256)
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
-        const bool in_tmp = ws_bucket_in_tmp(b);
-        const unsigned long long begin = ws_bucket_begin(b);
-        const unsigned size = ws_bucket_size(b);
-        const KB *src = in_tmp ? tmp_keys : keys;
-        for (unsigned i = threadIdx.x; i < size; i += blockDim.x) {
-            keys[begin + i] = decode(src[begin + i], codec);
+        const KB *src = b.in_tmp ? tmp_keys : keys;
+        for (unsigned i = threadIdx.x; i < b.size; i += blockDim.x) {
+            keys[b.begin + i] = decode(src[b.begin + i], codec);
             if constexpr (is_value<V>::value) {
-                if (in_tmp) vals[begin + i] = tmp_vals[begin + i];
+                if (b.in_tmp) vals[b.begin + i] = tmp_vals[b.begin + i];
             }
         }
     }

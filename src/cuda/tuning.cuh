@@ -47,11 +47,6 @@ struct ws_shape {
     int merge_threads;
     int merge_items;
     int merge_min_blocks; /* ... and of a merge pass */
-    /* Sample sort (sm_90 and sm_80 rows; the compact rows never run it):
-     * warps per block of the one-warp bucket class (plan.cuh), each warp
-     * sorting its own job. More than one, because an SM holds at most 32
-     * blocks: one-warp blocks would cap it at half its warps. */
-    int bucket_warps;
 };
 
 /* Per family: what its row needs. Each row's largest block fits its
@@ -96,7 +91,6 @@ __host__ __device__ constexpr ws_shape ws_row_keys() {
     ws_shape s{};
     s.tile_threads = 256, s.tile_items = 16, s.tile_run = 512, s.tile_min_blocks = 3;
     s.merge_threads = 512, s.merge_items = 16, s.merge_min_blocks = 3;
-    s.bucket_warps = 4;
     return s;
 }
 #endif
@@ -109,7 +103,6 @@ __host__ __device__ constexpr ws_shape ws_row_keys_wide() {
     ws_shape s{};
     s.tile_threads = 512, s.tile_items = 8, s.tile_run = 256, s.tile_min_blocks = 2;
     s.merge_threads = 256, s.merge_items = 16, s.merge_min_blocks = 3;
-    s.bucket_warps = 4;
     return s;
 }
 #endif
@@ -121,7 +114,6 @@ __host__ __device__ constexpr ws_shape ws_row_pairs_narrow() {
     ws_shape s{};
     s.tile_threads = 512, s.tile_items = 8, s.tile_run = 256, s.tile_min_blocks = 2;
     s.merge_threads = 512, s.merge_items = 8, s.merge_min_blocks = 3;
-    s.bucket_warps = 4;
     return s;
 }
 #endif
@@ -134,7 +126,6 @@ __host__ __device__ constexpr ws_shape ws_row_pairs_wide() {
     ws_shape s{};
     s.tile_threads = 512, s.tile_items = 4, s.tile_run = 128, s.tile_min_blocks = 2;
     s.merge_threads = 256, s.merge_items = 8, s.merge_min_blocks = 3;
-    s.bucket_warps = 4;
     return s;
 }
 #endif
