@@ -137,7 +137,8 @@ struct segment_sort_storage {
 /* The block sorts one segment of 0 <= len <= THREADS * K items from
  * in_keys (in_vals) into out_keys (out_vals), in the order of codec: each
  * warp sorts 32 * K items in registers, then the runs are merged in shared
- * memory (block_sort_tile). Thread t handles items t*K .. t*K+K-1.
+ * memory (block_sort_tile). Thread t stores sorted items t*K .. t*K+K-1
+ * (each warp loads its items striped).
  * Preconditions: every thread of a 1-D block of exactly THREADS threads
  * calls it with the same arguments (THREADS a power of two, 64 to 1024;
  * K 1, 2, 4 or 8 for 8-byte keys or values, up to 16 for 4-byte ones).
@@ -151,15 +152,18 @@ block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_val
                   "THREADS 64..1024, a power of two");
     using P = detail::segment_positions<V>;
     const int first = (int)threadIdx.x * K;
+    /* Each warp loads its own 32 * K items striped (as warp_sort_segment
+     * does): the same items per warp as blocked, so padding-only warps
+     * stay padding-only, and the warp sort leaves them blocked. */
+    const int warp_first = first & ~(32 * K - 1), lane = detail::lane_id();
     warp_items<KB, V, P, K> it;
 #pragma unroll
     for (int i = 0; i < K; i++)
-        detail::segment_load(it, i, first + i, len, in_keys, in_vals, iota_base, codec);
+        detail::segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
+                             codec);
     block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, tile_smem<KB, V>{storage.keys, storage.vals},
                                                   len);
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        detail::segment_store(it, i, first + i, len, out_keys, out_vals, codec);
+    detail::segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
 }
 
 } // namespace warpsort
