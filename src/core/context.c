@@ -9,6 +9,7 @@
 #include <unistd.h>
 #ifdef WARPSORT_HAVE_CUDA
 #include <dlfcn.h>
+#include <stdatomic.h>
 #endif
 
 #define WS_KNOWN_FLAGS (WARPSORT_DESCENDING | WARPSORT_STABLE)
@@ -124,9 +125,14 @@ static warpsort_status_t ws_resolve_auto(warpsort_context_t *ctx) {
  * managed memory, so AUTO may send a small input to the CPU without paying
  * for a CUDA context. */
 static int ws_cuda_driver_loaded(void) {
+    /* Once loaded it stays loaded (the runtime never unloads the driver):
+     * remembered, so a hot path of small calls pays the loader lock once. */
+    static _Atomic int loaded;
+    if (atomic_load_explicit(&loaded, memory_order_relaxed)) return 1;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!h) return 0;
     dlclose(h);
+    atomic_store_explicit(&loaded, 1, memory_order_relaxed);
     return 1;
 }
 
