@@ -96,11 +96,12 @@ static warpsort_status_t ws_sort_pairs_routed(warpsort_context_t *ctx, void *key
 }
 
 /* keys_in sorted into keys_out (distinct). Both in host memory: the host
- * pipeline, which stages from one and writes the other. Otherwise keys_in
- * is copied on the stream into keys_out when that is device memory (then
- * sorted there in place), or into the workspace when it is host memory
- * (sorted there and copied back once the device is done, so a failure
- * leaves keys_out as it was). */
+ * pipeline, which stages from one and writes the other. keys_in in device
+ * memory: the leaf reads it and leaves the result in keys_out when that is
+ * device memory, or in the workspace when it is host memory (copied back
+ * once the device is done, so a failure leaves keys_out as it was); no copy
+ * of keys_in is made. keys_in in host memory: copied on the stream into
+ * keys_out (device memory), then sorted there in place. */
 static warpsort_status_t ws_sort_copy_routed(warpsort_context_t *ctx, const void *keys_in,
                                              void *keys_out, size_t n, warpsort_dtype_t dtype,
                                              unsigned flags) {
@@ -118,8 +119,16 @@ static warpsort_status_t ws_sort_copy_routed(warpsort_context_t *ctx, const void
     unsigned char *ws = NULL;
     if (n > 1 || host_out) WS_TRY(ws_acquire(ctx, l.total, &ws));
     void *dkeys = host_out ? (void *)(ws + l.keys_off) : keys_out;
-    WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys_in, n * kb, cudaMemcpyDefault, st->stream));
-    if (n > 1) WS_TRY(ws_run_leaf(ctx, &plan, dkeys, NULL, dtype, flags, ws));
+    if (n > 1 && !host_in) {
+        const char *failed = NULL;
+        const cudaError_t err =
+            ws_device_sort_from(&plan, keys_in, NULL, dkeys, NULL, dtype,
+                                (flags & WARPSORT_DESCENDING) != 0, 0, ws, st->stream, &failed);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+    } else {
+        WS_CUDA_TRY(ctx, cudaMemcpyAsync(dkeys, keys_in, n * kb, cudaMemcpyDefault, st->stream));
+        if (n > 1) WS_TRY(ws_run_leaf(ctx, &plan, dkeys, NULL, dtype, flags, ws));
+    }
     if (!host_in && !host_out) return WARPSORT_OK; /* asynchronous */
     /* Host memory: wait for the sort before touching keys_out (or returning
      * while keys_in may still be read). */

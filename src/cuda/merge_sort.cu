@@ -7,12 +7,15 @@
  *      sorts two tiles and merges them.
  *   2. plan.passes four-way merge passes (merge.cuh), each a cut launch and
  *      a merge launch; the last pass decodes the ordered bits.
- * Buffers ping-pong between the caller's array and the workspace copy; the
- * tile sort writes to whichever makes the last pass land in the caller's
- * array (parity), so no final copy is needed. One tile is one launch, in
- * place. A partial last tile reads sentinels past n and stores only real
- * items. Every shape comes from the plan; the launch shapes from the
- * family's row (kernel_shapes.cuh).
+ * The tile sort reads the input (keys_in, which may be the output array
+ * itself) and writes its runs to whichever buffer makes the last pass land
+ * in the caller's output array (parity): the output, or the workspace copy
+ * for an odd pass count. The passes then ping-pong between the two and
+ * never read the input again, so no copy of it and no final copy are made.
+ * One tile is one launch, every item read before any is written. A
+ * partial last tile reads sentinels past n and stores only real items.
+ * Every shape comes from the plan; the launch shapes from the family's row
+ * (kernel_shapes.cuh).
  */
 #include "device_sort.h"
 #include "dispatch.cuh"
@@ -113,9 +116,9 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
 
 /* The whole path for one family: parity, tile sort, passes. */
 template <typename KB, typename V, int F>
-static cudaError_t ws_merge_sort_family(const ws_plan_t &p, KB *keys, V *vals, key_codec codec,
-                                        bool stable, unsigned char *ws, cudaStream_t stream,
-                                        const char **what) {
+static cudaError_t ws_merge_sort_family(const ws_plan_t &p, const KB *keys_in, const V *vals_in,
+                                        KB *keys, V *vals, key_codec codec, bool stable,
+                                        unsigned char *ws, cudaStream_t stream, const char **what) {
     KB *keys_tmp = (KB *)ws;
     V *vals_tmp = is_value<V>::value && p.passes ? (V *)(ws + p.lay.vals_tmp) : nullptr;
     /* Odd pass counts start in the workspace so the last pass lands in the
@@ -123,7 +126,7 @@ static cudaError_t ws_merge_sort_family(const ws_plan_t &p, KB *keys, V *vals, k
     KB *k_run = p.passes % 2 ? keys_tmp : keys;
     V *v_run = p.passes % 2 ? vals_tmp : vals;
     cudaError_t err =
-        ws_tile_sort<KB, V, F>(p, keys, vals, k_run, v_run, codec, stable, stream, what);
+        ws_tile_sort<KB, V, F>(p, keys_in, vals_in, k_run, v_run, codec, stable, stream, what);
     if (err != cudaSuccess || !p.passes) return err;
     return ws_merge_passes_run<KB, V, F>(p, keys, vals, keys_tmp, vals_tmp,
                                          (size_t *)(ws + p.lay.cuts), codec, stream, what);
@@ -132,32 +135,35 @@ static cudaError_t ws_merge_sort_family(const ws_plan_t &p, KB *keys, V *vals, k
 /* One instantiation per family; families with equal rows share kernels. */
 struct ws_merge_sort_op {
     template <typename KB, typename V>
-    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec, bool stable,
-                           unsigned char *ws, cudaStream_t s, const char **what) {
+    static cudaError_t run(const ws_plan_t *p, const void *keys_in, const void *vals_in, void *keys,
+                           void *vals, key_codec codec, bool stable, unsigned char *ws,
+                           cudaStream_t s, const char **what) {
+        const KB *ki = (const KB *)keys_in;
+        const V *vi = (const V *)vals_in;
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         switch (p->family) {
         case WS_FAMILY_SM90:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM90>(*p, k, v, codec, stable, ws, s,
-                                                               what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM90>(*p, ki, vi, k, v, codec, stable, ws,
+                                                               s, what);
         case WS_FAMILY_SM80:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM80>(*p, k, v, codec, stable, ws, s,
-                                                               what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM80>(*p, ki, vi, k, v, codec, stable, ws,
+                                                               s, what);
         case WS_FAMILY_SM86:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM86>(*p, k, v, codec, stable, ws, s,
-                                                               what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM86>(*p, ki, vi, k, v, codec, stable, ws,
+                                                               s, what);
         default:
-            return ws_merge_sort_family<KB, V, WS_FAMILY_SM75>(*p, k, v, codec, stable, ws, s,
-                                                               what);
+            return ws_merge_sort_family<KB, V, WS_FAMILY_SM75>(*p, ki, vi, k, v, codec, stable, ws,
+                                                               s, what);
         }
     }
 };
 
-cudaError_t ws_merge_sort_run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
-                              bool stable, unsigned char *ws, cudaStream_t stream,
-                              const char **what) {
-    return ws_dispatch_kv<ws_merge_sort_op>(p->key_bytes, p->value_bytes, p, keys, vals, codec,
-                                            stable, ws, stream, what);
+cudaError_t ws_merge_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
+                              void *keys, void *vals, key_codec codec, bool stable,
+                              unsigned char *ws, cudaStream_t stream, const char **what) {
+    return ws_dispatch_kv<ws_merge_sort_op>(p->key_bytes, p->value_bytes, p, keys_in, vals_in, keys,
+                                            vals, codec, stable, ws, stream, what);
 }
 
 /* Whether the library's kernels can run on the current device (device.cu):

@@ -5,6 +5,11 @@
  * buckets small enough for the on-chip sort; then every bucket is sorted on
  * chip in two size classes (tile_sort.cuh), equality buckets are copied,
  * and the rare bucket too big after the last level is sorted by one block.
+ * Level 0 (its sample, count and scatter) reads the input, keys_in, which
+ * is the output array itself or one apart from it, and scatters into the
+ * workspace; no later launch reads keys_in, so every level after it and the
+ * bucket sorts ping-pong between the workspace and the output exactly as
+ * in place (plan.cuh), and the input needs no copy.
  * Every launch is enqueued on the stream: nothing waits for the GPU. Grids
  * and list capacities come from the plan; grids are sized for the worst
  * case and blocks past the counts the previous launch wrote return at once.
@@ -85,8 +90,9 @@ static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int 
 
 /* The distribution levels: sample, count, scan, scatter, finalize each. */
 template <typename KB, typename V, bool STABLE>
-static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
-                                 key_codec codec, cudaStream_t stream, const char **what) {
+static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB *keys_in,
+                                 const V *vals_in, KB *keys, V *vals, key_codec codec,
+                                 cudaStream_t stream, const char **what) {
     using S = ws_shapes<KB, V>;
     constexpr int DI = ws_dist_items(S::KEY_BYTES, S::VALUE_BYTES);
     const ws_layout &L = p.lay;
@@ -118,9 +124,11 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, KB *keys
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
         const bool even = l % 2 == 0;
-        const KB *src = even ? keys : ktmp;
+        /* Level 0 reads the input; even levels after it the output array,
+         * which level 1 (odd) wrote. */
+        const KB *src = l == 0 ? keys_in : even ? keys : ktmp;
         KB *dst = even ? ktmp : keys;
-        const V *vsrc = even ? vals : vtmp;
+        const V *vsrc = l == 0 ? vals_in : even ? vals : vtmp;
         V *vdst = even ? vtmp : vals;
         const int raw = l == 0;
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
@@ -190,25 +198,32 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
 
 struct ws_sample_sort_op {
     template <typename KB, typename V>
-    static cudaError_t run(const ws_plan_t *p, void *keys, void *vals, key_codec codec, bool stable,
-                           unsigned char *ws, cudaStream_t s, const char **what) {
+    static cudaError_t run(const ws_plan_t *p, const void *keys_in, const void *vals_in, void *keys,
+                           void *vals, key_codec codec, bool stable, unsigned char *ws,
+                           cudaStream_t s, const char **what) {
+        const KB *ki = (const KB *)keys_in;
+        const V *vi = (const V *)vals_in;
         KB *k = (KB *)keys;
         V *v = (V *)vals;
+        /* Every bucket lives in the workspace or the output after level 0:
+         * a plan without levels would leave the input unsorted. */
+        if (p->levels < 1) return cudaErrorInvalidValue;
         /* Unstable pairs: positions only in the rare job that needs them
          * (ws_sort_tile_block). */
-        cudaError_t err = stable ? ws_distribute<KB, V, true>(*p, ws, k, v, codec, s, what)
-                                 : ws_distribute<KB, V, false>(*p, ws, k, v, codec, s, what);
+        cudaError_t err = stable
+                              ? ws_distribute<KB, V, true>(*p, ws, ki, vi, k, v, codec, s, what)
+                              : ws_distribute<KB, V, false>(*p, ws, ki, vi, k, v, codec, s, what);
         if (err != cudaSuccess) return err;
         return stable ? ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what)
                       : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
     }
 };
 
-cudaError_t ws_sample_sort_run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
-                               bool stable, unsigned char *ws, cudaStream_t stream,
-                               const char **what) {
-    return ws_dispatch_kv<ws_sample_sort_op>(p->key_bytes, p->value_bytes, p, keys, vals, codec,
-                                             stable, ws, stream, what);
+cudaError_t ws_sample_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
+                               void *keys, void *vals, key_codec codec, bool stable,
+                               unsigned char *ws, cudaStream_t stream, const char **what) {
+    return ws_dispatch_kv<ws_sample_sort_op>(p->key_bytes, p->value_bytes, p, keys_in, vals_in,
+                                             keys, vals, codec, stable, ws, stream, what);
 }
 
 /* The sample kernels carry code for Hopper and newer only (WS_SAMPLE_ARCH):

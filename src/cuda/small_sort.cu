@@ -13,7 +13,8 @@
  *
  * Stability: keys alone need none (equal keys are equal bits); with values
  * the segment sorts break ties by position, so the result is stable.
- * In place: every item is read before any is written.
+ * In place or not: every item is read (from keys_in) before any is written
+ * (to keys), so the two may be the same array.
  */
 #include "device_sort.h"
 #include "dispatch.cuh"
@@ -23,41 +24,47 @@ using warpsort::key_codec;
 
 template <int K, typename KB, typename V>
 __global__ void __launch_bounds__(32)
-    ws_small_warp_kernel(KB *keys, V *vals, int n, key_codec codec) {
-    warpsort::warp_sort_segment<32, K>(keys, (const V *)vals, keys, vals, n, codec);
+    ws_small_warp_kernel(const KB *keys_in, const V *vals_in, KB *keys, V *vals, int n,
+                         key_codec codec) {
+    warpsort::warp_sort_segment<32, K>(keys_in, vals_in, keys, vals, n, codec);
 }
 
 template <int THREADS, int K, typename KB, typename V>
 __global__ void __launch_bounds__(THREADS)
-    ws_small_block_kernel(KB *keys, V *vals, int n, key_codec codec) {
+    ws_small_block_kernel(const KB *keys_in, const V *vals_in, KB *keys, V *vals, int n,
+                          key_codec codec) {
     __shared__ warpsort::segment_sort_storage<KB, V, THREADS, K> storage;
-    warpsort::block_sort_segment<THREADS, K>(keys, (const V *)vals, keys, vals, n, codec, storage);
+    warpsort::block_sort_segment<THREADS, K>(keys_in, vals_in, keys, vals, n, codec, storage);
 }
 
 struct ws_small_sort_op {
     template <typename KB, typename V>
-    static cudaError_t run(size_t n, void *keys, void *vals, key_codec codec, cudaStream_t s) {
+    static cudaError_t run(size_t n, const void *keys_in, const void *vals_in, void *keys,
+                           void *vals, key_codec codec, cudaStream_t s) {
+        const KB *ki = (const KB *)keys_in;
+        const V *vi = (const V *)vals_in;
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         const int m = (int)n;
         /* The smallest shape that holds n: K doubles per step. */
         if (m <= 32)
-            ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+            ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 128)
-            ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+            ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 512)
-            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(k, v, m, codec);
+            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 1024)
-            ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(k, v, m, codec);
+            ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(ki, vi, k, v, m, codec);
         else
-            ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(k, v, m, codec);
+            ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(ki, vi, k, v, m, codec);
         return cudaGetLastError();
     }
 };
 
-cudaError_t ws_small_sort_run(const ws_plan_t *p, void *keys, void *vals, key_codec codec,
-                              cudaStream_t stream, const char **what) {
+cudaError_t ws_small_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
+                              void *keys, void *vals, key_codec codec, cudaStream_t stream,
+                              const char **what) {
     *what = "small sort";
-    return ws_dispatch_kv<ws_small_sort_op>(p->key_bytes, p->value_bytes, p->n, keys, vals, codec,
-                                            stream);
+    return ws_dispatch_kv<ws_small_sort_op>(p->key_bytes, p->value_bytes, p->n, keys_in, vals_in,
+                                            keys, vals, codec, stream);
 }

@@ -18,7 +18,7 @@
 
 /* The phases of one call, in order, as the bench reports them: the two
  * agreement rounds (counts and arguments, then workspace and capacity), the
- * local sort (copy in, sort), the split-point search, the exchange, the
+ * local sort (from the input, no copy), the split-point search, the exchange, the
  * merge of the received runs. */
 #define WS_NCCL_PHASE_LIST(X)   \
     X(AGREE, "agree")           \

@@ -16,8 +16,9 @@
  *     the workspace and out_capacity checks. Any failure is seen by every
  *     rank before a byte of data moves, so all return the same status and
  *     nothing was written (the inputs are const and never are).
- *  2. Local sort: copy the input into scratch and sort it with the leaf
- *     (ws_device_sort; stable for pairs, so positions stay ordered).
+ *  2. Local sort: the leaf sorts the input into scratch (ws_device_sort_from,
+ *     whose first pass reads the const input: no copy; stable for pairs,
+ *     so positions stay ordered).
  *  3. Split points (split.cu): the key at every global boundary g_j, found
  *     digit by digit over the keys' ordered bits: per round, each rank
  *     counts its keys below WS_NCCL_DIGITS - 1 candidates of every boundary
@@ -32,7 +33,7 @@
  *     (log2 p passes of the two-way merge, ties to the lower rank) straight
  *     into keys_out. Nothing sorts twice: the local sort and the merge
  *     together read and write each item O(log p) times after the sort.
- * One rank (p = 1) is the leaf on a copy in keys_out.
+ * One rank (p = 1) is the leaf from the input into keys_out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,21 +288,15 @@ static cudaError_t ws_nccl_follow(cudaStream_t waiter, cudaStream_t waited) {
     return err;
 }
 
-/* Copy of the input into dst, sorted there by the leaf. */
+/* The input sorted into dst by the leaf, which reads keys_in (vals_in) in
+ * its first pass: the const input is never written and never copied. */
 static warpsort_status_t ws_nccl_local_sort(const ws_nccl_call *c, const ws_plan_t *plan,
                                             void *dst_k, void *dst_v, unsigned char *leaf) {
     if (!c->n_in) return WARPSORT_OK;
-    WS_CUDA_TRY_AT(
-        c->ctx, cudaMemcpyAsync(dst_k, c->keys_in, c->n_in * c->kb, cudaMemcpyDeviceToDevice, c->s),
-        "copy of keys_in");
-    if (c->vb)
-        WS_CUDA_TRY_AT(
-            c->ctx,
-            cudaMemcpyAsync(dst_v, c->vals_in, c->n_in * c->vb, cudaMemcpyDeviceToDevice, c->s),
-            "copy of values_in");
     const char *failed = NULL;
-    const cudaError_t err = ws_device_sort(plan, dst_k, c->vb ? dst_v : NULL, c->dtype,
-                                           c->codec.desc, 1, leaf, c->s, &failed);
+    const cudaError_t err =
+        ws_device_sort_from(plan, c->keys_in, c->vb ? c->vals_in : NULL, dst_k,
+                            c->vb ? dst_v : NULL, c->dtype, c->codec.desc, 1, leaf, c->s, &failed);
     if (err != cudaSuccess) return ws_cuda_fail(c->ctx, err, failed);
     return WARPSORT_OK;
 }

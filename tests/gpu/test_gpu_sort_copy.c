@@ -6,14 +6,18 @@
  * the ring's slot, the direct-copy limit and the pipeline's pieces (a 64 KiB
  * ring makes them small), the default ring with 8 pieces, out of core under
  * a small device budget, keys_in == keys_out, and failures part-way (the
- * pipeline's test hook) leaving both host arrays byte-identical. Cases and
- * checks: tests/cpu/sort_copy_cases.h (the CPU backend is the oracle).
+ * pipeline's test hook) leaving both host arrays byte-identical. Device
+ * input runs the leaf out of place (its first pass reads keys_in): sizes
+ * on every path of it (small, one tile, merge passes, sample sort, also
+ * with its levels forced deep on small inputs). Cases and checks:
+ * tests/cpu/sort_copy_cases.h (the CPU backend is the oracle; keys_in must
+ * come back unchanged).
  *
  * Standalone: --quick for a short pass, --filter PATTERN for a subset.
  * Without a CUDA backend or device every test reports SKIPPED and the
  * program exits 77 (ctest: SKIP_RETURN_CODE).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
 
 #include <stdlib.h>
@@ -217,6 +221,110 @@ static void test_device_overlap(void **state) {
     warpsort_destroy(ctx);
 }
 
+/* Does the device have this much free memory? */
+static int device_has(double bytes) {
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (double)free_bytes > bytes;
+}
+
+/* Runs cases one by one (device to device), failing with the first. */
+static void run_cases(warpsort_context_t *ctx, const sc_case_t *cases, size_t num) {
+    for (size_t k = 0; k < num; k++) {
+        char msg[512];
+        if (sc_run_case(ctx, &wt_device_memory, &wt_device_memory, &cases[k], g_cpu, msg,
+                        sizeof msg)) {
+            char what[160];
+            sc_describe(&cases[k], what, sizeof what);
+            fail_msg("%s: %s", what, msg);
+        }
+    }
+}
+
+/* Device to device, the leaf out of place on its small path (n <= 2048)
+ * and its tile and merge paths: one tile, whole tiles, a partial last
+ * tile, one merge pass and several (odd and even counts, so the tile sort
+ * writes its runs to the workspace or straight to keys_out), every dtype
+ * and order, in place too (sc_run_matrix). */
+static void test_device_leaf_small_merge(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    warpsort_context_t *ctx = gpu_context(0, 0);
+    static const size_t sizes[] = {2,     3,      31,     33,     500,           1025,  2048,
+                                   2049,  4096,   4097,   8192,   12289,         32768, 65536,
+                                   65613, 131072, 262147, 524288, (1u << 20) + 3};
+    static const size_t quick_sizes[] = {33, 2048, 2049, 8192, 65613, 262147};
+    const size_t *sz = g_quick ? quick_sizes : sizes;
+    const size_t num = g_quick ? COUNT(quick_sizes) : COUNT(sizes);
+    const unsigned dists = g_quick ? 1u << KEYGEN_RANDOM : (1u << KEYGEN_RANDOM | 1u << KEYGEN_FEW);
+    const size_t failures =
+        sc_run_matrix(ctx, &wt_device_memory, &wt_device_memory, sz, num, dists, g_cpu, stderr);
+    warpsort_destroy(ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* Device to device at merge-path sizes with many passes (2^22 and around
+ * it: full and partial tiles), and the sample sort above its threshold
+ * (2^23 + 1 on the sm_90 family; other devices take the merge path, which
+ * must be right as well). */
+static void test_device_leaf_large(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t m = (size_t)1 << 22, big = ((size_t)1 << 23) + 12345;
+    if (!device_has(3.0 * (double)big * 8)) skip();
+    warpsort_context_t *ctx = gpu_context(0, 0);
+    const sc_case_t merge_cases[] = {
+        {WARPSORT_U32, 0, m, KEYGEN_RANDOM, 11, 0},
+        {WARPSORT_F64, WARPSORT_DESCENDING, m - 3, KEYGEN_NAN_MIX, 12, 0},
+        {WARPSORT_I32, 0, m + 4097, KEYGEN_FEW, 13, 0},
+    };
+    run_cases(ctx, merge_cases, g_quick ? 1 : COUNT(merge_cases));
+    const sc_case_t sample_cases[] = {
+        {WARPSORT_U32, 0, big, KEYGEN_RANDOM, 21, 0},
+        {WARPSORT_F64, WARPSORT_DESCENDING, big, KEYGEN_NAN_MIX, 22, 0},
+        {WARPSORT_I64, 0, big, KEYGEN_FEW, 23, 0},
+        {WARPSORT_F32, 0, big, KEYGEN_EQUAL, 24, 0},
+    };
+    run_cases(ctx, sample_cases, g_quick ? 1 : COUNT(sample_cases));
+    warpsort_destroy(ctx);
+}
+
+/* The sample sort out of place on small inputs: test hooks (read when the
+ * context is created, src/core/test_hooks.h) put every n above one tile on
+ * the sample path with 1 to 4 levels, so level 0 reads keys_in and the
+ * levels after it ping-pong an odd or even number of times; buckets left
+ * after level 0 (in the workspace) and after level 1 (in keys_out) are
+ * both sorted into keys_out. Only the sm_90 family has the sample path;
+ * elsewhere these are merge-path cases. */
+static void test_device_leaf_sample_levels(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    static const struct {
+        const char *splitters, *levels;
+    } plans[] = {{"255", "1"}, {"15", "2"}, {"3", "3"}, {"3", "4"}, {"3", "1"}};
+    static const size_t sizes[] = {8193, 16385, 131071, 300007};
+    static const size_t quick_sizes[] = {16385, 131071};
+    size_t failures = 0;
+    for (size_t k = 0; k < COUNT(plans); k++) {
+        setenv("WARPSORT_SAMPLE_MIN_N", "0", 1);
+        setenv("WARPSORT_SAMPLE_SPLITTERS", plans[k].splitters, 1);
+        setenv("WARPSORT_SAMPLE_LEVELS", plans[k].levels, 1);
+        warpsort_context_t *ctx = gpu_context(0, 0);
+        unsetenv("WARPSORT_SAMPLE_MIN_N");
+        unsetenv("WARPSORT_SAMPLE_SPLITTERS");
+        unsetenv("WARPSORT_SAMPLE_LEVELS");
+        failures +=
+            sc_run_matrix(ctx, &wt_device_memory, &wt_device_memory, g_quick ? quick_sizes : sizes,
+                          g_quick ? COUNT(quick_sizes) : COUNT(sizes),
+                          1u << KEYGEN_RANDOM | 1u << KEYGEN_FEW, g_cpu, stderr);
+        warpsort_destroy(ctx);
+    }
+    assert_int_equal(failures, 0);
+}
+
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
@@ -241,7 +349,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_memory_pairs),       cmocka_unit_test(test_auto),
         cmocka_unit_test(test_default_ring_large), cmocka_unit_test(test_out_of_core),
         cmocka_unit_test(test_failure_in_core),    cmocka_unit_test(test_failure_out_of_core),
-        cmocka_unit_test(test_device_overlap),
+        cmocka_unit_test(test_device_overlap),     cmocka_unit_test(test_device_leaf_small_merge),
+        cmocka_unit_test(test_device_leaf_large),  cmocka_unit_test(test_device_leaf_sample_levels),
     };
     int failed = _cmocka_run_group_tests("gpu_sort_copy", tests, COUNT(tests), NULL, NULL);
     warpsort_destroy(g_cpu);
