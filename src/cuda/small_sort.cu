@@ -8,7 +8,7 @@
  * dynamic shared-memory attribute set on every call; for a few hundred keys
  * that is several times the work and a host call more than needed. Here a
  * warp sorts up to 32 x K items in registers (no shared memory, no barrier)
- * and a block of 128 or 256 threads up to 2048 items in static shared
+ * and a block of 64 to 256 threads up to 2048 items in static shared
  * memory. Padding is at most 2x (n just above a power of two).
  *
  * Stability: keys alone need none (equal keys are equal bits); with values
@@ -46,11 +46,17 @@ struct ws_small_sort_op {
         KB *k = (KB *)keys;
         V *v = (V *)vals;
         const int m = (int)n;
-        /* The smallest shape that holds n: K doubles per step. */
+        /* The smallest shape that holds n: K doubles per step. With values,
+         * 16 keys, values and positions a lane make one warp's network far
+         * slower than two warps of 8 (bench/NOTES.md): pairs of 129..512 go
+         * to a block of 64 threads x 8. */
+        constexpr bool PAIRS = warpsort::is_value<V>::value;
         if (m <= 32)
             ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 128)
             ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
+        else if (m <= 512 && PAIRS)
+            ws_small_block_kernel<64, 8, KB, V><<<1, 64, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 512)
             ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
         else if (m <= 1024)
