@@ -37,6 +37,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -77,6 +78,20 @@ using warpsort::warp_items;
 /* Histogram passes: threads per block and loads in flight per thread. */
 #define WS_TK_HIST_THREADS 256
 #define WS_TK_HIST_UNROLL 8
+/* Filter path: k range, the shortest row it takes (the sample must be a
+ * small part of the row), and at most this many rows when k would fit the
+ * warp path (which takes every row in one launch). */
+#define WS_TK_FILTER_MIN_K 129
+#define WS_TK_FILTER_MAX_K 4096
+#define WS_TK_FILTER_MIN_LEN (1u << 16)
+#define WS_TK_FILTER_MAX_ROWS 4
+/* Sample: one block of 1024 threads, 16 keys each in registers. */
+#define WS_TK_SAMPLE_THREADS 1024
+#define WS_TK_SAMPLE_PER 16
+#define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
+/* Filter pass: 16-byte loads per thread per step, threads per block. */
+#define WS_TK_FILTER_UNROLL 4
+#define WS_TK_FILTER_THREADS 256
 
 __host__ __device__ static inline size_t ws_tk_div_up(size_t a, size_t b) {
     return (a + b - 1) / b;
@@ -442,6 +457,41 @@ __global__ void __launch_bounds__(32 * WS_TK_WARPS) ws_tk_warp_kernel(ws_tk_leve
         }
     }
 }
+/*=== candidates of the filter path ===*/
+
+/* The filter path's state for the row in hand: the threshold (ordered
+ * bits), the number of keys not above it (all counted; the buffer holds the
+ * first cap), and the k and cap the row was planned with. */
+struct ws_tk_filter {
+    unsigned long long t, count, k, cap;
+};
+
+/* Whether the candidates hold the top k: at least k keys are not above the
+ * threshold (so the k best are among them) and all of them fit. The
+ * radix select runs exactly when this is false. */
+__device__ __forceinline__ bool ws_tk_filter_hit(const ws_tk_filter *fl) {
+    if (!fl) return false;
+    const unsigned long long c = fl->count;
+    return c >= fl->k && c <= fl->cap;
+}
+
+/* Candidate layouts: 0 raw key + 64-bit index (radix path); 1 one u64 of
+ * (ordered 32-bit key, 32-bit index), which sorts as (key, index); 2 the
+ * ordered 64-bit key and a 32-bit index in two arrays. */
+template <typename KB, int MODE>
+__device__ __forceinline__ void ws_tk_emit(void *ck, void *ci, unsigned long long at, KB raw, KB o,
+                                           unsigned long long i) {
+    if constexpr (MODE == 0) {
+        ((KB *)ck)[at] = raw;
+        ((unsigned long long *)ci)[at] = i;
+    } else if constexpr (MODE == 1) {
+        ((unsigned long long *)ck)[at] = ((unsigned long long)o << 32) | (uint32_t)i;
+    } else {
+        ((unsigned long long *)ck)[at] = (unsigned long long)o;
+        ((uint32_t *)ci)[at] = (uint32_t)i;
+    }
+}
+
 /*=== radix path (one row at a time) ===*/
 
 /* The select's state: the k-th key's bits found so far (prefix), and its
@@ -471,13 +521,14 @@ __global__ void ws_tk_select_init(ws_tk_select *sel, unsigned long long *hist, s
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_HIST_THREADS)
     ws_tk_hist_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select *sel, int shift,
-                      int width, unsigned long long *hist) {
+                      int width, unsigned long long *hist, const ws_tk_filter *fl) {
     constexpr int BITS = 8 * (int)sizeof(KB);
     constexpr int U = WS_TK_HIST_UNROLL;
     constexpr int PER = WS_TK_BINS / WS_TK_HIST_THREADS;
     __shared__ unsigned h[WS_TK_BINS];
     __shared__ unsigned long long part[WS_TK_HIST_THREADS / 32];
     __shared__ int last;
+    if (ws_tk_filter_hit(fl)) return; /* the whole grid: the same answer */
     for (int b = threadIdx.x; b < WS_TK_BINS; b += blockDim.x) h[b] = 0;
     __syncthreads();
     const KB prefix = (KB)sel->prefix;
@@ -547,9 +598,10 @@ __global__ void __launch_bounds__(WS_TK_HIST_THREADS)
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     ws_tk_count_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
-                       unsigned *tile_less, unsigned *tile_eq) {
+                       unsigned *tile_less, unsigned *tile_eq, const ws_tk_filter *fl) {
     constexpr int STEPS = WS_TK_TILE / WS_TK_TILE_THREADS;
     __shared__ unsigned sl, se;
+    if (ws_tk_filter_hit(fl)) return;
     if (threadIdx.x == 0) sl = se = 0;
     __syncthreads();
     const size_t base = (size_t)blockIdx.x * WS_TK_TILE;
@@ -589,8 +641,10 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
  * contiguous range of tiles; warp scans, then the warps' totals). */
 __global__ void __launch_bounds__(1024)
     ws_tk_scan_kernel(const unsigned *tile_less, const unsigned *tile_eq, size_t tiles,
-                      unsigned long long *less_base, unsigned long long *eq_base) {
+                      unsigned long long *less_base, unsigned long long *eq_base,
+                      const ws_tk_filter *fl) {
     __shared__ unsigned long long wl[32], we[32];
+    if (ws_tk_filter_hit(fl)) return;
     const size_t per = ws_tk_div_up(tiles, blockDim.x);
     const size_t lo = threadIdx.x * per, hi = lo + per < tiles ? lo + per : tiles;
     const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
@@ -632,16 +686,17 @@ __global__ void __launch_bounds__(1024)
  * (the first `remaining` equal keys are selected). Warp w of a tile covers
  * 512 consecutive keys, lane l items j * 32 + l. A tile without survivors
  * (its counts say so) returns before reading its keys. */
-template <typename KB>
+template <typename KB, int MODE>
 __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
     ws_tk_compact_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
                          const unsigned *tile_less, const unsigned *tile_eq,
                          const unsigned long long *less_base, const unsigned long long *eq_base,
-                         KB *out_keys, unsigned long long *out_idx) {
+                         void *out_keys, void *out_idx, const ws_tk_filter *fl) {
     constexpr int PER_WARP = WS_TK_TILE / (WS_TK_TILE_THREADS / 32);
     constexpr int STEPS = PER_WARP / 32;
     __shared__ unsigned wl[WS_TK_TILE_THREADS / 32], we[WS_TK_TILE_THREADS / 32];
     const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
+    if (ws_tk_filter_hit(fl)) return;
     /* most tiles hold no survivor: they read nothing */
     if (tile_less[blockIdx.x] == 0 &&
         (tile_eq[blockIdx.x] == 0 || eq_base[blockIdx.x] >= sel->remaining))
@@ -691,11 +746,198 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
         const bool is_l = (ml[j] >> lane) & 1u, is_e = (me[j] >> lane) & 1u;
         if (is_l || (is_e && e_before < take)) {
             const unsigned long long at = l_before + e_sel;
-            out_keys[at] = raw[j];
-            out_idx[at] = i;
+            ws_tk_emit<KB, MODE>(out_keys, out_idx, at, raw[j], encode(raw[j], codec), i);
         }
         lb += __popc(ml[j]);
         eb += __popc(me[j]);
+    }
+}
+
+/*=== filter path (one row at a time) ===*/
+
+/* Picks the threshold: the rank-th smallest (1-based) ordered key of a
+ * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE),
+ * by an exact radix select over the sample held in registers (11-bit
+ * digits, one block). Resets the row's count and records k and cap. The
+ * positions and the select depend on nothing but the row, so the path a
+ * row takes is deterministic. */
+template <typename KB>
+__global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
+    ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
+                        unsigned long long k, unsigned long long cap, ws_tk_filter *fl) {
+    constexpr int BITS = 8 * (int)sizeof(KB);
+    constexpr int PER = WS_TK_BINS / WS_TK_SAMPLE_THREADS;
+    static_assert(PER == 2, "two bins per thread");
+    __shared__ unsigned h[WS_TK_BINS];
+    __shared__ unsigned part[WS_TK_SAMPLE_THREADS / 32];
+    __shared__ unsigned long long s_prefix;
+    __shared__ unsigned s_rem;
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
+    KB o[WS_TK_SAMPLE_PER];
+#pragma unroll
+    for (int u = 0; u < WS_TK_SAMPLE_PER; u++) {
+        const unsigned long long j = (unsigned long long)u * WS_TK_SAMPLE_THREADS + tid;
+        o[u] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
+    }
+    KB prefix = 0;
+    unsigned rem = rank;
+    for (int shift = BITS; shift > 0;) {
+        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
+        shift -= width;
+        const int above = shift + width;
+        const KB mask = (KB)((1u << width) - 1);
+        for (int b = tid; b < WS_TK_BINS; b += WS_TK_SAMPLE_THREADS) h[b] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
+            if (above >= BITS || ((o[u] ^ prefix) >> above) == 0)
+                atomicAdd(&h[(unsigned)((o[u] >> shift) & mask)], 1u);
+        __syncthreads();
+        const unsigned c0 = h[tid * PER], c1 = h[tid * PER + 1], sum = c0 + c1;
+        unsigned incl = sum;
+        for (int off = 1; off < 32; off *= 2) {
+            const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+            if (lane >= off) incl += y;
+        }
+        if (lane == 31) part[warp] = incl;
+        __syncthreads();
+        unsigned before = incl - sum;
+        for (int v = 0; v < warp; v++) before += part[v];
+        /* exactly one thread holds the bin of the rem-th key (1 <= rem <=
+         * the keys matching the prefix) */
+        if (before < rem && before + sum >= rem) {
+            const int second = before + c0 < rem;
+            s_prefix =
+                (unsigned long long)prefix | ((unsigned long long)(tid * PER + second) << shift);
+            s_rem = rem - before - (second ? c0 : 0);
+        }
+        __syncthreads();
+        prefix = (KB)s_prefix;
+        rem = s_rem;
+        __syncthreads(); /* every read precedes the next pass's writes */
+    }
+    if (tid == 0) {
+        fl->t = (unsigned long long)prefix;
+        fl->count = 0;
+        fl->k = k;
+        fl->cap = cap;
+    }
+}
+
+/* Appends the items of a warp that pass (c of this lane's, in pass[])
+ * to the candidates: one atomicAdd per warp reserves their places; all
+ * are counted, the first cap stored. Whole warps call it. */
+template <typename KB, int MODE, int M>
+__device__ __forceinline__ void
+ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int lane, unsigned c,
+             const bool (&pass)[M], const KB (&o)[M], const unsigned long long (&ix)[M]) {
+    if (!__any_sync(0xFFFFFFFFu, c != 0)) return;
+    unsigned incl = c;
+    for (int off = 1; off < 32; off *= 2) {
+        const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+        if (lane >= off) incl += y;
+    }
+    unsigned long long base = 0;
+    if (lane == 31) base = atomicAdd(&fl->count, (unsigned long long)incl);
+    base = __shfl_sync(0xFFFFFFFFu, base, 31);
+    unsigned long long at = base + (incl - c);
+#pragma unroll
+    for (int e = 0; e < M; e++)
+        if (pass[e]) {
+            if (at < cap) ws_tk_emit<KB, MODE>(ck, ci, at, o[e], o[e], ix[e]);
+            at++;
+        }
+}
+
+/* The one full read: every key not above the threshold (ordered bits <=
+ * t) becomes a candidate, so when there are at least k of them they hold
+ * the top k with its ties resolved (all keys equal to a candidate's are
+ * candidates). 16-byte loads where the keys are aligned to their size
+ * (scalar head and tail), warp-uniform grid-stride steps of U vectors per
+ * lane. */
+template <typename KB, int MODE>
+__global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
+    ws_tk_filter_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_filter *fl, void *ck,
+                        void *ci) {
+    constexpr int V = 16 / (int)sizeof(KB);
+    constexpr int U = WS_TK_FILTER_UNROLL;
+    const KB t = (KB)fl->t;
+    const unsigned long long cap = fl->cap;
+    const int lane = (int)(threadIdx.x & 31);
+    const size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+    /* head: the keys before the first 16-byte boundary (all of them when
+     * the keys are not aligned to their size) */
+    size_t head = n;
+    if ((uintptr_t)keys % sizeof(KB) == 0) {
+        head = ((16 - (uintptr_t)keys % 16) % 16) / sizeof(KB);
+        if (head > n) head = n;
+    }
+    const size_t nvec = (n - head) / V;
+    const KB *body = keys + head;
+    for (size_t b0 = warp * 32 * U; b0 < nvec; b0 += warps * 32 * U) {
+        ws_tk_vec<KB> v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t j = b0 + (size_t)u * 32 + lane;
+            if (j < nvec) v[u] = ws_tk_load_vec(body + j * V);
+        }
+        bool pass[U * V];
+        KB o[U * V];
+        unsigned long long ix[U * V];
+        unsigned c = 0;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                const size_t j = b0 + (size_t)u * 32 + lane;
+                o[u * V + e] = j < nvec ? encode(v[u].x[e], codec) : (KB)0;
+                ix[u * V + e] = head + j * V + e;
+                pass[u * V + e] = j < nvec && o[u * V + e] <= t;
+                c += pass[u * V + e];
+            }
+        ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, c, pass, o, ix);
+    }
+    /* scalar items: the head, then the tail after the vectors */
+    const size_t tail = head + nvec * V, ns = head + (n - tail);
+    for (size_t q0 = warp * 32; q0 < ns; q0 += warps * 32) {
+        const size_t q = q0 + lane;
+        bool pass[1] = {false};
+        KB o[1] = {0};
+        unsigned long long ix[1] = {q < head ? q : tail + (q - head)};
+        if (q < ns) {
+            o[0] = encode(keys[ix[0]], codec);
+            pass[0] = o[0] <= t;
+        }
+        ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, pass[0] ? 1u : 0u, pass, o, ix);
+    }
+}
+
+/* Pads the candidates to cap with the largest item (ordered key and index
+ * all ones: after every real one, as the row is shorter than 2^32 - 1),
+ * from count when the filter hit, else from k (the radix select wrote k). */
+__global__ void ws_tk_pad_kernel(const ws_tk_filter *fl, unsigned long long *ck, uint32_t *ci) {
+    const unsigned long long from = ws_tk_filter_hit(fl) ? fl->count : fl->k, cap = fl->cap;
+    for (unsigned long long j = from + (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < cap;
+         j += (size_t)gridDim.x * blockDim.x) {
+        ck[j] = ~0ull;
+        if (ci) ci[j] = ~0u;
+    }
+}
+
+/* The first k sorted candidates of one row to results from out_base on. */
+template <typename KB, int MODE>
+__global__ void ws_tk_filter_finish_kernel(const unsigned long long *ck, const uint32_t *ci,
+                                           size_t k, size_t out_base, key_codec codec,
+                                           ws_tk_outputs out) {
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < k;
+         j += (size_t)gridDim.x * blockDim.x) {
+        if constexpr (MODE == 1) {
+            const unsigned long long v = ck[j];
+            ws_tk_put(out, out_base + j, decode((KB)(v >> 32), codec), (uint32_t)v);
+        } else {
+            ws_tk_put(out, out_base + j, decode((KB)ck[j], codec), ci[j]);
+        }
     }
 }
 
@@ -705,7 +947,10 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
  * the size query and the call both read it. */
 struct ws_tk_plan {
     int warp_path;
-    int items; /* warp path: run items per lane (1, 2, 4, 8) */
+    int filter;    /* filter path (else radix when not the warp path) */
+    unsigned rank; /* filter path: the threshold's rank in the sample */
+    size_t cap;    /* filter path: candidates kept */
+    int items;     /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
     size_t tiles; /* radix path, per row */
@@ -715,7 +960,9 @@ struct ws_tk_plan {
     size_t bar;                         /* warp path: the rows' shared bars */
     size_t cand_keys[2], cand_pos[2];   /* warp path: the levels' runs */
     size_t select, hist, tile_cnt, tile_base, surv_keys, surv_idx, sort; /* radix path */
-    ws_plan_t sort_plan; /* radix path: the survivors' sort (the leaf's plan) */
+    size_t fl;            /* filter path: ws_tk_filter (candidates: surv_keys, surv_idx) */
+    ws_plan_t sort_plan;  /* radix path: the survivors' sort (the leaf's plan) */
+    ws_plan_t sort_plan2; /* filter path, 64-bit keys: the second (stable) sort */
     size_t total;
 };
 
@@ -736,6 +983,22 @@ static void ws_tk_split(size_t segs, size_t len, size_t min_chunk, size_t step, 
     *wps = ws_tk_div_up(len, c);
 }
 
+/* The filter path's sample rank and capacity for rows of n and this k.
+ * With lambda = k * S / n (the sample keys expected among the top k), the
+ * rank lambda + 3 sqrt(lambda) + 3 leaves fewer than k keys below the
+ * threshold rarely (the count below the r-th sample key is about
+ * n / S x Gamma(r)); the capacity holds r + 3 sqrt(r) + 3 sample gaps and
+ * at least 2k. Either miss only costs the radix select. */
+static void ws_tk_filter_size(size_t n, size_t k, unsigned *rank, size_t *cap) {
+    const double S = WS_TK_SAMPLE, lambda = (double)k * S / (double)n;
+    double r = ceil(lambda + 3.0 * sqrt(lambda)) + 3.0;
+    if (r > S) r = S;
+    size_t c = (size_t)ceil((r + 3.0 * sqrt(r) + 3.0) * (double)n / S);
+    if (c < 2 * k) c = 2 * k;
+    *rank = (unsigned)r;
+    *cap = ws_tk_div_up(c, 256) * 256;
+}
+
 static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, size_t row_len,
                                  size_t kb, size_t vb, size_t k, size_t ib, ws_tk_staging sg) {
     const ws_cuda_state *st = ws_state(ctx);
@@ -753,8 +1016,31 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     p.out_keys = sg.out_keys ? take(m * kb) : 0;
     p.out_idx = sg.out_idx ? take(m * ib) : 0;
     p.out_vals = sg.out_vals ? take(m * vb) : 0;
-    p.warp_path = k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
-    if (p.warp_path) {
+    if (k >= WS_TK_FILTER_MIN_K && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
+        row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
+        ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
+        p.filter = 4 * p.cap <= row_len;
+    }
+    p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
+    if (p.filter) {
+        p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
+        p.fl = take(sizeof(ws_tk_filter));
+        p.select = take(sizeof(ws_tk_select));
+        p.hist = take(sizeof(unsigned long long) * WS_TK_BINS);
+        p.tile_cnt = take(2 * p.tiles * sizeof(unsigned));
+        p.tile_base = take(2 * p.tiles * sizeof(unsigned long long));
+        p.surv_keys = take(p.cap * sizeof(unsigned long long));
+        if (kb == 8) {
+            p.surv_idx = take(p.cap * sizeof(uint32_t));
+            /* by index, then stably by key: (key, index) order */
+            p.sort_plan = ws_plan_make(&st->dev, p.cap, 4, 8);
+            p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
+        } else {
+            p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
+        }
+        const size_t a = p.sort_plan.lay.total, b = kb == 8 ? p.sort_plan2.lay.total : 0;
+        p.sort = take(a > b ? a : b);
+    } else if (p.warp_path) {
         p.items = k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : 8;
         const size_t batch = 32 * (size_t)p.items;
         const size_t step = 32 * (32 / kb); /* ws_tk_warp::STEP */
@@ -857,6 +1143,36 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
     return WARPSORT_OK;
 }
 
+/* The exact select of one row's top k (rk, n keys): the k-th key, then
+ * the k survivors in index order written to ck / ci in layout MODE. With
+ * fl, every kernel returns at once when the filter hit. */
+template <typename KB, int MODE>
+static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
+                                    key_codec codec, unsigned char *ws, const ws_tk_filter *fl,
+                                    void *ck, void *ci, const ws_cuda_state *st,
+                                    cudaStream_t stream) {
+    ws_tk_select *sel = (ws_tk_select *)(ws + p.select);
+    unsigned long long *hist = (unsigned long long *)(ws + p.hist);
+    unsigned *tile_less = (unsigned *)(ws + p.tile_cnt), *tile_eq = tile_less + p.tiles;
+    unsigned long long *less_base = (unsigned long long *)(ws + p.tile_base);
+    unsigned long long *eq_base = less_base + p.tiles;
+    const unsigned hist_grid = ws_tk_grid(n, WS_TK_HIST_THREADS * WS_TK_HIST_UNROLL, st);
+    const unsigned tiles = (unsigned)p.tiles;
+    ws_tk_select_init<<<1, 256, 0, stream>>>(sel, hist, k);
+    for (int shift = 8 * (int)sizeof(KB); shift > 0;) {
+        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
+        shift -= width;
+        ws_tk_hist_kernel<KB><<<hist_grid, WS_TK_HIST_THREADS, 0, stream>>>(rk, n, codec, sel,
+                                                                            shift, width, hist, fl);
+    }
+    ws_tk_count_kernel<KB>
+        <<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(rk, n, codec, sel, tile_less, tile_eq, fl);
+    ws_tk_scan_kernel<<<1, 1024, 0, stream>>>(tile_less, tile_eq, p.tiles, less_base, eq_base, fl);
+    ws_tk_compact_kernel<KB, MODE><<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(
+        rk, n, codec, sel, tile_less, tile_eq, less_base, eq_base, ck, ci, fl);
+    return cudaGetLastError();
+}
+
 template <typename KB>
 static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_plan &p,
                                           const ws_topk_args_t *a, const void *keys,
@@ -864,30 +1180,12 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
                                           const ws_tk_outputs &out, cudaStream_t stream) {
     const ws_cuda_state *st = ws_state(ctx);
     const size_t n = a->row_len, k = a->k;
-    ws_tk_select *sel = (ws_tk_select *)(ws + p.select);
-    unsigned long long *hist = (unsigned long long *)(ws + p.hist);
-    unsigned *tile_less = (unsigned *)(ws + p.tile_cnt), *tile_eq = tile_less + p.tiles;
-    unsigned long long *less_base = (unsigned long long *)(ws + p.tile_base);
-    unsigned long long *eq_base = less_base + p.tiles;
     KB *surv_keys = (KB *)(ws + p.surv_keys);
     unsigned long long *surv_idx = (unsigned long long *)(ws + p.surv_idx);
-    const unsigned hist_grid = ws_tk_grid(n, WS_TK_HIST_THREADS * WS_TK_HIST_UNROLL, st);
-    const unsigned tiles = (unsigned)p.tiles;
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
-        ws_tk_select_init<<<1, 256, 0, stream>>>(sel, hist, k);
-        for (int shift = 8 * (int)sizeof(KB); shift > 0;) {
-            const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
-            shift -= width;
-            ws_tk_hist_kernel<KB><<<hist_grid, WS_TK_HIST_THREADS, 0, stream>>>(rk, n, codec, sel,
-                                                                                shift, width, hist);
-        }
-        ws_tk_count_kernel<KB>
-            <<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(rk, n, codec, sel, tile_less, tile_eq);
-        ws_tk_scan_kernel<<<1, 1024, 0, stream>>>(tile_less, tile_eq, p.tiles, less_base, eq_base);
-        ws_tk_compact_kernel<KB><<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(
-            rk, n, codec, sel, tile_less, tile_eq, less_base, eq_base, surv_keys, surv_idx);
-        WS_CUDA_TRY(ctx, cudaGetLastError());
+        WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, 0>(p, rk, n, k, codec, ws, NULL, surv_keys, surv_idx,
+                                                  st, stream)));
         /* Survivors are in index order: a stable sort leaves ties by index. */
         const char *failed = NULL;
         const cudaError_t err = ws_device_sort(&p.sort_plan, surv_keys, surv_idx, a->dtype,
@@ -895,6 +1193,56 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
         ws_tk_finish_kernel<KB>
             <<<ws_tk_grid(k, 256, st), 256, 0, stream>>>(surv_keys, surv_idx, k, row * k, out);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+    }
+    return WARPSORT_OK;
+}
+
+/* Row by row: sample -> threshold, one filtering read into the candidates,
+ * the radix select only where the filter missed (its kernels read the
+ * count and return at once otherwise), pad to cap, sort the candidates by
+ * (key, index) with the leaf, write the first k. Every launch is made
+ * whatever the data; the device picks which do work. */
+template <typename KB>
+static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_plan &p,
+                                           const ws_topk_args_t *a, const void *keys,
+                                           key_codec codec, unsigned char *ws,
+                                           const ws_tk_outputs &out, cudaStream_t stream) {
+    constexpr int MODE = sizeof(KB) == 4 ? 1 : 2;
+    const ws_cuda_state *st = ws_state(ctx);
+    const size_t n = a->row_len, k = a->k;
+    ws_tk_filter *fl = (ws_tk_filter *)(ws + p.fl);
+    unsigned long long *ck = (unsigned long long *)(ws + p.surv_keys);
+    uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
+    const unsigned filter_grid =
+        ws_tk_grid(n, WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)), st);
+    for (size_t row = 0; row < a->rows; row++) {
+        const KB *rk = (const KB *)keys + row * n;
+        ws_tk_sample_kernel<KB>
+            <<<1, WS_TK_SAMPLE_THREADS, 0, stream>>>(rk, n, codec, p.rank, k, p.cap, fl);
+        ws_tk_filter_kernel<KB, MODE>
+            <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
+        WS_CUDA_TRY(ctx,
+                    (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci, st, stream)));
+        ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);
+        WS_CUDA_TRY(ctx, cudaGetLastError());
+        const char *failed = NULL;
+        cudaError_t err;
+        if constexpr (MODE == 1) {
+            err = ws_device_sort(&p.sort_plan, ck, NULL, WARPSORT_U64, 0, 0, ws + p.sort, stream,
+                                 &failed);
+        } else {
+            /* by index (unique but for the padding, all equal), then
+             * stably by key */
+            err = ws_device_sort(&p.sort_plan, ci, ck, WARPSORT_U32, 0, 0, ws + p.sort, stream,
+                                 &failed);
+            if (err == cudaSuccess)
+                err = ws_device_sort(&p.sort_plan2, ck, ci, WARPSORT_U64, 0, 1, ws + p.sort, stream,
+                                     &failed);
+        }
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+        ws_tk_filter_finish_kernel<KB, MODE>
+            <<<ws_tk_grid(k, 256, st), 256, 0, stream>>>(ck, ci, k, row * k, codec, out);
         WS_CUDA_TRY(ctx, cudaGetLastError());
     }
     return WARPSORT_OK;
@@ -941,11 +1289,13 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     /* smaller is better: the largest are best in descending bits */
     const key_codec codec = {ws_dtype_kind(a->dtype), a->smallest ? 0 : 1};
     if (kb == 4)
-        s = p.warp_path ? ws_tk_warp_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
-                        : ws_tk_radix_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream);
+        s = p.filter      ? ws_tk_filter_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
+            : p.warp_path ? ws_tk_warp_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
+                          : ws_tk_radix_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream);
     else
-        s = p.warp_path ? ws_tk_warp_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream)
-                        : ws_tk_radix_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream);
+        s = p.filter      ? ws_tk_filter_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream)
+            : p.warp_path ? ws_tk_warp_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream)
+                          : ws_tk_radix_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream);
     if (s != WARPSORT_OK) return s;
     if (!(sg.keys_in || sg.vals_in || sg.out_keys || sg.out_idx || sg.out_vals))
         return WARPSORT_OK; /* asynchronous */

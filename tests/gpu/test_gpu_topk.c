@@ -169,6 +169,106 @@ static void test_paths(void **state) {
     }
 }
 
+/* keys (host, f32) through the GPU (device memory) and the CPU backend:
+ * identical keys and 8-byte indices. */
+static void compare_f32_rows(const float *hk, size_t rows, size_t len, size_t k, unsigned flags) {
+    const size_t n = rows * len, m = rows * k;
+    float *want_k = malloc(m * 4), *got_k = malloc(m * 4);
+    uint64_t *want_i = malloc(m * 8), *got_i = malloc(m * 8);
+    assert_true(want_k && got_k && want_i && got_i);
+    void *dk, *dok, *doi;
+    CUDA_OK(cudaMalloc(&dk, n * 4));
+    CUDA_OK(cudaMalloc(&dok, m * 4));
+    CUDA_OK(cudaMalloc(&doi, m * 8));
+    CUDA_OK(cudaMemcpy(dk, hk, n * 4, cudaMemcpyHostToDevice));
+    const warpsort_status_t st =
+        warpsort_topk_rows(g_gpu, dk, rows, len, WARPSORT_F32, k, flags, dok, doi, 8);
+    if (st != WARPSORT_OK) fail_msg("gpu: %s", warpsort_last_error(g_gpu));
+    CUDA_OK(cudaMemcpy(got_k, dok, m * 4, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(got_i, doi, m * 8, cudaMemcpyDeviceToHost));
+    assert_int_equal(
+        warpsort_topk_rows(g_cpu, hk, rows, len, WARPSORT_F32, k, flags, want_k, want_i, 8),
+        WARPSORT_OK);
+    assert_memory_equal(got_k, want_k, m * 4);
+    assert_memory_equal(got_i, want_i, m * 8);
+    CUDA_OK(cudaFree(dk));
+    CUDA_OK(cudaFree(dok));
+    CUDA_OK(cudaFree(doi));
+    free(want_k);
+    free(got_k);
+    free(want_i);
+    free(got_i);
+}
+
+/* The filter path (k 129..4096, rows of at least 2^16 where the candidate
+ * buffer is at most a quarter of the row; k <= 256 only for up to 4
+ * rows): k just inside and outside its range; the filter hit (random,
+ * sorted, NaN mix) and the radix fallback decided on the device when more
+ * keys than the buffer holds are not above the threshold (all keys equal,
+ * few distinct keys), or fewer than k (a sample unlike the row); rows on
+ * either side of the row limit; 64-bit keys (two sorts); keys off a
+ * 16-byte boundary (scalar head and tail). */
+static void test_filter(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
+                                   KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
+    const size_t ks[] = {128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
+    const size_t lens[] = {(1u << 16), (1u << 20) + 5};
+    size_t at = 0;
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (size_t li = 0; li < 2; li++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+                for (size_t di = 0; di < sizeof dists / sizeof dists[0]; di++, at++) {
+                    /* all keys equal (the fallback) in every shape */
+                    if (at % (g_quick ? 7 : 3) && dists[di] != KEYGEN_EQUAL) continue;
+                    run_on(&wt_device_memory,
+                           (tk_case_t){dts[d], (int)(at & 1), 1, lens[li], ks[ki], dists[di],
+                                       400 + at, at & 2 ? 8 : 4, at % 5 == 0 ? 4 : 0, TK_BOTH});
+                }
+    /* rows: the filter path row by row (up to 4 rows at k <= 256, any
+     * number above), the warp path at 5 rows */
+    const size_t shapes[][3] = {{4, 70001, 200},   {5, 70001, 200}, {3, 300007, 1000},
+                                {6, 131072, 4096}, {2, 65536, 129}, {9, 100003, 300}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t d = 0; d < 3; d++)
+            run_on(&wt_device_memory,
+                   (tk_case_t){dts[(s + d) % 4], (int)(d & 1), shapes[s][0], shapes[s][1],
+                               shapes[s][2], d == 2 ? KEYGEN_EQUAL : dists[(s + d) % 6], 500 + s,
+                               d & 1 ? 8 : 4, d == 1 ? 8 : 0, d == 2 ? TK_KEYS_ONLY : TK_BOTH});
+    /* keys off a 16-byte boundary */
+    for (size_t off = 4; off <= 12; off += 4) {
+        size_t user = off;
+        const wt_memory_t shifted = {"device+offset", offset_alloc, offset_release,
+                                     offset_copy,     offset_copy,  &user};
+        run_on(&shifted, (tk_case_t){WARPSORT_F32, 1, 1, 200003, 300, KEYGEN_RANDOM, 600 + off, 4,
+                                     0, TK_BOTH});
+        if (off == 8)
+            run_on(&shifted, (tk_case_t){WARPSORT_U64, 0, 1, 100001, 1000, KEYGEN_NAN_MIX, 610, 8,
+                                         0, TK_BOTH});
+    }
+    /* Fewer than k keys not above the threshold: every 64th key (the
+     * sample's positions for 2^20 keys and a sample of 2^14) is small and
+     * distinct, the others equal and large, so the sample's threshold has
+     * a few hundred keys at most below it; the fallback must still find
+     * the top k (all the small keys, then the lowest-indexed large ones).
+     * The same with the opposite order, and a second row that hits. */
+    const size_t len = (size_t)1 << 20;
+    float *hk = malloc(2 * len * sizeof(float));
+    assert_non_null(hk);
+    for (int sm = 0; sm < 2; sm++) {
+        for (size_t i = 0; i < len; i++)
+            hk[i] = i % 64 ? (sm ? 1e6f : -1e6f) : (sm ? 1.0f : -1.0f) * (float)(i / 64);
+        keygen_fill(hk + len, len, WARPSORT_F32, KEYGEN_RANDOM, 77);
+        const unsigned flags = sm ? WARPSORT_TOPK_SMALLEST : 0;
+        compare_f32_rows(hk, 1, len, 4096, flags);
+        compare_f32_rows(hk, 1, len, 300, flags);
+        compare_f32_rows(hk, 2, len, 2000, flags);
+    }
+    free(hk);
+}
+
 /* A caller workspace: exactly the size asked suffices, one byte less on a
  * call that needs it fails and writes nothing. */
 static void test_workspace(void **state) {
@@ -278,6 +378,71 @@ static void test_graph_capture(void **state) {
     free(got_i);
 }
 
+/* The filter path captured in a CUDA graph: one row that hits and one
+ * that falls back (all keys equal), decided on the device at every launch
+ * of the graph; the keys are changed between launches so the other row
+ * takes each branch on the second. */
+static void test_filter_graph(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.stream = stream;
+    warpsort_context_t *ctx = NULL;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    const size_t rows = 2, len = 200000, k = 700, n = rows * len, m = rows * k;
+    uint32_t *hk = malloc(n * 4), *want_k = malloc(m * 4), *got_k = malloc(m * 4);
+    uint64_t *want_i = malloc(m * 8), *got_i = malloc(m * 8);
+    assert_true(hk && want_k && got_k && want_i && got_i);
+    void *dk, *dok, *doi, *ws;
+    CUDA_OK(cudaMalloc(&dk, n * 4));
+    CUDA_OK(cudaMalloc(&dok, m * 4));
+    CUDA_OK(cudaMalloc(&doi, m * 8));
+    size_t bytes = 0;
+    assert_int_equal(warpsort_topk_workspace_size(ctx, rows, len, WARPSORT_F32, 0, k, &bytes),
+                     WARPSORT_OK);
+    CUDA_OK(cudaMalloc(&ws, bytes));
+    assert_int_equal(warpsort_set_workspace(ctx, ws, bytes), WARPSORT_OK);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const warpsort_status_t st =
+        warpsort_topk_rows(ctx, dk, rows, len, WARPSORT_F32, k, 0, dok, doi, 8);
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    if (st != WARPSORT_OK) fail_msg("captured call: %s", warpsort_last_error(ctx));
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < 2; rep++) {
+        keygen_fill(hk + (rep ? len : 0), len, WARPSORT_F32, KEYGEN_RANDOM, 90 + rep);
+        keygen_fill(hk + (rep ? 0 : len), len, WARPSORT_F32, KEYGEN_EQUAL, 95 + rep);
+        CUDA_OK(cudaMemcpy(dk, hk, n * 4, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(dok, 0, m * 4));
+        CUDA_OK(cudaGraphLaunch(exec, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        CUDA_OK(cudaMemcpy(got_k, dok, m * 4, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(got_i, doi, m * 8, cudaMemcpyDeviceToHost));
+        assert_int_equal(
+            warpsort_topk_rows(g_cpu, hk, rows, len, WARPSORT_F32, k, 0, want_k, want_i, 8),
+            WARPSORT_OK);
+        assert_memory_equal(got_k, want_k, m * 4);
+        assert_memory_equal(got_i, want_i, m * 8);
+    }
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(graph));
+    warpsort_destroy(ctx);
+    CUDA_OK(cudaFree(ws));
+    CUDA_OK(cudaFree(dk));
+    CUDA_OK(cudaFree(dok));
+    CUDA_OK(cudaFree(doi));
+    CUDA_OK(cudaStreamDestroy(stream));
+    free(hk);
+    free(want_k);
+    free(got_k);
+    free(want_i);
+    free(got_i);
+}
+
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
@@ -290,7 +455,7 @@ int main(int argc, char **argv) {
     static char names[3][WARPSORT_DTYPE_COUNT_][48];
     static const char *const kinds[3] = {"single", "rows", "values_memory"};
     const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
-    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 4];
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 6];
     size_t count = 0;
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -301,6 +466,9 @@ int main(int argc, char **argv) {
         }
     tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
+    tests[count++] = (struct CMUnitTest){"gpu_topk_filter", test_filter, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_workspace", test_workspace, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL};
