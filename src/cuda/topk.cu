@@ -5,7 +5,14 @@
  * orientation (descending bits for the largest), compared
  * lexicographically: the lower index wins ties and the order is total.
  *
- * Two paths, chosen per call from k and the row length (ws_tk_plan_for):
+ * Three paths, chosen per call from k, the rows and the row length
+ * (ws_tk_plan_for):
+ *  - filter path, 129 <= k <= 4096 on long rows (k <= 256 only for a few
+ *    rows), row by row: one block radix-selects a threshold from a sample
+ *    at fixed positions, one read of the row keeps every key not above it
+ *    as a candidate, and the candidates sort by (key, index); when fewer
+ *    than k or more than the buffer holds pass, the radix select below
+ *    (launched anyway; its kernels read the count) writes the k instead.
  *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -23,7 +30,7 @@
  *    a shorter row for the next level, filtered by the same shared bar,
  *    until one warp holds the row and writes the results: one launch when
  *    every row gets one warp, a few small ones otherwise.
- *  - radix path (larger k), row by row: an exact radix select of the k-th
+ *  - radix path (the rest), row by row: an exact radix select of the k-th
  *    key (11-bit digits from the top: one histogram pass over the row per
  *    digit, the last block of each pass picks the digit), then a count
  *    pass and an ordered compaction of the keys better than it plus the
