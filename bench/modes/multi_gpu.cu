@@ -12,11 +12,16 @@
  * of --repeat after --warmup. The phases (agree, local sort, splitters,
  * exchange, merge) come from events the library records at each phase's
  * start (src/nccl/nccl_sort.h, ws_nccl_sort_timed); each phase reports its
- * slowest rank. The all-to-all reference is one grouped ncclSend/ncclRecv of
- * equal chunks, n_r / p keys to every other rank, the bytes a uniform
- * input's exchange moves. Every result is checked on the host: part sizes,
- * order within and across ranks, and a multiset fingerprint against the
- * input. NCCL_NVLS_ENABLE=0 is set unless the environment sets it.
+ * slowest rank. With two ranks the merge runs under the exchange (chunk by
+ * chunk, src/nccl/overlap.cu): "exchange" is then the exchange's wall time
+ * with the merge running beside it, "merge" only the tail after the last
+ * chunk, and "exchange+merge" (slowest rank) the two together, the figure
+ * to compare with an exchange and a merge in sequence. The all-to-all
+ * reference is one grouped ncclSend/ncclRecv of equal chunks, n_r / p keys
+ * to every other rank, the bytes a uniform input's exchange moves. Every
+ * result is checked on the host: part sizes, order within and across
+ * ranks, and a multiset fingerprint against the input. NCCL_NVLS_ENABLE=0
+ * is set unless the environment sets it.
  */
 #include "modes/multi_gpu.h"
 
@@ -504,17 +509,21 @@ void run_row(Context &c, const Plan &pl) {
         WSB_CUDA(cudaStreamSynchronize(k.s));
     }
     std::vector<std::vector<double>> phase((size_t)WS_NCCL_PHASES);
+    std::vector<double> exchange_merge; /* per run: slowest rank, exchange start to end */
     for (int rep = 0; rep < c.opt.warmup + c.opt.repeat; ++rep) {
         sort_once(c, reg);
         if (rep < c.opt.warmup) continue;
         double worst = 0;
         std::vector<double> ph((size_t)WS_NCCL_PHASES, 0.0);
+        double xm = 0;
         for (Rank &k : c.ranks) {
             worst = std::max(worst, elapsed(k.start, k.stop));
             for (int i = 0; i < WS_NCCL_PHASES; ++i)
                 ph[(size_t)i] = std::max(ph[(size_t)i], elapsed(k.ph.ev[i], k.ph.ev[i + 1]));
+            xm = std::max(xm, elapsed(k.ph.ev[WS_NCCL_PHASE_EXCHANGE], k.ph.ev[WS_NCCL_PHASES]));
         }
         row.times_ms.push_back(worst);
+        exchange_merge.push_back(xm);
         for (int i = 0; i < WS_NCCL_PHASES; ++i) phase[(size_t)i].push_back(ph[(size_t)i]);
     }
     const std::string bad = check_result(c, reg, n);
@@ -541,9 +550,14 @@ void run_row(Context &c, const Plan &pl) {
         line += strprintf(" %s %.3f", kPhaseNames[i], m);
         if (i == WS_NCCL_PHASE_EXCHANGE) exchange_ms = m;
     }
+    const double xm_ms = exchange_merge.empty() ? 0 : median_of(exchange_merge);
+    line += strprintf(" | exchange+merge %.3f%s", xm_ms,
+                      p == 2 ? " (merge under the exchange; merge = the tail)" : "");
     const double exch_bw = exchange_ms > 0 ? a2a_bytes / (exchange_ms * 1e-3) / 1e9 : 0;
     const double a2a_bw = a2a_ms > 0 ? a2a_bytes / (a2a_ms * 1e-3) / 1e9 : 0;
     row.results.raw("phases_ms", phases.one_line())
+        .num("exchange_merge_ms", xm_ms)
+        .integer("merge_overlapped", p == 2)
         .num("exchange_bytes_per_rank_model", a2a_bytes)
         .num("exchange_gb_per_s", exch_bw)
         .num("nccl_alltoall_ms", a2a_ms)

@@ -19,7 +19,8 @@
 /* The phases of one call, in order, as the bench reports them: the two
  * agreement rounds (counts and arguments, then workspace and capacity), the
  * local sort (from the input, no copy), the split-point search, the exchange, the
- * merge of the received runs. */
+ * merge of the received runs (with two ranks the merge runs under the
+ * exchange: the MERGE phase is then the tail after the last chunk). */
 #define WS_NCCL_PHASE_LIST(X)   \
     X(AGREE, "agree")           \
     X(LOCAL_SORT, "local-sort") \
@@ -96,6 +97,7 @@ struct ws_nccl_bufs {
     unsigned char *recv_k, *recv_v;     /* n_out items: runs from the other ranks */
     unsigned char *tmp_k, *tmp_v;       /* n_out items: merge ping-pong (p > 2) */
     size_t *bounds;                     /* merge partition points */
+    size_t *steps; /* 2 x (WS_NCCL_CHUNKS + 1) words: the overlapped merge's steps */
 };
 
 /* Control block of p ranks, as word offsets (ws_nccl_ctl_layout). */
@@ -144,6 +146,17 @@ warpsort_status_t ws_nccl_exchange(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                    const uint64_t *cuts, size_t n_out);
 warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, const uint64_t *cuts,
                                 size_t n_out);
+
+/* overlap.cu, two ranks: the exchange in `chunks` grouped send/receive
+ * rounds on a stream of its own, each chunk merged into keys_out on a
+ * third stream as soon as it has arrived (as far as is safe), so the merge
+ * runs under the exchange. Same result as ws_nccl_exchange +
+ * ws_nccl_merge. Records the MERGE phase mark on the call's stream when the
+ * exchange has ended; the call's stream then waits for the merge. */
+#define WS_NCCL_CHUNKS 8
+int ws_nccl_chunks(uint64_t n_total, int nranks); /* the same on every rank */
+warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bufs *b,
+                                         const uint64_t *cuts, size_t n_out, int chunks);
 
 /* Records the start of phase ph (or the end, WS_NCCL_PHASES) when asked. */
 static inline void ws_nccl_mark(const ws_nccl_call *c, int ph) {

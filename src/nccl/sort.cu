@@ -33,6 +33,9 @@
  *     (log2 p passes of the two-way merge, ties to the lower rank) straight
  *     into keys_out. Nothing sorts twice: the local sort and the merge
  *     together read and write each item O(log p) times after the sort.
+ *  4+5 with two ranks (overlap.cu): the received part arrives in chunks and
+ *     a second stream merges each chunk as far as is safe while the next
+ *     ones travel; the same bytes as steps 4 and 5 one after the other.
  * One rank (p = 1) is the leaf from the input into keys_out.
  */
 #include <stdio.h>
@@ -94,7 +97,7 @@ ws_nccl_ctl ws_nccl_ctl_layout(int nranks) {
  * keys_out. */
 struct ws_nccl_layout {
     ws_plan_t plan;
-    size_t sk, sv, rk, rv, tk, tv, bounds, total;
+    size_t sk, sv, rk, rv, tk, tv, bounds, steps, total;
 };
 static ws_nccl_layout ws_nccl_layout_for(const ws_cuda_state *st, int p, size_t n_in, size_t n_out,
                                          size_t kb, size_t vb) {
@@ -102,7 +105,7 @@ static ws_nccl_layout ws_nccl_layout_for(const ws_cuda_state *st, int p, size_t 
     l.plan = ws_plan_make(&st->dev, n_in, kb, vb);
     size_t at = ws_align256(l.plan.lay.total);
     if (p == 1) {
-        l.sk = l.sv = l.rk = l.rv = l.tk = l.tv = l.bounds = at;
+        l.sk = l.sv = l.rk = l.rv = l.tk = l.tv = l.bounds = l.steps = at;
         l.total = at;
         return l;
     }
@@ -121,6 +124,8 @@ static ws_nccl_layout ws_nccl_layout_for(const ws_cuda_state *st, int p, size_t 
     at += ws_align256(tmp * vb);
     l.bounds = at;
     at += ws_align256((n_out / WS_MERGE_TILE + 2) * sizeof(size_t));
+    l.steps = at;
+    at += ws_align256(2 * (WS_NCCL_CHUNKS + 1) * sizeof(size_t));
     l.total = at;
     return l;
 }
@@ -333,13 +338,16 @@ static warpsort_status_t ws_nccl_run(const ws_nccl_call *c, const ws_nccl_bufs *
         return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory for %zu cut points",
                         c->fn, p * (p + 1));
     warpsort_status_t s = ws_nccl_find_cuts(c, b, n_in_all, n_total, cuts);
-    if (s == WARPSORT_OK) {
-        ws_nccl_mark(c, WS_NCCL_PHASE_EXCHANGE);
+    if (s == WARPSORT_OK) ws_nccl_mark(c, WS_NCCL_PHASE_EXCHANGE);
+    if (s == WARPSORT_OK && p == 2) {
+        /* The merge under the exchange; the MERGE mark is its tail. */
+        s = ws_nccl_exchange_merge(c, b, cuts, n_out, ws_nccl_chunks(n_total, c->nranks));
+    } else if (s == WARPSORT_OK) {
         s = ws_nccl_exchange(c, b, cuts, n_out);
-    }
-    if (s == WARPSORT_OK) {
-        ws_nccl_mark(c, WS_NCCL_PHASE_MERGE);
-        s = ws_nccl_merge(c, b, cuts, n_out);
+        if (s == WARPSORT_OK) {
+            ws_nccl_mark(c, WS_NCCL_PHASE_MERGE);
+            s = ws_nccl_merge(c, b, cuts, n_out);
+        }
     }
     if (s == WARPSORT_OK) ws_nccl_mark(c, WS_NCCL_PHASES);
     free(cuts);
@@ -401,6 +409,7 @@ static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, warp
         b.tmp_k = ws + l.tk;
         b.tmp_v = ws + l.tv;
         b.bounds = (size_t *)(ws + l.bounds);
+        b.steps = (size_t *)(ws + l.steps);
         s = ws_nccl_run(c, &b, &l.plan, n_in_all, n_total, count);
     } else if (s == WARPSORT_OK) {
         for (int ph = WS_NCCL_PHASE_LOCAL_SORT; ph <= WS_NCCL_PHASES; ph++) ws_nccl_mark(c, ph);

@@ -466,6 +466,34 @@ static void test_large(void **state) {
     nc_run_all(cases, 4);
 }
 
+/* Two ranks merge the received part chunk by chunk under the exchange
+ * (src/nccl/overlap.cu: 2 to 8 chunks from 2^18 items per rank): uneven
+ * parts, heavy ties across chunk and rank boundaries (equal, two and few
+ * distinct keys), descending, pairs, and a part that arrives empty. With
+ * other rank counts these are ordinary cases. */
+static void test_overlap_chunks(void **state) {
+    REQUIRE_RANKS();
+    (void)state;
+    static nc_case_t cases[16];
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL, KEYGEN_TWO, KEYGEN_FEW};
+    const nc_shape_t shapes[] = {NC_EVEN, NC_ODD, NC_RAMP, NC_FIRST};
+    const warpsort_dtype_t dts[] = {WARPSORT_U32, WARPSORT_F64, WARPSORT_I64, WARPSORT_F32};
+    const size_t sizes[] = {((size_t)1 << 18) + 3, ((size_t)1 << 20) + 5, (size_t)3 << 19};
+    size_t count = 0;
+    for (size_t i = 0; i < 16 && (!g_quick || i < 6); i++) {
+        nc_case_t *c = &cases[count++];
+        memset(c, 0, sizeof *c);
+        c->dtype = dts[i % 4];
+        c->flags = (i / 2) % 2 ? WARPSORT_DESCENDING : 0;
+        c->vb = i % 3 == 0 ? 0 : i % 3 == 1 ? 4 : 8;
+        c->dist = dists[(i / 4) % 4];
+        c->seed = 5150 + i;
+        c->fail_rank = -1;
+        nc_shape(c, shapes[(i + i / 4) % 4], sizes[i % 3]);
+    }
+    nc_run_all(cases, count);
+}
+
 /* One rank fails on purpose: every rank returns the same status, nothing
  * is written, inputs stay. The last rank fails (rank 1 of 2). */
 static void test_failures(void **state) {
@@ -639,6 +667,8 @@ int main(int argc, char **argv) {
     }
     tests[count++] = (struct CMUnitTest){"nccl_shapes", test_shapes, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"nccl_large", test_large, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"nccl_overlap_chunks", test_overlap_chunks, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"nccl_failures", test_failures, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"nccl_after_failure", test_after_failure, NULL, NULL, NULL};
