@@ -34,6 +34,7 @@
  * tiles return at once) and merge blocks of a few tiles each, so NCCL's
  * kernels, of higher priority, find SMs soon while a merge step runs.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -69,11 +70,23 @@ __host__ __device__ constexpr int ws_ov_items() {
 /* Smallest chunk worth an NCCL group and a merge step of its own. */
 #define WS_OV_CHUNK_MIN ((uint64_t)1 << 17)
 
+/* The default is one chunk: the exchange whole, then the merge. Merging
+ * under the exchange took SMs and memory bandwidth from NCCL's kernels and
+ * the exchange ran at a third of its rate, more than the merge it hid
+ * (bench/NOTES.md, issue 27). WARPSORT_NCCL_CHUNKS=N (1 .. WS_NCCL_CHUNKS,
+ * the same on every rank) asks for up to N, for tests and measurements. */
+static int ws_ov_chunk_limit(void) {
+    const char *e = getenv("WARPSORT_NCCL_CHUNKS");
+    const int v = e ? atoi(e) : 1;
+    return v < 1 ? 1 : v > WS_NCCL_CHUNKS ? WS_NCCL_CHUNKS : v;
+}
+
 int ws_nccl_chunks(uint64_t n_total, int nranks) {
     if (nranks != 2) return 1;
     const uint64_t per_rank = n_total / 2;
     const uint64_t c = per_rank / WS_OV_CHUNK_MIN;
-    return c < 1 ? 1 : c > WS_NCCL_CHUNKS ? WS_NCCL_CHUNKS : (int)c;
+    const int limit = ws_ov_chunk_limit();
+    return c < 1 ? 1 : c > (uint64_t)limit ? limit : (int)c;
 }
 
 /* Items of a piece of `len` before its chunk c (of `chunks`). */
