@@ -7,7 +7,7 @@
  *
  * Three paths, chosen per call from k, the rows and the row length
  * (ws_tk_plan_for):
- *  - filter path, 129 <= k <= 4096 on long rows (k <= 256 only for a few
+ *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows), row by row: one block radix-selects a threshold from a sample
  *    at fixed positions, one read of the row keeps every key not above it
  *    as a candidate, and the candidates sort by (key, index); when fewer
@@ -88,7 +88,7 @@ using warpsort::warp_items;
 /* Filter path: k range, the shortest row it takes (the sample must be a
  * small part of the row), and at most this many rows when k would fit the
  * warp path (which takes every row in one launch). */
-#define WS_TK_FILTER_MIN_K 129
+#define WS_TK_FILTER_MIN_K 65
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4

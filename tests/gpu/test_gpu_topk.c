@@ -200,7 +200,7 @@ static void compare_f32_rows(const float *hk, size_t rows, size_t len, size_t k,
     free(got_i);
 }
 
-/* The filter path (k 129..4096, rows of at least 2^16 where the candidate
+/* The filter path (k 65..4096, rows of at least 2^16 where the candidate
  * buffer is at most a quarter of the row; k <= 256 only for up to 4
  * rows): k just inside and outside its range; the filter hit (random,
  * sorted, NaN mix) and the radix fallback decided on the device when more
@@ -214,7 +214,7 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    const size_t ks[] = {128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
+    const size_t ks[] = {64, 65, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
