@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "wt_cmocka.h"
+
 static void *device_alloc(size_t bytes, void *user) {
     (void)user;
     void *p = NULL;
@@ -44,3 +46,14 @@ static void pinned_release(void *p, void *user) {
 }
 const wt_memory_t wt_pinned_memory = {"pinned host", pinned_alloc, pinned_release,
                                       wt_host_copy,  wt_host_copy, NULL};
+
+warpsort_context_t *wt_gpu_context(size_t ring, size_t budget) {
+    warpsort_context_t *ctx = NULL;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.host_ring_bytes = ring;
+    cfg.device_budget_bytes = budget;
+    warpsort_status_t st = warpsort_create(&ctx, &cfg);
+    if (st != WARPSORT_OK) fail_msg("warpsort_create: %s", warpsort_status_name(st));
+    return ctx;
+}

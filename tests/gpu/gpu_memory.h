@@ -2,7 +2,8 @@
  * gpu_memory.h - where the GPU tests put the arrays under test: device
  * memory (cudaMalloc, copies through cudaMemcpy) and pinned host memory
  * (cudaMallocHost), as testkit memory hooks (plain host memory is the
- * testkit's wt_host_memory); and the two checks every GPU test program uses.
+ * testkit's wt_host_memory); the checks every GPU test program uses, and
+ * its CUDA context.
  */
 #ifndef WARPSORT_TEST_GPU_MEMORY_H
 #define WARPSORT_TEST_GPU_MEMORY_H
@@ -11,6 +12,11 @@
 
 extern const wt_memory_t wt_device_memory;
 extern const wt_memory_t wt_pinned_memory;
+
+/* Inside a cmocka test: a CUDA-backend context with this pinned ring and
+ * device budget for host arrays (0: the defaults); fails the test if it
+ * cannot be made. */
+warpsort_context_t *wt_gpu_context(size_t ring, size_t budget);
 
 /* Inside a cmocka test: skip it when have_gpu is false (no CUDA backend or
  * device), fail it when a CUDA call fails. */

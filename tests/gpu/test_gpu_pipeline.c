@@ -36,17 +36,6 @@ static int g_quick;
 
 #define REQUIRE_GPU() WT_REQUIRE_GPU(g_have_gpu)
 
-static warpsort_context_t *gpu_context(size_t ring, size_t budget) {
-    warpsort_context_t *ctx = NULL;
-    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    cfg.host_ring_bytes = ring;
-    cfg.device_budget_bytes = budget;
-    warpsort_status_t st = warpsort_create(&ctx, &cfg);
-    if (st != WARPSORT_OK) fail_msg("warpsort_create: %s", warpsort_status_name(st));
-    return ctx;
-}
-
 /*--- memory kinds ---*/
 
 /* Sizes around the slot (16 KiB: 4096 four-byte or 2048 eight-byte items),
@@ -105,7 +94,7 @@ static void run_one(warpsort_context_t *ctx, const wt_memory_t *mem, wt_op_t op,
 static void test_small_ring_matrix(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 0);
     const unsigned dists = 1u << KEYGEN_RANDOM | 1u << KEYGEN_FEW | 1u << KEYGEN_NAN_MIX;
     size_t failures = 0;
     if (g_quick) {
@@ -127,7 +116,7 @@ static void test_small_ring_matrix(void **state) {
 static void test_default_ring_large(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(0, 0);
+    warpsort_context_t *ctx = wt_gpu_context(0, 0);
     const size_t n = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 25) + 7;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_U32, 0, WARPSORT_DESCENDING, n,
@@ -144,7 +133,7 @@ static void test_default_ring_large(void **state) {
 static void test_mixed_memory(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 0);
     const size_t sizes[] = {4097, 100003};
     for (size_t s = 0; s < COUNT(sizes); s++) {
         const size_t n = sizes[s];
@@ -211,7 +200,7 @@ static void test_mixed_memory(void **state) {
 static void test_out_of_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)512 << 10);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, (size_t)512 << 10);
     const size_t sizes[] = {200003, 1000003};
     const unsigned dists = 1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL | 1u << KEYGEN_FEW |
                            1u << KEYGEN_NAN_MIX | 1u << KEYGEN_SORTED | 1u << KEYGEN_REVERSED;
@@ -244,7 +233,7 @@ static void test_out_of_core_default_ring(void **state) {
     (void)state;
     REQUIRE_GPU();
     if (g_quick) skip();
-    warpsort_context_t *ctx = gpu_context(0, (size_t)64 << 20);
+    warpsort_context_t *ctx = wt_gpu_context(0, (size_t)64 << 20);
     const size_t n = ((size_t)1 << 25) + 11;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, n / 2, KEYGEN_FEW);
@@ -311,14 +300,14 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem, wt_
 static void test_failure_in_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 0);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, 40009);
     fail_everywhere(ctx, &wt_pinned_memory, WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING,
                     70001);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_ARGSORT, WARPSORT_I32, 4, 0, 50021);
     warpsort_destroy(ctx);
     /* a fresh context: the first call also allocates streams and the ring */
-    ctx = gpu_context(SMALL_RING, 0);
+    ctx = wt_gpu_context(SMALL_RING, 0);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, 30011);
     warpsort_destroy(ctx);
 }
@@ -326,7 +315,7 @@ static void test_failure_in_core(void **state) {
 static void test_failure_out_of_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)256 << 10);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, (size_t)256 << 10);
     fail_everywhere(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013);
     fail_everywhere(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING,
                     45007);
@@ -338,7 +327,7 @@ static void test_failure_out_of_core(void **state) {
 static void test_budget_too_small(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 1024);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 1024);
     const size_t n = 100000;
     uint32_t *keys = malloc(n * 4), *vals = malloc(n * 4), *ok = malloc(n * 4), *ov = malloc(n * 4);
     assert_true(keys && vals && ok && ov);

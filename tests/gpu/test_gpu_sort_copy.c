@@ -40,17 +40,6 @@ static int g_quick;
 #define SMALL_RING ((size_t)64 << 10) /* 4 slots of 16 KiB */
 #define REQUIRE_GPU() WT_REQUIRE_GPU(g_have_gpu)
 
-static warpsort_context_t *gpu_context(size_t ring, size_t budget) {
-    warpsort_context_t *ctx = NULL;
-    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    cfg.host_ring_bytes = ring;
-    cfg.device_budget_bytes = budget;
-    warpsort_status_t st = warpsort_create(&ctx, &cfg);
-    if (st != WARPSORT_OK) fail_msg("warpsort_create: %s", warpsort_status_name(st));
-    return ctx;
-}
-
 /* Sizes around the slot (16 KiB: 4096 four-byte or 2048 eight-byte items),
  * the ring (64 KiB) and the piece sizes, odd ones; 0 and 1. */
 static const size_t k_sizes[] = {0,    1,     2,     33,    2047,  2049,  4095,   4097,
@@ -71,7 +60,7 @@ static size_t run_pair(warpsort_context_t *ctx, const wt_memory_t *in, const wt_
 static void test_memory_pairs(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 0);
     size_t failures = 0;
     for (size_t i = 0; i < COUNT(k_mems); i++)
         for (size_t o = 0; o < COUNT(k_mems); o++) {
@@ -104,7 +93,7 @@ static void test_auto(void **state) {
 static void test_default_ring_large(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(0, 0);
+    warpsort_context_t *ctx = wt_gpu_context(0, 0);
     const size_t n = g_quick ? ((size_t)1 << 22) + 3 : ((size_t)1 << 25) + 7;
     const sc_case_t cases[] = {
         {WARPSORT_U32, 0, n, KEYGEN_RANDOM, 1, 0},
@@ -128,7 +117,7 @@ static void test_default_ring_large(void **state) {
 static void test_out_of_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)512 << 10);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, (size_t)512 << 10);
     const size_t sizes[] = {200003, 1000003};
     const unsigned dists = g_quick ? 1u << KEYGEN_RANDOM
                                    : (1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL |
@@ -187,7 +176,7 @@ static void fail_everywhere(warpsort_context_t *ctx, const wt_memory_t *mem_in,
 static void test_failure_in_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, 0);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, 0);
     fail_everywhere(ctx, &wt_host_memory, &wt_host_memory, WARPSORT_U64, 0, 40009);
     fail_everywhere(ctx, &wt_pinned_memory, &wt_host_memory, WARPSORT_F32, WARPSORT_DESCENDING,
                     70001);
@@ -198,7 +187,7 @@ static void test_failure_in_core(void **state) {
 static void test_failure_out_of_core(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(SMALL_RING, (size_t)256 << 10);
+    warpsort_context_t *ctx = wt_gpu_context(SMALL_RING, (size_t)256 << 10);
     fail_everywhere(ctx, &wt_host_memory, &wt_host_memory, WARPSORT_I64, 0, 60013);
     if (!g_quick)
         fail_everywhere(ctx, &wt_pinned_memory, &wt_host_memory, WARPSORT_F64, WARPSORT_DESCENDING,
@@ -211,7 +200,7 @@ static void test_failure_out_of_core(void **state) {
 static void test_device_overlap(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(0, 0);
+    warpsort_context_t *ctx = wt_gpu_context(0, 0);
     const size_t n = 10000;
     uint32_t *dev = NULL;
     CUDA_OK(cudaMalloc((void **)&dev, (n + 1) * 4));
@@ -252,7 +241,7 @@ static void run_cases(warpsort_context_t *ctx, const sc_case_t *cases, size_t nu
 static void test_device_leaf_small_merge(void **state) {
     (void)state;
     REQUIRE_GPU();
-    warpsort_context_t *ctx = gpu_context(0, 0);
+    warpsort_context_t *ctx = wt_gpu_context(0, 0);
     static const size_t sizes[] = {2,     3,      31,     33,     500,           1025,  2048,
                                    2049,  4096,   4097,   8192,   12289,         32768, 65536,
                                    65613, 131072, 262147, 524288, (1u << 20) + 3};
@@ -275,7 +264,7 @@ static void test_device_leaf_large(void **state) {
     REQUIRE_GPU();
     const size_t m = (size_t)1 << 22, big = ((size_t)1 << 23) + 12345;
     if (!device_has(3.0 * (double)big * 8)) skip();
-    warpsort_context_t *ctx = gpu_context(0, 0);
+    warpsort_context_t *ctx = wt_gpu_context(0, 0);
     const sc_case_t merge_cases[] = {
         {WARPSORT_U32, 0, m, KEYGEN_RANDOM, 11, 0},
         {WARPSORT_F64, WARPSORT_DESCENDING, m - 3, KEYGEN_NAN_MIX, 12, 0},
@@ -319,7 +308,7 @@ static void test_device_leaf_sample_levels(void **state) {
         setenv("WARPSORT_SAMPLE_MIN_N", "0", 1);
         setenv("WARPSORT_SAMPLE_SPLITTERS", plans[k].splitters, 1);
         setenv("WARPSORT_SAMPLE_LEVELS", plans[k].levels, 1);
-        warpsort_context_t *ctx = gpu_context(0, 0);
+        warpsort_context_t *ctx = wt_gpu_context(0, 0);
         unsetenv("WARPSORT_SAMPLE_MIN_N");
         unsetenv("WARPSORT_SAMPLE_SPLITTERS");
         unsetenv("WARPSORT_SAMPLE_LEVELS");
