@@ -16,10 +16,24 @@
  * the values are generated as each item's index in the segment plus
  * iota_base: a segment-local argsort.
  *
- * Both are stable whenever values are present (positions break ties in the
- * network; merges take ties from the earlier run). Keys alone need no
+ * With values, STABLE (the default) keeps equal keys in input order; with
+ * STABLE = false equal keys may come out in any order. Keys alone need no
  * stability (equal keys are identical bits). in and out may be the same
  * arrays (in place): every item is read before any is written.
+ *
+ * How values travel: first through the network without positions (keys
+ * and values only: half the shuffles and selects of key, value and
+ * position). That result is kept unless it could be wrong:
+ *   - a real key equal to the padding sentinel (all-ones ordered bits) in
+ *     a partial segment would tie with the padding and could swap values
+ *     with it (checked before the sort);
+ *   - STABLE and two equal real keys anywhere in the segment (checked
+ *     after the sort, on the sorted neighbours): without positions their
+ *     order is arbitrary.
+ * Then the group (warp form, per warp) or the block sorts again from the
+ * input, which nothing has written yet, with positions breaking ties. So
+ * distinct keys cost the keys-and-values network once; inputs with equal
+ * keys cost both networks when stability is asked for.
  */
 #ifndef WARPSORT_SEGMENT_SORT_CUH
 #define WARPSORT_SEGMENT_SORT_CUH
@@ -44,10 +58,33 @@ __device__ __forceinline__ void segment_load(warp_items<KB, V, P, ITEMS> &it, in
                                              unsigned long long iota_base, key_codec codec) {
     const bool real = idx < len;
     it.k[i] = real ? encode(keys[idx], codec) : sentinel<KB>();
-    if constexpr (is_value<V>::value) {
+    if constexpr (is_value<V>::value)
         it.v[i] = !real ? V{} : vals ? vals[idx] : (V)(iota_base + (unsigned long long)idx);
+    if constexpr (is_value<P>::value)
         it.p[i] = (uint32_t)idx; /* sentinels (idx >= len) after every real item */
-    }
+}
+
+/* Whether a real item of this thread holds the sentinel key (item i at
+ * segment index idx(i)), which only positions keep apart from padding. */
+template <typename KB, typename V, typename P, int K, typename IDX>
+__device__ __forceinline__ bool segment_sentinel_key(const warp_items<KB, V, P, K> &it, int len,
+                                                     IDX idx) {
+    bool any = false;
+#pragma unroll
+    for (int i = 0; i < K; i++) any |= idx(i) < len && it.k[i] == sentinel<KB>();
+    return any;
+}
+
+/* Whether this thread's K sorted (blocked) items, followed by `next` (the
+ * first item of the next thread, has_next false for the last), hold two
+ * equal keys other than sentinels. */
+template <typename KB, typename V, typename P, int K>
+__device__ __forceinline__ bool segment_equal_neighbours(const warp_items<KB, V, P, K> &it, KB next,
+                                                         bool has_next) {
+    bool tie = has_next && it.k[K - 1] == next && next != sentinel<KB>();
+#pragma unroll
+    for (int i = 0; i + 1 < K; i++) tie |= it.k[i] == it.k[i + 1] && it.k[i] != sentinel<KB>();
+    return tie;
 }
 template <typename KB, typename V, typename P, int ITEMS>
 __device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> &it, int i, int idx,
@@ -96,6 +133,46 @@ __device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K>
 }
 } // namespace detail
 
+namespace detail {
+/* warp_sort_segment with stability a run-time flag (the same in every
+ * lane), so the library's kernels serve both with one instantiation. */
+template <int WIDTH, int K, typename KB, typename V>
+__device__ __forceinline__ void
+warp_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
+                      key_codec codec, unsigned long long iota_base, bool stable) {
+    const int glane = lane_id() & (WIDTH - 1);
+    if constexpr (is_value<V>::value) {
+        warp_items<KB, V, no_value, K> it;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
+        const bool risk = (stable || len < WIDTH * K) &&
+                          segment_sentinel_key(it, len, [&](int i) { return i * WIDTH + glane; });
+        if (!__any_sync(0xFFFFFFFFu, risk)) {
+            warp_sort_registers<WIDTH * K>(it, glane * K);
+            bool tie = false;
+            if (stable) {
+                /* lane glane + 1 of the group; the last lane's read wraps, unused */
+                const KB next = shfl_idx(it.k[0], (glane + 1) & (WIDTH - 1), WIDTH);
+                tie = segment_equal_neighbours(it, next, glane + 1 < WIDTH);
+            }
+            if (!__any_sync(0xFFFFFFFFu, tie)) {
+                segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
+                return;
+            }
+        }
+    }
+    /* Keys alone, or values whose order only positions can settle. */
+    using P = segment_positions<V>;
+    warp_items<KB, V, P, K> it;
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
+    warp_sort_registers<WIDTH * K>(it, glane * K);
+    segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
+}
+} // namespace detail
+
 /* Each group of WIDTH consecutive lanes sorts its own segment: items
  * 0 .. len-1 of in_keys (and in_vals) into out_keys (and out_vals), in the
  * order of codec. Every lane passes its group's pointers and len
@@ -108,22 +185,17 @@ __device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K>
  * Preconditions: all 32 lanes of the warp call it together, converged;
  * WIDTH a power of two from 1 to 32, K a power of two from 1 to 16.
  * Registers only: no shared memory, no barrier. Cost: one bitonic network
- * of WIDTH * K items (strides below K in a lane, others by shuffles). */
-template <int WIDTH, int K, typename KB, typename V>
+ * of WIDTH * K items (strides below K in a lane, others by shuffles); with
+ * values, a second one with positions when the segment needs it (above). */
+template <int WIDTH, int K, bool STABLE = true, typename KB, typename V>
 __device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys,
                                                   V *out_vals, int len, key_codec codec,
                                                   unsigned long long iota_base = 0) {
     static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
                   "WIDTH 1..32, a power of two");
     static_assert(K >= 1 && K <= 16 && (K & (K - 1)) == 0, "K 1..16, a power of two");
-    using P = detail::segment_positions<V>;
-    const int glane = detail::lane_id() & (WIDTH - 1);
-    warp_items<KB, V, P, K> it;
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        detail::segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
-    warp_sort_registers<WIDTH * K>(it, glane * K);
-    detail::segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
+    detail::warp_sort_segment_run<WIDTH, K>(in_keys, in_vals, out_keys, out_vals, len, codec,
+                                            iota_base, STABLE);
 }
 
 /* Shared memory of block_sort_segment: padded arrays of THREADS * K key
@@ -134,36 +206,75 @@ struct segment_sort_storage {
     V vals[is_value<V>::value ? smem_slots<V>(THREADS * K) : 1];
 };
 
+namespace detail {
+/* block_sort_segment with stability a run-time flag (the same in every
+ * thread). */
+template <int THREADS, int K, typename KB, typename V>
+__device__ __forceinline__ void
+block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
+                       key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage,
+                       unsigned long long iota_base, bool stable) {
+    const int first = (int)threadIdx.x * K;
+    /* Each warp loads its own 32 * K items striped (as warp_sort_segment
+     * does): the same items per warp as blocked, so padding-only warps
+     * stay padding-only, and the warp sort leaves them blocked. */
+    const int warp_first = first & ~(32 * K - 1), lane = lane_id();
+    const tile_smem<KB, V> sm{storage.keys, storage.vals};
+    if constexpr (is_value<V>::value) {
+        warp_items<KB, V, no_value, K> it;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
+                         codec);
+        const bool risk =
+            (stable || len < THREADS * K) &&
+            segment_sentinel_key(it, len, [&](int i) { return warp_first + i * 32 + lane; });
+        if (!__syncthreads_or(risk)) {
+            block_sort_tile<32 * K, KB, V, no_value, THREADS, K>(it, sm, len);
+            bool tie = false;
+            if (stable) { /* the tile sort is done with storage: borrow a word a thread */
+                storage.keys[threadIdx.x] = it.k[0];
+                __syncthreads();
+                const bool has_next = (int)threadIdx.x + 1 < THREADS;
+                tie = segment_equal_neighbours(it, has_next ? storage.keys[threadIdx.x + 1] : KB(0),
+                                               has_next);
+            }
+            if (!__syncthreads_or(tie)) {
+                segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+                return;
+            }
+        }
+    }
+    using P = segment_positions<V>;
+    warp_items<KB, V, P, K> it;
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base, codec);
+    block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, sm, len);
+    segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+}
+} // namespace detail
+
 /* The block sorts one segment of 0 <= len <= THREADS * K items from
  * in_keys (in_vals) into out_keys (out_vals), in the order of codec: each
  * warp sorts 32 * K items in registers, then the runs are merged in shared
  * memory (block_sort_tile). Thread t stores sorted items t*K .. t*K+K-1
- * (each warp loads its items striped).
+ * (each warp loads its items striped). With values, as warp_sort_segment:
+ * keys and values first, positions only when needed.
  * Preconditions: every thread of a 1-D block of exactly THREADS threads
  * calls it with the same arguments (THREADS a power of two, 64 to 1024;
  * K 1, 2, 4 or 8 for 8-byte keys or values, up to 16 for 4-byte ones).
- * Barriers: two per merge round; storage is free again on return. */
-template <int THREADS, int K, typename KB, typename V>
+ * Barriers: two per merge round, and two to four more with values;
+ * storage is free again on return. */
+template <int THREADS, int K, bool STABLE = true, typename KB, typename V>
 __device__ __forceinline__ void
 block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
                    key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage,
                    unsigned long long iota_base = 0) {
     static_assert(THREADS >= 64 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0,
                   "THREADS 64..1024, a power of two");
-    using P = detail::segment_positions<V>;
-    const int first = (int)threadIdx.x * K;
-    /* Each warp loads its own 32 * K items striped (as warp_sort_segment
-     * does): the same items per warp as blocked, so padding-only warps
-     * stay padding-only, and the warp sort leaves them blocked. */
-    const int warp_first = first & ~(32 * K - 1), lane = detail::lane_id();
-    warp_items<KB, V, P, K> it;
-#pragma unroll
-    for (int i = 0; i < K; i++)
-        detail::segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
-                             codec);
-    block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, tile_smem<KB, V>{storage.keys, storage.vals},
-                                                  len);
-    detail::segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+    detail::block_sort_segment_run<THREADS, K>(in_keys, in_vals, out_keys, out_vals, len, codec,
+                                               storage, iota_base, STABLE);
 }
 
 } // namespace warpsort

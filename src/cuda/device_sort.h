@@ -51,7 +51,7 @@ cudaError_t ws_merge_sort_run(const ws_plan_t *p, const void *keys_in, const voi
                               void *keys, void *vals, warpsort::key_codec codec, bool stable,
                               unsigned char *ws, cudaStream_t stream, const char **what);
 cudaError_t ws_small_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
-                              void *keys, void *vals, warpsort::key_codec codec,
+                              void *keys, void *vals, warpsort::key_codec codec, bool stable,
                               cudaStream_t stream, const char **what);
 cudaError_t ws_sample_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
                                void *keys, void *vals, warpsort::key_codec codec, bool stable,

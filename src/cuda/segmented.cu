@@ -5,8 +5,12 @@
  * A call on device memory queues, on the context's stream: a memset of the
  * workspace header, the classify kernel, the class kernels that can have
  * work (from n and the number of segments; for rows, the one class of the
- * row length), the long-segment tile sort and merge passes; rows of 2^20
- * items or more skip all of that and go to the leaf one by one. Nothing waits
+ * row length), the long-segment tile sort and merge passes. Equal rows of
+ * a short class launch only that class's kernel (row e is its entry e: no
+ * memset, no classify); rows of 2^20 items or more skip all of that and go
+ * to the leaf one by one. Values travel with their keys without positions
+ * unless a segment needs them (warpsort/segment_sort.cuh); a call is
+ * stable when it asks (WARPSORT_STABLE) or is an argsort. Nothing waits
  * for the device, except that with device offsets and no caller workspace
  * the call reads the 8-byte verdict back before queuing the sorts, so it
  * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
@@ -27,11 +31,11 @@
 #include "warpsort/block_merge.cuh"
 #include "warpsort/segment_sort.cuh"
 
-using warpsort::block_sort_segment;
 using warpsort::key_codec;
 using warpsort::no_value;
 using warpsort::segment_sort_storage;
-using warpsort::warp_sort_segment;
+using warpsort::detail::block_sort_segment_run;
+using warpsort::detail::warp_sort_segment_run;
 
 /*=== device side ===*/
 
@@ -61,12 +65,17 @@ struct ws_seg_lists {
 };
 
 /* Everything a sort kernel of the call reads. vals NULL with iota: the
- * values are generated as segment-local indices (argsort). */
+ * values are generated as segment-local indices (argsort). direct: equal
+ * rows of one short class, no classify pass: entry e of that class's list
+ * is row e, num_segments entries, and the header is neither zeroed nor
+ * read (rows have no offsets to check). */
 template <typename KB, typename V>
 struct ws_seg_args {
     KB *keys;
     V *vals;
     int iota;
+    int stable; /* values keep the input order of equal keys (argsort too) */
+    int direct;
     key_codec codec;
     ws_seg_view view;
     const ws_seg_header *header;
@@ -153,8 +162,20 @@ __global__ void __launch_bounds__(256)
 /* Entries of list c (never more than it holds). */
 template <typename KB, typename V>
 __device__ __forceinline__ unsigned ws_seg_count(const ws_seg_args<KB, V> &a, int c) {
+    if (a.direct) return (unsigned)a.view.num_segments;
     const unsigned n = a.header->counts[c];
     return n < a.lists.cap[c] ? n : a.lists.cap[c];
+}
+/* Segment of entry e of list c. */
+template <typename KB, typename V>
+__device__ __forceinline__ unsigned ws_seg_entry(const ws_seg_args<KB, V> &a, int c,
+                                                 unsigned long long e) {
+    return a.direct ? (unsigned)e : a.lists.list[c][e];
+}
+/* Whether the call's offsets failed the device check (nothing to do). */
+template <typename KB, typename V>
+__device__ __forceinline__ bool ws_seg_rejected(const ws_seg_args<KB, V> &a) {
+    return !a.direct && a.header->verdict != 0;
 }
 
 /* Value pointer of item `first`, or NULL when values are generated. */
@@ -167,10 +188,27 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
+/* Occupancy floor of a warp-class kernel with values (keys alone: none,
+ * one network): the blocks of 256
+ * whose register cap (64K / (256 x blocks)) holds the keys-and-values
+ * network of K items a lane (ptxas -v: 32 registers at 8 words a lane, 79
+ * at 32), so the positions network beside it (the rare second pass,
+ * warpsort/segment_sort.cuh) cannot lower the occupancy of the first. */
+template <int K, typename KB, typename V>
+__host__ __device__ constexpr int ws_seg_warp_min_blocks() {
+    constexpr int words = K * (int)((sizeof(KB) + sizeof(V)) / 4);
+    return !warpsort::is_value<V>::value ? 1
+           : words <= 8                  ? 6
+           : words <= 16                 ? 4
+           : words <= 32                 ? 3
+                                         : 2;
+}
+
 /* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
 template <int WIDTH, int K, typename KB, typename V>
-__global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
-    if (a.header->verdict) return;
+__global__ void __launch_bounds__(256, (ws_seg_warp_min_blocks<K, KB, V>()))
+    ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
+    if (ws_seg_rejected(a)) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
     const unsigned count = ws_seg_count(a, c);
     const unsigned long long warp =
@@ -182,14 +220,14 @@ __global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, 
         unsigned long long b = 0;
         int len = 0;
         if (e < count) {
-            const unsigned s = a.lists.list[c][e];
+            const unsigned s = ws_seg_entry(a, c, e);
             b = a.view.begin(s);
             len = (int)(a.view.begin(s + 1ull) - b);
         }
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
         V *out_vals = ws_seg_vals_at(a, a.vals, b);
-        warp_sort_segment<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len,
-                                    a.codec);
+        warp_sort_segment_run<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len,
+                                        a.codec, 0, a.stable != 0);
     }
 }
 
@@ -197,15 +235,16 @@ __global__ void __launch_bounds__(256) ws_seg_warp_kernel(ws_seg_args<KB, V> a, 
 template <int THREADS, int K, typename KB, typename V>
 __global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
     __shared__ segment_sort_storage<KB, V, THREADS, K> storage;
-    if (a.header->verdict) return;
+    if (ws_seg_rejected(a)) return;
     const unsigned count = ws_seg_count(a, c);
     for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
-        const unsigned s = a.lists.list[c][e];
+        const unsigned s = ws_seg_entry(a, c, e);
         const unsigned long long b = a.view.begin(s);
         const int len = (int)(a.view.begin(s + 1ull) - b);
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
-        block_sort_segment<THREADS, K>(a.keys + b, (const V *)vals, a.keys + b,
-                                       ws_seg_vals_at(a, a.vals, b), len, a.codec, storage);
+        block_sort_segment_run<THREADS, K>(a.keys + b, (const V *)vals, a.keys + b,
+                                           ws_seg_vals_at(a, a.vals, b), len, a.codec, storage, 0,
+                                           a.stable != 0);
     }
 }
 
@@ -272,9 +311,9 @@ __global__ void __launch_bounds__(256)
         const unsigned long long rest = tl.len - tl.first;
         const int len = rest < WS_SEG_TILE ? (int)rest : WS_SEG_TILE;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
-        block_sort_segment<256, WS_SEG_TILE / 256>(a.keys + at, (const V *)vals, dk + at,
-                                                   ws_seg_vals_at(a, dv, at), len, a.codec, storage,
-                                                   tl.first);
+        block_sort_segment_run<256, WS_SEG_TILE / 256>(a.keys + at, (const V *)vals, dk + at,
+                                                       ws_seg_vals_at(a, dv, at), len, a.codec,
+                                                       storage, tl.first, a.stable != 0);
     }
 }
 
@@ -501,7 +540,8 @@ struct ws_seg_launch {
     ws_plan_t leaf;
     int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
-    int max_passes;                /* merge passes launched (bound) */
+    int direct;     /* equal rows of a short class (or none to sort): no classify pass */
+    int max_passes; /* merge passes launched (bound) */
     unsigned long long tile_bound; /* tiles of long segments, at most */
 };
 
@@ -519,6 +559,7 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
         const int cls = ws_seg_class_of(c->row_len, c->argsort);
         if (cls >= 0 && cls < WS_SEG_CLASSES) L.class_used[cls] = 1;
         L.long_used = cls == WS_SEG_CLASSES;
+        L.direct = !L.long_used;
         longest = c->row_len;
     } else {
         for (int k = 0; k < WS_SEG_CLASSES; k++) L.class_used[k] = L.lay.cap[k] > 0;
@@ -615,6 +656,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     a.keys = keys;
     a.vals = vals;
     a.iota = c->argsort;
+    a.stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
+    a.direct = L.direct;
     a.codec = key_codec{ws_dtype_kind(c->dtype), (c->flags & WARPSORT_DESCENDING) ? 1 : 0};
     a.view = ws_seg_view{offsets, c->row_len, c->n, c->num_segments};
     a.header = h;
@@ -627,7 +670,13 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     a.lists.long_cap = L.lay.long_cap;
 
     if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
-    cudaError_t err = cudaMemsetAsync(h, 0, sizeof *h, stream);
+    cudaError_t err;
+    if (L.direct) { /* rows: nothing to check, every row in one known class */
+        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, stream);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
+        return WARPSORT_OK;
+    }
+    err = cudaMemsetAsync(h, 0, sizeof *h, stream);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaMemsetAsync(segment header)");
     const unsigned grid =
         ws_seg_grid((unsigned long long)c->num_segments + 1, 256, st->dev.sm_count, 32);

@@ -12,7 +12,8 @@
  * memory. Padding is at most 2x (n just above a power of two).
  *
  * Stability: keys alone need none (equal keys are equal bits); with values
- * the segment sorts break ties by position, so the result is stable.
+ * the segment sorts keep equal keys in input order when the call asks
+ * (stable), else they may take the cheaper network's order.
  * In place or not: every item is read (from keys_in) before any is written
  * (to keys), so the two may be the same array.
  */
@@ -25,22 +26,24 @@ using warpsort::key_codec;
 template <int K, typename KB, typename V>
 __global__ void __launch_bounds__(32)
     ws_small_warp_kernel(const KB *keys_in, const V *vals_in, KB *keys, V *vals, int n,
-                         key_codec codec) {
-    warpsort::warp_sort_segment<32, K>(keys_in, vals_in, keys, vals, n, codec);
+                         key_codec codec, bool stable) {
+    warpsort::detail::warp_sort_segment_run<32, K>(keys_in, vals_in, keys, vals, n, codec, 0,
+                                                   stable);
 }
 
 template <int THREADS, int K, typename KB, typename V>
 __global__ void __launch_bounds__(THREADS)
     ws_small_block_kernel(const KB *keys_in, const V *vals_in, KB *keys, V *vals, int n,
-                          key_codec codec) {
+                          key_codec codec, bool stable) {
     __shared__ warpsort::segment_sort_storage<KB, V, THREADS, K> storage;
-    warpsort::block_sort_segment<THREADS, K>(keys_in, vals_in, keys, vals, n, codec, storage);
+    warpsort::detail::block_sort_segment_run<THREADS, K>(keys_in, vals_in, keys, vals, n, codec,
+                                                         storage, 0, stable);
 }
 
 struct ws_small_sort_op {
     template <typename KB, typename V>
     static cudaError_t run(size_t n, const void *keys_in, const void *vals_in, void *keys,
-                           void *vals, key_codec codec, cudaStream_t s) {
+                           void *vals, key_codec codec, bool st, cudaStream_t s) {
         const KB *ki = (const KB *)keys_in;
         const V *vi = (const V *)vals_in;
         KB *k = (KB *)keys;
@@ -52,25 +55,25 @@ struct ws_small_sort_op {
          * to a block of 64 threads x 8. */
         constexpr bool PAIRS = warpsort::is_value<V>::value;
         if (m <= 32)
-            ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
         else if (m <= 128)
-            ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
         else if (m <= 512 && PAIRS)
-            ws_small_block_kernel<64, 8, KB, V><<<1, 64, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_block_kernel<64, 8, KB, V><<<1, 64, 0, s>>>(ki, vi, k, v, m, codec, st);
         else if (m <= 512)
-            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
         else if (m <= 1024)
-            ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(ki, vi, k, v, m, codec, st);
         else
-            ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(ki, vi, k, v, m, codec);
+            ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(ki, vi, k, v, m, codec, st);
         return cudaGetLastError();
     }
 };
 
 cudaError_t ws_small_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
-                              void *keys, void *vals, key_codec codec, cudaStream_t stream,
-                              const char **what) {
+                              void *keys, void *vals, key_codec codec, bool stable,
+                              cudaStream_t stream, const char **what) {
     *what = "small sort";
     return ws_dispatch_kv<ws_small_sort_op>(p->key_bytes, p->value_bytes, p->n, keys_in, vals_in,
-                                            keys, vals, codec, stream);
+                                            keys, vals, codec, stable, stream);
 }
