@@ -43,7 +43,7 @@ using warpsort::detail::warp_sort_segment_run;
 struct ws_seg_header {
     unsigned long long verdict;     /* 0: offsets good; else ~(first bad index) */
     unsigned long long max_long;    /* items of the longest long segment */
-    unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their tiles */
+    unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their runs */
     unsigned counts[WS_SEG_CLASSES];
 };
 
@@ -94,7 +94,7 @@ __host__ __device__ __forceinline__ int ws_seg_class_of(unsigned long long len, 
 
 /* Merge passes that make the longest long segment one run. */
 __host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest) {
-    const unsigned long long runs = (longest + WS_SEG_TILE - 1) / WS_SEG_TILE;
+    const unsigned long long runs = (longest + WS_SEG_RUN0 - 1) / WS_SEG_RUN0;
     int p = 0;
     while ((1ull << p) < runs) p++;
     return p;
@@ -146,9 +146,9 @@ __global__ void __launch_bounds__(256)
             }
         }
         if (cls == WS_SEG_CLASSES) {
-            const unsigned long long tiles = (len + WS_SEG_TILE - 1) / WS_SEG_TILE;
+            const unsigned long long runs = (len + WS_SEG_RUN0 - 1) / WS_SEG_RUN0;
             const unsigned long long old =
-                atomicAdd(&h->long_packed, (1ull << WS_SEG_TILE_BITS) + tiles);
+                atomicAdd(&h->long_packed, (1ull << WS_SEG_TILE_BITS) + runs);
             const unsigned long long e = old >> WS_SEG_TILE_BITS;
             if (e < lists.long_cap) {
                 lists.long_seg[e] = (unsigned)i;
@@ -231,10 +231,19 @@ __global__ void __launch_bounds__(256, (ws_seg_warp_min_blocks<K, KB, V>()))
     }
 }
 
-/* Classes 8, 9: a block per segment, grid-stride over the list. */
+/* Shared memory of a block sorting THREADS x K items: dynamic, since the
+ * larger shapes pass the 48 KiB a static array may take (u64 pairs of
+ * 8192 items: 139 KB), launched by ws_seg_launch_block. */
+template <int THREADS, int K, typename KB, typename V>
+__device__ __forceinline__ segment_sort_storage<KB, V, THREADS, K> &ws_seg_block_storage() {
+    extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
+    return *reinterpret_cast<segment_sort_storage<KB, V, THREADS, K> *>(ws_seg_dyn);
+}
+
+/* Classes 8 .. 11: a block per segment, grid-stride over the list. */
 template <int THREADS, int K, typename KB, typename V>
 __global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
-    __shared__ segment_sort_storage<KB, V, THREADS, K> storage;
+    segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (ws_seg_rejected(a)) return;
     const unsigned count = ws_seg_count(a, c);
     for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
@@ -248,8 +257,8 @@ __global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V
     }
 }
 
-/* The long segment that tile t belongs to: the last entry whose first tile
- * is <= t (entries were numbered in the order of their tiles). */
+/* The long segment that run r belongs to: the last entry whose first run
+ * is <= r (entries were numbered in the order of their runs). */
 __device__ __forceinline__ unsigned long long
 ws_seg_long_entry(const unsigned long long *base, unsigned long long count, unsigned long long t) {
     unsigned long long lo = 0, hi = count; /* base[lo] <= t < base[hi] */
@@ -263,57 +272,63 @@ ws_seg_long_entry(const unsigned long long *base, unsigned long long count, unsi
     return lo;
 }
 
-/* One tile of a long segment, as the tile and merge kernels see it. */
+/* A run (tile kernel) or tile (merge kernel) of a long segment. */
 struct ws_seg_tile {
     unsigned long long begin, len; /* the segment */
-    unsigned long long first;      /* the tile's first item, segment-local */
+    unsigned long long first;      /* the run's or tile's first item, segment-local */
 };
 
+/* Merge tiles per run: the merge kernel's work item t is tile t % SUBS of
+ * run t / SUBS (tiles past the segment's end have nothing to do). */
+#define WS_SEG_SUBS (WS_SEG_RUN0 / WS_SEG_TILE)
+
 template <typename KB, typename V>
-__device__ __forceinline__ bool ws_seg_long_tiles(const ws_seg_args<KB, V> &a,
-                                                  unsigned long long *tiles,
-                                                  unsigned long long *count) {
+__device__ __forceinline__ bool
+ws_seg_long_runs(const ws_seg_args<KB, V> &a, unsigned long long *runs, unsigned long long *count) {
     const unsigned long long packed = a.header->long_packed;
     *count = packed >> WS_SEG_TILE_BITS;
     if (*count > a.lists.long_cap) *count = a.lists.long_cap;
-    *tiles = packed & ((1ull << WS_SEG_TILE_BITS) - 1);
+    *runs = packed & ((1ull << WS_SEG_TILE_BITS) - 1);
     return *count > 0;
 }
 
+/* Run r of the long segments. */
 template <typename KB, typename V>
-__device__ __forceinline__ ws_seg_tile ws_seg_tile_of(const ws_seg_args<KB, V> &a,
-                                                      unsigned long long count,
-                                                      unsigned long long t) {
-    const unsigned long long e = ws_seg_long_entry(a.lists.long_base, count, t);
+__device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a,
+                                                     unsigned long long count,
+                                                     unsigned long long r) {
+    const unsigned long long e = ws_seg_long_entry(a.lists.long_base, count, r);
     const unsigned s = a.lists.long_seg[e];
     ws_seg_tile tl;
     tl.begin = a.view.begin(s);
     tl.len = a.view.begin(s + 1ull) - tl.begin;
-    tl.first = (t - a.lists.long_base[e]) * WS_SEG_TILE;
+    tl.first = (r - a.lists.long_base[e]) * WS_SEG_RUN0;
     return tl;
 }
 
-/* Long segments, step 1: every tile sorted by a block, written to the
- * buffer that makes the last merge pass land in the caller's arrays. */
+/* Long segments, step 1: every run of WS_SEG_RUN0 items sorted by a block
+ * of WS_SEG_RUN0 / 8 threads, written to the buffer that makes the last
+ * merge pass land in the caller's arrays. */
 template <typename KB, typename V>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(WS_SEG_RUN0 / 8)
     ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv) {
-    __shared__ segment_sort_storage<KB, V, 256, WS_SEG_TILE / 256> storage;
+    constexpr int THREADS = WS_SEG_RUN0 / 8;
+    segment_sort_storage<KB, V, THREADS, 8> &storage = ws_seg_block_storage<THREADS, 8, KB, V>();
     if (a.header->verdict) return;
-    unsigned long long tiles, count;
-    if (!ws_seg_long_tiles(a, &tiles, &count)) return;
+    unsigned long long runs, count;
+    if (!ws_seg_long_runs(a, &runs, &count)) return;
     const bool to_scratch = ws_seg_passes(a.header->max_long) & 1;
     KB *dk = to_scratch ? sk : a.keys;
     V *dv = to_scratch ? sv : a.vals;
-    for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const ws_seg_tile tl = ws_seg_tile_of(a, count, t);
+    for (unsigned long long r = blockIdx.x; r < runs; r += gridDim.x) {
+        const ws_seg_tile tl = ws_seg_run_of(a, count, r);
         const unsigned long long at = tl.begin + tl.first;
         const unsigned long long rest = tl.len - tl.first;
-        const int len = rest < WS_SEG_TILE ? (int)rest : WS_SEG_TILE;
+        const int len = rest < WS_SEG_RUN0 ? (int)rest : WS_SEG_RUN0;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
-        block_sort_segment_run<256, WS_SEG_TILE / 256>(a.keys + at, (const V *)vals, dk + at,
-                                                       ws_seg_vals_at(a, dv, at), len, a.codec,
-                                                       storage, tl.first, a.stable != 0);
+        block_sort_segment_run<THREADS, 8>(a.keys + at, (const V *)vals, dk + at,
+                                           ws_seg_vals_at(a, dv, at), len, a.codec, storage,
+                                           tl.first, a.stable != 0);
     }
 }
 
@@ -386,7 +401,7 @@ struct ws_seg_merge_smem {
     ws_seg_split_smem split;
 };
 
-/* Long segments, merge pass p: runs of WS_SEG_TILE << p items become runs
+/* Long segments, merge pass p: runs of WS_SEG_RUN0 << p items become runs
  * of twice that. A block produces one tile's worth of outputs: it finds
  * where they start and end in both runs (ws_seg_block_split), loads those
  * inputs into shared memory coalesced, merges 8 per thread there (merge
@@ -401,16 +416,18 @@ __global__ void __launch_bounds__(256)
     if (a.header->verdict) return;
     const int passes = ws_seg_passes(a.header->max_long);
     if (p >= passes) return;
-    unsigned long long tiles, count;
-    if (!ws_seg_long_tiles(a, &tiles, &count)) return;
+    unsigned long long runs, count;
+    if (!ws_seg_long_runs(a, &runs, &count)) return;
     const bool from_scratch = (passes - p) & 1;
     const KB *srck = from_scratch ? sk : a.keys;
     const V *srcv = from_scratch ? sv : a.vals;
     KB *dstk = from_scratch ? a.keys : sk;
     V *dstv = from_scratch ? a.vals : sv;
-    const unsigned long long run = (unsigned long long)WS_SEG_TILE << p;
-    for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const ws_seg_tile tl = ws_seg_tile_of(a, count, t);
+    const unsigned long long run = (unsigned long long)WS_SEG_RUN0 << p;
+    for (unsigned long long t = blockIdx.x; t < runs * WS_SEG_SUBS; t += gridDim.x) {
+        ws_seg_tile tl = ws_seg_run_of(a, count, t / WS_SEG_SUBS);
+        tl.first += (t % WS_SEG_SUBS) * WS_SEG_TILE;
+        if (tl.first >= tl.len) continue; /* past the segment's end: the whole block alike */
         const unsigned long long pair = tl.first / (2 * run) * (2 * run);
         const unsigned long long rest = tl.len - pair;
         const unsigned long long a_len = rest < run ? rest : run;
@@ -500,7 +517,7 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
         l.list[c] = at;
         at += ws_align256((size_t)cap * sizeof(unsigned));
     }
-    unsigned long long long_cap = n / (WS_SEG_TILE + 1);
+    unsigned long long long_cap = n / (WS_SEG_LONG_MIN + 1);
     if (long_cap > num_segments) long_cap = num_segments;
     l.long_cap = long_cap;
     l.long_seg = at;
@@ -542,7 +559,7 @@ struct ws_seg_launch {
     int long_used;
     int direct;     /* equal rows of a short class (or none to sort): no classify pass */
     int max_passes; /* merge passes launched (bound) */
-    unsigned long long tile_bound; /* tiles of long segments, at most */
+    unsigned long long run_bound; /* runs of long segments, at most */
 };
 
 static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_call_t *c) {
@@ -567,7 +584,7 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     }
     if (L.long_used) {
         L.max_passes = ws_seg_passes(longest);
-        L.tile_bound = c->n / WS_SEG_TILE + L.lay.long_cap + 1;
+        L.run_bound = c->n / WS_SEG_RUN0 + L.lay.long_cap + 1;
     }
     return L;
 }
@@ -587,6 +604,27 @@ static void ws_seg_launch_warp(const ws_seg_args<KB, V> &a, int c, unsigned cap,
     ws_seg_warp_kernel<WIDTH, K, KB, V><<<grid, 256, 0, stream>>>(a, c);
 }
 
+/* Dynamic shared memory of a block kernel sorting THREADS x K items, the
+ * kernel's attribute set when it passes the 48 KiB any launch may take. */
+template <int THREADS, int K, typename KB, typename V, typename F>
+static cudaError_t ws_seg_block_smem(F kernel, size_t *smem) {
+    *smem = sizeof(segment_sort_storage<KB, V, THREADS, K>);
+    if (*smem <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem);
+}
+
+/* Class c's block kernel of THREADS x 8 items, at most per_sm blocks an SM. */
+template <int THREADS, typename KB, typename V>
+static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
+                                       unsigned per_sm, cudaStream_t stream) {
+    auto kernel = ws_seg_block_kernel<THREADS, 8, KB, V>;
+    size_t smem = 0;
+    const cudaError_t err = ws_seg_block_smem<THREADS, 8, KB, V>(kernel, &smem);
+    if (err != cudaSuccess) return err;
+    kernel<<<ws_seg_grid(cap, 1, sms, per_sm), THREADS, smem, stream>>>(a, c);
+    return cudaGetLastError();
+}
+
 /* Queues the sorts of every class; the verdict gates each kernel. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
@@ -599,21 +637,35 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
     if (L.class_used[4]) ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, stream);
     if (L.class_used[5]) ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, stream);
     if (L.class_used[6]) ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, stream);
-    if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, stream);
-    if (L.class_used[8])
-        ws_seg_block_kernel<128, 8, KB, V>
-            <<<ws_seg_grid(cap[8], 1, sms, 16), 128, 0, stream>>>(a, 8);
-    if (L.class_used[9])
-        ws_seg_block_kernel<256, 8, KB, V>
-            <<<ws_seg_grid(cap[9], 1, sms, 8), 256, 0, stream>>>(a, 9);
-    if (L.long_used) {
+    /* Class 7 with values: two warps of 256 and one merge round, not one
+     * warp of 32 x 16 keys and values (80 registers; as the small path). */
+    if constexpr (!warpsort::is_value<V>::value)
+        if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, stream);
+    cudaError_t err = cudaSuccess;
+    if constexpr (warpsort::is_value<V>::value)
+        if (L.class_used[7]) err = ws_seg_launch_block<64>(a, 7, cap[7], sms, 32, stream);
+    if (L.class_used[8] && err == cudaSuccess)
+        err = ws_seg_launch_block<128>(a, 8, cap[8], sms, 16, stream);
+    if (L.class_used[9] && err == cudaSuccess)
+        err = ws_seg_launch_block<256>(a, 9, cap[9], sms, 8, stream);
+    if (L.class_used[10] && err == cudaSuccess)
+        err = ws_seg_launch_block<512>(a, 10, cap[10], sms, 4, stream);
+    if (L.class_used[11] && err == cudaSuccess)
+        err = ws_seg_launch_block<1024>(a, 11, cap[11], sms, 2, stream);
+    if (L.long_used && err == cudaSuccess) {
         KB *sk = (KB *)(ws + L.lay.scratch_keys);
         V *sv = (V *)(ws + L.lay.scratch_vals);
-        const unsigned grid = ws_seg_grid(L.tile_bound, 1, sms, 8);
-        ws_seg_long_tile_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv);
-        for (int p = 0; p < L.max_passes; p++)
-            ws_seg_merge_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv, p);
+        auto tile = ws_seg_long_tile_kernel<KB, V>;
+        size_t smem = 0;
+        err = ws_seg_block_smem<WS_SEG_RUN0 / 8, 8, KB, V>(tile, &smem);
+        if (err == cudaSuccess) {
+            tile<<<ws_seg_grid(L.run_bound, 1, sms, 2), WS_SEG_RUN0 / 8, smem, stream>>>(a, sk, sv);
+            const unsigned grid = ws_seg_grid(L.run_bound * WS_SEG_SUBS, 1, sms, 8);
+            for (int p = 0; p < L.max_passes; p++)
+                ws_seg_merge_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv, p);
+        }
     }
+    if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }
 

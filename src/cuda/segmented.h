@@ -14,10 +14,10 @@
  * waits for the device:
  *   classes 0 .. 7 (up to 4 << c items): groups of 1 .. 32 lanes per
  *       segment in registers (warp_sort_segment), several segments a warp;
- *   classes 8, 9 (up to 1024, 2048): a block per segment in shared
- *       memory (block_sort_segment);
- *   long (over 2048): every tile of 2048 items of every long segment is
- *       sorted by a block (all SMs share the tiles of a few huge segments),
+ *   classes 8 .. 11 (up to 1024, 2048, 4096, 8192): a block per segment
+ *       in shared memory (block_sort_segment);
+ *   long (over 8192): every run of 8192 items of every long segment is
+ *       sorted by a block (all SMs share the runs of a few huge segments),
  *       then merge passes double the sorted runs within each segment until
  *       the longest is one run; each pass is a kernel launched on a bound
  *       from n, idle when the device's longest segment needs no more;
@@ -30,10 +30,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items. */
-#define WS_SEG_CLASSES 10
+/* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items
+ * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items). */
+#define WS_SEG_CLASSES 12
 #define WS_SEG_WARP_CLASSES 8
-/* Long segments are cut into tiles of this many items (256 threads x 8). */
+/* Longest short segment; longer ones take the long path. */
+#define WS_SEG_LONG_MIN (4ull << (WS_SEG_CLASSES - 1))
+/* Long segments: a block of 1024 threads x 8 sorts every run of this many
+ * items, then merge passes double the runs; a merge block makes this
+ * many outputs (the unit the tiles of long segments are counted in). */
+#define WS_SEG_RUN0 8192
 #define WS_SEG_TILE 2048
 /* The long list packs (count << 40) | tiles in one 64-bit counter. */
 #define WS_SEG_TILE_BITS 40

@@ -243,8 +243,9 @@ done:
  * 0, 1, 2, the CPU's insertion-sort cut (64), the CUDA backend's classes
  * (4 .. 2048 items: lanes, groups of lanes, warps, blocks, long). */
 static const size_t sg_switch_lengths[] = {
-    0,   1,   2,   3,   4,   5,   7,   8,   9,   15,   16,   17,   31,   32,   33,   63,   64,  65,
-    127, 128, 129, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4097};
+    0,    1,    2,    3,    4,    5,    7,    8,    9,    15,   16,   17,   31,  32,
+    33,   63,   64,   65,   127,  128,  129,  255,  256,  257,  511,  512,  513, 1023,
+    1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193, 16385};
 #define SG_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A shuffled copy of `count` lengths (each switch length once, several

@@ -67,9 +67,9 @@ static void test_mix(void **state) {
 static void test_rows(void **state) {
     (void)state;
     WT_REQUIRE_GPU(g_gpu);
-    static const size_t row_lens[] = {1,    2,    3,    4,    5,    8,    9,    31,  32,
-                                      33,   64,   65,   128,  129,  256,  257,  512, 513,
-                                      1024, 1025, 2048, 2049, 4096, 5000, 70000};
+    static const size_t row_lens[] = {1,    2,    3,    4,    5,    8,    9,    31,   32,   33,
+                                      64,   65,   128,  129,  256,  257,  512,  513,  1024, 1025,
+                                      2048, 2049, 4096, 4097, 5000, 8192, 8193, 70000};
     size_t failures = 0;
     for (size_t r = 0; r < SG_COUNT(row_lens); r++) {
         for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
@@ -102,8 +102,8 @@ static void test_long_segments(void **state) {
     static const size_t huge[] = {1, 5, ((size_t)1 << 24) + 1, 0, 33, 2, 4097};
     static const size_t four[] = {(size_t)1 << 22, (size_t)1 << 22, (size_t)1 << 22,
                                   (size_t)1 << 22};
-    static const size_t mixed_long[] = {2049, 8192,  3,    8193, 100000, 65536, 65537,
-                                        0,    12345, 2050, 6143, 6145,   262145};
+    static const size_t mixed_long[] = {2049,  8192, 3,    8193, 100000, 65536, 65537, 0,
+                                        12345, 2050, 6143, 6145, 262145, 16384, 16385, 24577};
     sg_case_t cases[] = {
         {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 1, huge, SG_COUNT(huge), 0},
         {WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, KEYGEN_FEW, 2, huge, SG_COUNT(huge), 0},
