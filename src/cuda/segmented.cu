@@ -258,16 +258,22 @@ __global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V
 }
 
 /* The long segment that run r belongs to: the last entry whose first run
- * is <= r (entries were numbered in the order of their runs). */
+ * is <= r (entries were numbered in the order of their runs). The lanes
+ * of a warp probe 32 points a round (two rounds for 1024 segments, where
+ * a binary search waits on ten dependent loads). All 32 lanes call it,
+ * converged, with the same r. */
 __device__ __forceinline__ unsigned long long
-ws_seg_long_entry(const unsigned long long *base, unsigned long long count, unsigned long long t) {
-    unsigned long long lo = 0, hi = count; /* base[lo] <= t < base[hi] */
+ws_seg_long_entry(const unsigned long long *base, unsigned long long count, unsigned long long r) {
+    const unsigned lane = threadIdx.x & 31u;
+    unsigned long long lo = 0, hi = count; /* base[lo] <= r < base[hi] (base[count]: past all) */
     while (hi - lo > 1) {
-        const unsigned long long mid = lo + (hi - lo) / 2;
-        if (base[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
+        const unsigned long long step = (hi - lo + 31) / 32;
+        const unsigned long long at = lo + (lane + 1ull) * step;
+        const unsigned below = __ballot_sync(0xFFFFFFFFu, at < hi && base[at] <= r);
+        const unsigned long long c = (unsigned long long)__popc(below); /* probes at or below */
+        lo += c * step;
+        const unsigned long long end = lo + step;
+        hi = end < hi ? end : hi;
     }
     return lo;
 }
@@ -344,7 +350,7 @@ struct ws_seg_reader {
 
 /* Where the block's outputs [d0, d1) of merging A and B start and end in A
  * (the merge path at both diagonals, A winning ties), found by the block
- * together: half the threads per diagonal, each round probing 128 points of
+ * together: half the threads per diagonal, each round probing 256 points of
  * the remaining range at once (one global-memory latency per round, three
  * rounds for runs of 2^21), instead of one thread's ~20 dependent loads. */
 struct ws_seg_split_smem {
@@ -357,7 +363,8 @@ __device__ __forceinline__ void
 ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
                    const ws_seg_reader<KB> &rb, unsigned long long b_len, unsigned long long d0,
                    unsigned long long d1, ws_seg_split_smem &sp) {
-    const int tid = (int)threadIdx.x, g = tid >> 7, j = tid & 127;
+    constexpr int PROBES = WS_SEG_MERGE_THREADS / 2; /* per diagonal */
+    const int tid = (int)threadIdx.x, g = tid / PROBES, j = tid % PROBES;
     if (tid < 2) {
         const unsigned long long d = tid ? d1 : d0;
         sp.lo[tid] = d > b_len ? d - b_len : 0;
@@ -367,7 +374,7 @@ ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
     __syncthreads();
     while (sp.hi[0] > sp.lo[0] || sp.hi[1] > sp.lo[1]) { /* uniform: read after a barrier */
         const unsigned long long lo = sp.lo[g], hi = sp.hi[g], d = g ? d1 : d0;
-        const unsigned long long chunk = (hi - lo + 127) / 128;
+        const unsigned long long chunk = (hi - lo + PROBES - 1) / PROBES;
         const unsigned long long mid = lo + (unsigned long long)j * chunk;
         /* true below the path: A[mid] goes before B[d-1-mid] */
         const bool right = hi > lo && mid < hi && !(rb(d - 1 - mid) < ra(mid));
@@ -409,10 +416,11 @@ struct ws_seg_merge_smem {
  * stores the tile coalesced. A segment already one run is copied, so every
  * long segment ping-pongs the same number of times. */
 template <typename KB, typename V>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(WS_SEG_MERGE_THREADS, 2)
     ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, int p) {
-    constexpr int THREADS = 256, ITEMS = WS_SEG_TILE / THREADS;
-    __shared__ ws_seg_merge_smem<KB, V> sm;
+    constexpr int THREADS = WS_SEG_MERGE_THREADS, ITEMS = WS_SEG_TILE / THREADS;
+    extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
+    ws_seg_merge_smem<KB, V> &sm = *reinterpret_cast<ws_seg_merge_smem<KB, V> *>(ws_seg_dyn);
     if (a.header->verdict) return;
     const int passes = ws_seg_passes(a.header->max_long);
     if (p >= passes) return;
@@ -443,11 +451,28 @@ __global__ void __launch_bounds__(256)
         const unsigned long long a0 = sm.split.lo[0], a1 = sm.split.lo[1];
         const int na = (int)(a1 - a0), m = (int)(d1 - d0);
         const unsigned long long b0 = a_len + (d0 - a0); /* B's part, from ak */
-        for (int i = (int)threadIdx.x; i < m; i += THREADS) {
-            const unsigned long long g = i < na ? a0 + i : b0 + (i - na);
-            sm.keys[warpsort::smem_index<KB>(i)] = warpsort::encode(ak[g], a.codec);
-            if constexpr (warpsort::is_value<V>::value)
-                sm.vals[warpsort::smem_index<V>(i)] = srcv[base + g];
+        {
+            /* All of a thread's loads first, then the shared stores: one
+             * global latency a tile, not one per item. */
+            KB lk[ITEMS];
+            V lv[ITEMS];
+#pragma unroll
+            for (int r = 0; r < ITEMS; r++) {
+                const int i = r * THREADS + (int)threadIdx.x;
+                const unsigned long long g = i < na ? a0 + i : b0 + (i - na);
+                if (i < m) {
+                    lk[r] = ak[g];
+                    if constexpr (warpsort::is_value<V>::value) lv[r] = srcv[base + g];
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < ITEMS; r++) {
+                const int i = r * THREADS + (int)threadIdx.x;
+                if (i < m) {
+                    sm.keys[warpsort::smem_index<KB>(i)] = warpsort::encode(lk[r], a.codec);
+                    warpsort::smem_put(sm.vals, i, lv[r]);
+                }
+            }
         }
         __syncthreads();
         const int diag = (int)threadIdx.x * ITEMS < m ? (int)threadIdx.x * ITEMS : m;
@@ -660,9 +685,14 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
         err = ws_seg_block_smem<WS_SEG_RUN0 / 8, 8, KB, V>(tile, &smem);
         if (err == cudaSuccess) {
             tile<<<ws_seg_grid(L.run_bound, 1, sms, 2), WS_SEG_RUN0 / 8, smem, stream>>>(a, sk, sv);
-            const unsigned grid = ws_seg_grid(L.run_bound * WS_SEG_SUBS, 1, sms, 8);
-            for (int p = 0; p < L.max_passes; p++)
-                ws_seg_merge_kernel<KB, V><<<grid, 256, 0, stream>>>(a, sk, sv, p);
+            auto merge = ws_seg_merge_kernel<KB, V>;
+            const size_t msmem = sizeof(ws_seg_merge_smem<KB, V>);
+            if (msmem > 48 * 1024)
+                err = cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)msmem);
+            const unsigned grid = ws_seg_grid(L.run_bound * WS_SEG_SUBS, 1, sms, 2);
+            for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
+                merge<<<grid, WS_SEG_MERGE_THREADS, msmem, stream>>>(a, sk, sv, p);
         }
     }
     if (err != cudaSuccess) return err;

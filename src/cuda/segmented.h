@@ -37,10 +37,11 @@
 /* Longest short segment; longer ones take the long path. */
 #define WS_SEG_LONG_MIN (4ull << (WS_SEG_CLASSES - 1))
 /* Long segments: a block of 1024 threads x 8 sorts every run of this many
- * items, then merge passes double the runs; a merge block makes this
- * many outputs (the unit the tiles of long segments are counted in). */
+ * items, then merge passes double the runs, a block of WS_SEG_MERGE_THREADS
+ * x 8 making WS_SEG_TILE outputs at a time. */
 #define WS_SEG_RUN0 8192
-#define WS_SEG_TILE 2048
+#define WS_SEG_MERGE_THREADS 512
+#define WS_SEG_TILE (WS_SEG_MERGE_THREADS * 8)
 /* The long list packs (count << 40) | tiles in one 64-bit counter. */
 #define WS_SEG_TILE_BITS 40
 
