@@ -5,8 +5,13 @@
  * orientation (descending bits for the largest), compared
  * lexicographically: the lower index wins ties and the order is total.
  *
- * Three paths, chosen per call from k, the rows and the row length
+ * Four paths, chosen per call from k, the rows and the row length
  * (ws_tk_plan_for):
+ *  - best path, k = 1 on rows of WS_TK_BEST_MIN_LEN or more: one launch
+ *    (after a memset of the rows' counters). Each block keeps the best
+ *    (key, index) of its chunk of a row, one read of the keys, then the
+ *    last block of the row to finish (a ticket counter) picks the best of
+ *    the row's blocks and writes the result.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows), row by row: one block radix-selects a threshold from a sample
  *    at fixed positions, one read of the row keeps every key not above it
@@ -63,6 +68,12 @@ using warpsort::sentinel;
 using warpsort::warp_items;
 
 /*=== tuning ===*/
+/* Best path (k = 1): rows at least this long, blocks of this many threads
+ * keeping this many loads in flight each, about this many blocks an SM. */
+#define WS_TK_BEST_MIN_LEN 2048
+#define WS_TK_BEST_THREADS 256
+#define WS_TK_BEST_UNROLL 8
+#define WS_TK_BEST_BLOCKS_PER_SM 8
 /* Largest k of the warp path: 32 lanes x 8 items of run in registers. */
 #define WS_TK_WARP_MAX_K 256
 /* A level-0 chunk holds at least this many batches (32 x ITEMS): the warm
@@ -160,6 +171,102 @@ __global__ void ws_tk_finish_kernel(const KB *keys, const unsigned long long *id
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
          j += (size_t)gridDim.x * blockDim.x)
         ws_tk_put(out, out_base + j, keys[j], idx[j]);
+}
+
+/*=== best path (k = 1) ===*/
+
+/* A candidate: ordered key (smaller is better) and its index in the row. */
+template <typename KB>
+struct ws_tk_best {
+    KB key;
+    unsigned long long idx;
+};
+template <typename KB>
+__device__ __forceinline__ bool ws_tk_better(KB ka, unsigned long long ia, KB kb,
+                                             unsigned long long ib) {
+    return ka < kb || (ka == kb && ia < ib);
+}
+template <typename KB>
+__device__ __forceinline__ void ws_tk_best_shfl(KB &k, unsigned long long &i, int mask) {
+    const KB ok = (KB)__shfl_xor_sync(0xFFFFFFFFu, k, mask);
+    const unsigned long long oi = __shfl_xor_sync(0xFFFFFFFFu, i, mask);
+    if (ws_tk_better(ok, oi, k, i)) {
+        k = ok;
+        i = oi;
+    }
+}
+/* The block's best of (k, i) over all threads, valid in thread 0. */
+template <typename KB>
+__device__ __forceinline__ void ws_tk_best_block(KB &k, unsigned long long &i) {
+    __shared__ ws_tk_best<KB> w[WS_TK_BEST_THREADS / 32];
+#pragma unroll
+    for (int m = 16; m >= 1; m /= 2) ws_tk_best_shfl(k, i, m);
+    if ((threadIdx.x & 31) == 0) w[threadIdx.x / 32] = ws_tk_best<KB>{k, i};
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        k = sentinel<KB>();
+        i = ~0ull;
+        if (threadIdx.x < WS_TK_BEST_THREADS / 32) {
+            k = w[threadIdx.x].key;
+            i = w[threadIdx.x].idx;
+        }
+#pragma unroll
+        for (int m = 16; m >= 1; m /= 2) ws_tk_best_shfl(k, i, m);
+    }
+}
+
+/* Block b takes chunk b % cpr of row b / cpr: the best of its keys into
+ * part[b]; the row's last block to finish (done[row] counts them, zeroed
+ * before the launch) reduces the row's cpr parts and writes the result. */
+template <typename KB>
+__global__ void __launch_bounds__(WS_TK_BEST_THREADS)
+    ws_tk_best_kernel(const KB *keys, size_t row_len, unsigned cpr, size_t chunk, key_codec codec,
+                      ws_tk_best<KB> *part, unsigned *done, ws_tk_outputs out) {
+    constexpr int T = WS_TK_BEST_THREADS, U = WS_TK_BEST_UNROLL;
+    const size_t row = blockIdx.x / cpr;
+    const KB *rk = keys + row * row_len;
+    const size_t lo = (size_t)(blockIdx.x % cpr) * chunk;
+    const size_t hi = lo + chunk < row_len ? lo + chunk : row_len;
+    KB bk = sentinel<KB>();
+    unsigned long long bi = ~0ull;
+    for (size_t i0 = lo + threadIdx.x; i0 < hi; i0 += (size_t)T * U) {
+        KB v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = i0 + (size_t)u * T < hi ? rk[i0 + (size_t)u * T] : KB(0);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = i0 + (size_t)u * T;
+            const KB o = encode(v[u], codec);
+            /* a thread's indices rise: the first of equal keys stays */
+            if (i < hi && (o < bk || bi == ~0ull)) {
+                bk = o;
+                bi = i;
+            }
+        }
+    }
+    ws_tk_best_block(bk, bi);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = ws_tk_best<KB>{bk, bi};
+        __threadfence(); /* the part is visible before the ticket */
+        last = atomicAdd(&done[row], 1u) == cpr - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* every other block's part is read after its ticket */
+    bk = sentinel<KB>();
+    bi = ~0ull;
+    for (unsigned c = threadIdx.x; c < cpr; c += T) {
+        const volatile ws_tk_best<KB> *q = part + row * cpr + c;
+        const KB qk = q->key;
+        const unsigned long long qi = q->idx;
+        if (ws_tk_better(qk, qi, bk, bi)) {
+            bk = qk;
+            bi = qi;
+        }
+    }
+    ws_tk_best_block(bk, bi);
+    if (threadIdx.x == 0) ws_tk_put(out, row, decode(bk, codec), bi);
 }
 
 /*=== warp path ===*/
@@ -953,6 +1060,9 @@ __global__ void ws_tk_filter_finish_kernel(const unsigned long long *ck, const u
 /* One plan per call: the path, the warp levels and every workspace offset;
  * the size query and the call both read it. */
 struct ws_tk_plan {
+    int best;          /* best path (k = 1) */
+    unsigned best_cpr; /* best path: blocks per row, each a chunk of best_chunk */
+    size_t best_chunk, best_part, best_done;
     int warp_path;
     int filter;    /* filter path (else radix when not the warp path) */
     unsigned rank; /* filter path: the threshold's rank in the sample */
@@ -1023,6 +1133,20 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     p.out_keys = sg.out_keys ? take(m * kb) : 0;
     p.out_idx = sg.out_idx ? take(m * ib) : 0;
     p.out_vals = sg.out_vals ? take(m * vb) : 0;
+    p.best = k == 1 && row_len >= WS_TK_BEST_MIN_LEN;
+    if (p.best) {
+        const size_t T = WS_TK_BEST_THREADS;
+        const size_t target = (size_t)st->dev.sm_count * WS_TK_BEST_BLOCKS_PER_SM;
+        size_t cpr = ws_tk_div_up(target, rows);
+        const size_t most = ws_tk_div_up(row_len, T * WS_TK_BEST_UNROLL);
+        if (cpr > most) cpr = most;
+        p.best_chunk = ws_tk_div_up(ws_tk_div_up(row_len, cpr), T) * T;
+        p.best_cpr = (unsigned)ws_tk_div_up(row_len, p.best_chunk);
+        p.best_part = take(rows * p.best_cpr * 2 * sizeof(unsigned long long));
+        p.best_done = take(rows * sizeof(unsigned));
+        p.total = at;
+        return p;
+    }
     if (k >= WS_TK_FILTER_MIN_K && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
@@ -1205,6 +1329,25 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     return WARPSORT_OK;
 }
 
+/* k = 1: the rows' counters zeroed, then one launch (ws_tk_best_kernel). */
+template <typename KB>
+static warpsort_status_t ws_tk_best_path(warpsort_context_t *ctx, const ws_tk_plan &p,
+                                         const ws_topk_args_t *a, const void *keys, key_codec codec,
+                                         unsigned char *ws, const ws_tk_outputs &out,
+                                         cudaStream_t stream) {
+    unsigned *done = (unsigned *)(ws + p.best_done);
+    WS_CUDA_TRY(ctx, cudaMemsetAsync(done, 0, a->rows * sizeof(unsigned), stream));
+    const size_t blocks = a->rows * p.best_cpr;
+    if (blocks > 0x7FFFFFFFull)
+        return ws_error(ctx, WARPSORT_UNSUPPORTED, "top-k: %zu rows is too many for k = 1",
+                        a->rows);
+    ws_tk_best_kernel<KB><<<(unsigned)blocks, WS_TK_BEST_THREADS, 0, stream>>>(
+        (const KB *)keys, a->row_len, p.best_cpr, p.best_chunk, codec,
+        (ws_tk_best<KB> *)(ws + p.best_part), done, out);
+    WS_CUDA_TRY(ctx, cudaGetLastError());
+    return WARPSORT_OK;
+}
+
 /* Row by row: sample -> threshold, one filtering read into the candidates,
  * the radix select only where the filter missed (its kernels read the
  * count and return at once otherwise), pad to cap, sort the candidates by
@@ -1295,7 +1438,10 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     out.row_len = a->row_len;
     /* smaller is better: the largest are best in descending bits */
     const key_codec codec = {ws_dtype_kind(a->dtype), a->smallest ? 0 : 1};
-    if (kb == 4)
+    if (p.best)
+        s = kb == 4 ? ws_tk_best_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
+                    : ws_tk_best_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream);
+    else if (kb == 4)
         s = p.filter      ? ws_tk_filter_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
             : p.warp_path ? ws_tk_warp_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
                           : ws_tk_radix_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream);

@@ -37,7 +37,7 @@ static const size_t g_ks[] = {1,   2,   31,  32,  33,  63,  64,   65,  100,
 static void test_single(void **state) {
     REQUIRE_GPU();
     const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
-    const size_t lengths[] = {1, 33, 257, 1000, 5003, 70001, 1u << 20};
+    const size_t lengths[] = {1, 33, 257, 1000, 2047, 2048, 5003, 70001, 1u << 20};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_NAN_MIX, KEYGEN_EQUAL,
                                    KEYGEN_FEW,    KEYGEN_SORTED,  KEYGEN_REVERSED};
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
@@ -63,7 +63,8 @@ static void test_single(void **state) {
 static void test_rows(void **state) {
     REQUIRE_GPU();
     const warpsort_dtype_t dt = (warpsort_dtype_t)(uintptr_t)*state;
-    const size_t shapes[][2] = {{7, 1}, {300, 5}, {64, 100}, {33, 1025}, {9, 5000}, {2, 70001}};
+    const size_t shapes[][2] = {{7, 1},     {300, 5},  {64, 100},  {33, 1025},
+                                {40, 2048}, {9, 5000}, {2, 70001}, {300, 2049}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const size_t rows = shapes[s][0], len = shapes[s][1];
         const size_t ks[] = {1, 32, 33, 256, 257, len - (len > 1), len};
