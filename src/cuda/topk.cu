@@ -15,7 +15,9 @@
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows), row by row: one block radix-selects a threshold from a sample
  *    at fixed positions, one read of the row keeps every key not above it
- *    as a candidate, and the candidates sort by (key, index); when fewer
+ *    as a candidate, and the best k candidates by (key, index) are kept
+ *    (32-bit keys and a few thousand candidates: one block sorts them a
+ *    chunk at a time and merges; else the leaf sorts them all); when fewer
  *    than k or more than the buffer holds pass, the radix select below
  *    (launched anyway; its kernels read the count) writes the k instead.
  *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
@@ -58,6 +60,7 @@
 #include "state.h"
 #include "workspace.h"
 #include "warpsort/key_traits.cuh"
+#include "warpsort/block_sort.cuh"
 #include "warpsort/warp_sort.cuh"
 
 using warpsort::decode;
@@ -107,6 +110,10 @@ using warpsort::warp_items;
 #define WS_TK_SAMPLE_THREADS 1024
 #define WS_TK_SAMPLE_PER 16
 #define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
+/* Filter path, 32-bit keys: one block of this shape takes the candidates'
+ * best k, a chunk of THREADS x 8 at a time (ws_tk_cand_kernel). */
+#define WS_TK_CAND_THREADS 1024
+#define WS_TK_CAND_CHUNK (WS_TK_CAND_THREADS * 8)
 /* Filter pass: 16-byte loads per thread per step, threads per block. */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
@@ -1039,6 +1046,75 @@ __global__ void ws_tk_pad_kernel(const ws_tk_filter *fl, unsigned long long *ck,
     }
 }
 
+/* Shared memory of ws_tk_cand_kernel: one padded array, the best so far
+ * in [0, WS_TK_FILTER_MAX_K), the chunk being sorted after it. */
+struct ws_tk_cand_smem {
+    uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_FILTER_MAX_K + WS_TK_CAND_CHUNK)];
+};
+
+/* 32-bit keys: the best k of the row's candidates (one u64 each, ordered
+ * key above index: unique, so their order is the (key, index) order), to
+ * results from out_base on, by one block. The candidates are the first
+ * `count` of ck: all that passed the filter, or the radix select's k when
+ * it missed. Each chunk of WS_TK_CAND_CHUNK is sorted on chip
+ * (block_sort_tile; only its real items cost) and merged with the best k
+ * so far (merge path, k outputs). Usually one chunk does it: the filter
+ * keeps a few thousand candidates. */
+template <typename KB>
+__global__ void __launch_bounds__(WS_TK_CAND_THREADS)
+    ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, size_t k,
+                      size_t out_base, key_codec codec, ws_tk_outputs out) {
+    using U = uint64_t; /* the network's 8-byte word */
+    constexpr int T = WS_TK_CAND_THREADS, ITEMS = 8, MAXK = WS_TK_FILTER_MAX_K;
+    extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
+    ws_tk_cand_smem &sm = *reinterpret_cast<ws_tk_cand_smem *>(ws_tk_dyn);
+    U *chunk_base = sm.keys + warpsort::smem_index<U>(MAXK); /* MAXK: whole padding periods */
+    const size_t count = ws_tk_filter_hit(fl) ? fl->count : fl->k;
+    const int t = (int)threadIdx.x, lane = t & 31, first = t * ITEMS;
+    const int warp_first = first & ~(32 * ITEMS - 1);
+    int have = 0;
+    for (size_t c0 = 0; c0 < count; c0 += WS_TK_CAND_CHUNK) {
+        const int len =
+            count - c0 < (size_t)WS_TK_CAND_CHUNK ? (int)(count - c0) : WS_TK_CAND_CHUNK;
+        warp_items<U, no_value, no_value, ITEMS> it;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int e = warp_first + i * 32 + lane; /* striped per warp, as the segment sorts */
+            it.k[i] = e < len ? (U)ck[c0 + (size_t)e] : sentinel<U>();
+        }
+        warpsort::block_sort_tile<32 * ITEMS, U, no_value, no_value, T, ITEMS>(
+            it, warpsort::tile_smem<U, no_value>{chunk_base, nullptr}, len);
+        /* it: sorted items first .. first + 7 of the chunk */
+        const int m = have + len < (int)k ? have + len : (int)k;
+        if (have == 0) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (first + i < m) sm.keys[warpsort::smem_index<U>(first + i)] = it.k[i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (first + i < len) chunk_base[warpsort::smem_index<U>(first + i)] = it.k[i];
+            __syncthreads();
+            const int diag = first < m ? first : m;
+            U mk[ITEMS];
+            no_value mv[ITEMS];
+            warpsort::merge_items_to_registers<U, no_value, ITEMS>(
+                sm.keys, (const no_value *)nullptr, warpsort::merge_src{0, have, MAXK, len}, diag,
+                mk, mv);
+            __syncthreads(); /* every input read before the best is rewritten */
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (diag + i < m) sm.keys[warpsort::smem_index<U>(diag + i)] = mk[i];
+        }
+        have = m;
+        __syncthreads(); /* the best is whole; the chunk may be reused */
+    }
+    for (int j = t; j < (int)k; j += T) {
+        const U v = sm.keys[warpsort::smem_index<U>(j)];
+        ws_tk_put(out, out_base + (size_t)j, decode((KB)(v >> 32), codec), (uint32_t)v);
+    }
+}
+
 /* The first k sorted candidates of one row to results from out_base on. */
 template <typename KB, int MODE>
 __global__ void ws_tk_filter_finish_kernel(const unsigned long long *ck, const uint32_t *ci,
@@ -1064,10 +1140,11 @@ struct ws_tk_plan {
     unsigned best_cpr; /* best path: blocks per row, each a chunk of best_chunk */
     size_t best_chunk, best_part, best_done;
     int warp_path;
-    int filter;    /* filter path (else radix when not the warp path) */
-    unsigned rank; /* filter path: the threshold's rank in the sample */
-    size_t cap;    /* filter path: candidates kept */
-    int items;     /* warp path: run items per lane (1, 2, 4, 8) */
+    int filter;     /* filter path (else radix when not the warp path) */
+    unsigned rank;  /* filter path: the threshold's rank in the sample */
+    size_t cap;     /* filter path: candidates kept */
+    int cand_block; /* filter path, 32-bit keys: the best k by one block (ws_tk_cand_kernel) */
+    int items;      /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
     size_t tiles; /* radix path, per row */
@@ -1166,11 +1243,19 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
             /* by index, then stably by key: (key, index) order */
             p.sort_plan = ws_plan_make(&st->dev, p.cap, 4, 8);
             p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
+            const size_t a = p.sort_plan.lay.total, b = p.sort_plan2.lay.total;
+            p.sort = take(a > b ? a : b);
         } else {
-            p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
+            /* 32-bit keys: one block takes the candidates' best k when about
+             * rank x n / S pass (what the filter keeps on average) fill at
+             * most two of its chunks; more go to the leaf, all SMs. */
+            const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
+            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK;
+            if (!p.cand_block) {
+                p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
+                p.sort = take(p.sort_plan.lay.total);
+            }
         }
-        const size_t a = p.sort_plan.lay.total, b = kb == 8 ? p.sort_plan2.lay.total : 0;
-        p.sort = take(a > b ? a : b);
     } else if (p.warp_path) {
         p.items = k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : 8;
         const size_t batch = 32 * (size_t)p.items;
@@ -1350,9 +1435,11 @@ static warpsort_status_t ws_tk_best_path(warpsort_context_t *ctx, const ws_tk_pl
 
 /* Row by row: sample -> threshold, one filtering read into the candidates,
  * the radix select only where the filter missed (its kernels read the
- * count and return at once otherwise), pad to cap, sort the candidates by
- * (key, index) with the leaf, write the first k. Every launch is made
- * whatever the data; the device picks which do work. */
+ * count and return at once otherwise), then the best k of the candidates:
+ * 32-bit keys by one block (ws_tk_cand_kernel) when few pass, else (and
+ * 64-bit keys) padded to cap and sorted by (key, index) with the leaf, the
+ * first k written. Every
+ * launch is made whatever the data; the device picks which do work. */
 template <typename KB>
 static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_plan &p,
                                            const ws_topk_args_t *a, const void *keys,
@@ -1366,6 +1453,11 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
     const unsigned filter_grid =
         ws_tk_grid(n, WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)), st);
+    if constexpr (MODE == 1)
+        if (p.cand_block)
+            WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)sizeof(ws_tk_cand_smem)));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         ws_tk_sample_kernel<KB>
@@ -1374,6 +1466,13 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
             <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
         WS_CUDA_TRY(ctx,
                     (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci, st, stream)));
+        if constexpr (MODE == 1)
+            if (p.cand_block) {
+                ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, sizeof(ws_tk_cand_smem), stream>>>(
+                    fl, ck, k, row * k, codec, out);
+                WS_CUDA_TRY(ctx, cudaGetLastError());
+                continue;
+            }
         ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         const char *failed = NULL;

@@ -238,6 +238,18 @@ static void test_filter(void **state) {
                    (tk_case_t){dts[(s + d) % 4], (int)(d & 1), shapes[s][0], shapes[s][1],
                                shapes[s][2], d == 2 ? KEYGEN_EQUAL : dists[(s + d) % 6], 500 + s,
                                d & 1 ? 8 : 4, d == 1 ? 8 : 0, d == 2 ? TK_KEYS_ONLY : TK_BOTH});
+    /* 32-bit keys: about 13 x n / 2^14 candidates at k = 4096, two chunks
+     * of the one-block path; more than it takes (about 4 x n / 2^14 pass at
+     * k <= 100), so the leaf sorts them; either order */
+    for (int sm = 0; sm < 2; sm++)
+        run_on(&wt_device_memory,
+               (tk_case_t){sm ? WARPSORT_I32 : WARPSORT_F32, sm, 1, ((size_t)1 << 24) + 3, 4096,
+                           KEYGEN_RANDOM, 710 + (size_t)sm, 4, 4, TK_BOTH});
+    if (!g_quick)
+        for (int sm = 0; sm < 2; sm++)
+            run_on(&wt_device_memory,
+                   (tk_case_t){sm ? WARPSORT_U32 : WARPSORT_F32, sm, 1, ((size_t)3 << 25) + 7, 100,
+                               KEYGEN_NAN_MIX, 700 + (size_t)sm, 8, 0, TK_BOTH});
     /* keys off a 16-byte boundary */
     for (size_t off = 4; off <= 12; off += 4) {
         size_t user = off;
