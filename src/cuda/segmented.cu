@@ -76,6 +76,8 @@ struct ws_seg_args {
     int iota;
     int stable; /* values keep the input order of equal keys (argsort too) */
     int direct;
+    int nclasses;  /* short classes of the call's shape (segmented.h) */
+    unsigned run0; /* first sorted runs of long segments: the largest class */
     key_codec codec;
     ws_seg_view view;
     const ws_seg_header *header;
@@ -83,18 +85,20 @@ struct ws_seg_args {
 };
 
 /* Class of a segment of len items: -1 nothing to do (empty, or a single
- * item unless an argsort must write its index), 0 .. WS_SEG_CLASSES-1
- * short, WS_SEG_CLASSES long. */
-__host__ __device__ __forceinline__ int ws_seg_class_of(unsigned long long len, int argsort) {
+ * item unless an argsort must write its index), 0 .. nclasses-1 short,
+ * nclasses long. */
+__host__ __device__ __forceinline__ int ws_seg_class_of(unsigned long long len, int argsort,
+                                                        int nclasses) {
     if (len == 0 || (len == 1 && !argsort)) return -1;
     int c = 0;
-    while (c < WS_SEG_CLASSES && len > (4ull << c)) c++;
+    while (c < nclasses && len > (4ull << c)) c++;
     return c;
 }
 
 /* Merge passes that make the longest long segment one run. */
-__host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest) {
-    const unsigned long long runs = (longest + WS_SEG_RUN0 - 1) / WS_SEG_RUN0;
+__host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest,
+                                                      unsigned long long run0) {
+    const unsigned long long runs = (longest + run0 - 1) / run0;
     int p = 0;
     while ((1ull << p) < runs) p++;
     return p;
@@ -107,7 +111,8 @@ __host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest
  * from bad offsets, which the verdict already records: such entries are
  * dropped, never written past the list. */
 __global__ void __launch_bounds__(256)
-    ws_seg_classify_kernel(ws_seg_view v, ws_seg_header *h, ws_seg_lists lists, int argsort) {
+    ws_seg_classify_kernel(ws_seg_view v, ws_seg_header *h, ws_seg_lists lists, int argsort,
+                           int nclasses, unsigned run0) {
     const int lane = (int)(threadIdx.x & 31);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     const unsigned long long S = v.num_segments;
@@ -130,10 +135,10 @@ __global__ void __launch_bounds__(256)
             } else if (i < S) {
                 len = v.row_len;
             }
-            if (i < S) cls = ws_seg_class_of(len, argsort);
+            if (i < S) cls = ws_seg_class_of(len, argsort, nclasses);
         }
 #pragma unroll 1
-        for (int c = 0; c < WS_SEG_CLASSES; c++) {
+        for (int c = 0; c < nclasses; c++) {
             const unsigned mask = __ballot_sync(0xFFFFFFFFu, cls == c);
             if (!mask) continue;
             const int leader = __ffs(mask) - 1;
@@ -145,8 +150,8 @@ __global__ void __launch_bounds__(256)
                 if (r < lists.cap[c]) lists.list[c][r] = (unsigned)i;
             }
         }
-        if (cls == WS_SEG_CLASSES) {
-            const unsigned long long runs = (len + WS_SEG_RUN0 - 1) / WS_SEG_RUN0;
+        if (cls == nclasses) {
+            const unsigned long long runs = (len + run0 - 1) / run0;
             const unsigned long long old =
                 atomicAdd(&h->long_packed, (1ull << WS_SEG_TILE_BITS) + runs);
             const unsigned long long e = old >> WS_SEG_TILE_BITS;
@@ -206,7 +211,7 @@ __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
 
 /* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
 template <int WIDTH, int K, typename KB, typename V>
-__global__ void __launch_bounds__(256, (ws_seg_warp_min_blocks<K, KB, V>()))
+__global__ void __launch_bounds__(256, ws_min_blocks_fit(256, ws_seg_warp_min_blocks<K, KB, V>()))
     ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
     if (ws_seg_rejected(a)) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
@@ -284,10 +289,6 @@ struct ws_seg_tile {
     unsigned long long first;      /* the run's or tile's first item, segment-local */
 };
 
-/* Merge tiles per run: the merge kernel's work item t is tile t % SUBS of
- * run t / SUBS (tiles past the segment's end have nothing to do). */
-#define WS_SEG_SUBS (WS_SEG_RUN0 / WS_SEG_TILE)
-
 template <typename KB, typename V>
 __device__ __forceinline__ bool
 ws_seg_long_runs(const ws_seg_args<KB, V> &a, unsigned long long *runs, unsigned long long *count) {
@@ -308,29 +309,29 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
     ws_seg_tile tl;
     tl.begin = a.view.begin(s);
     tl.len = a.view.begin(s + 1ull) - tl.begin;
-    tl.first = (r - a.lists.long_base[e]) * WS_SEG_RUN0;
+    tl.first = (r - a.lists.long_base[e]) * a.run0;
     return tl;
 }
 
-/* Long segments, step 1: every run of WS_SEG_RUN0 items sorted by a block
- * of WS_SEG_RUN0 / 8 threads, written to the buffer that makes the last
- * merge pass land in the caller's arrays. */
-template <typename KB, typename V>
-__global__ void __launch_bounds__(WS_SEG_RUN0 / 8)
+/* Long segments, step 1: every run of a.run0 = THREADS x 8 items sorted by
+ * a block, written to the buffer that makes the last merge pass land in
+ * the caller's arrays. */
+template <int THREADS, typename KB, typename V>
+__global__ void __launch_bounds__(THREADS)
     ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv) {
-    constexpr int THREADS = WS_SEG_RUN0 / 8;
+    constexpr int RUN0 = THREADS * 8;
     segment_sort_storage<KB, V, THREADS, 8> &storage = ws_seg_block_storage<THREADS, 8, KB, V>();
     if (a.header->verdict) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
-    const bool to_scratch = ws_seg_passes(a.header->max_long) & 1;
+    const bool to_scratch = ws_seg_passes(a.header->max_long, RUN0) & 1;
     KB *dk = to_scratch ? sk : a.keys;
     V *dv = to_scratch ? sv : a.vals;
     for (unsigned long long r = blockIdx.x; r < runs; r += gridDim.x) {
         const ws_seg_tile tl = ws_seg_run_of(a, count, r);
         const unsigned long long at = tl.begin + tl.first;
         const unsigned long long rest = tl.len - tl.first;
-        const int len = rest < WS_SEG_RUN0 ? (int)rest : WS_SEG_RUN0;
+        const int len = rest < RUN0 ? (int)rest : RUN0;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
         block_sort_segment_run<THREADS, 8>(a.keys + at, (const V *)vals, dk + at,
                                            ws_seg_vals_at(a, dv, at), len, a.codec, storage,
@@ -358,12 +359,12 @@ struct ws_seg_split_smem {
     unsigned cnt[2];
 };
 
-template <typename KB>
+template <int THREADS, typename KB>
 __device__ __forceinline__ void
 ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
                    const ws_seg_reader<KB> &rb, unsigned long long b_len, unsigned long long d0,
                    unsigned long long d1, ws_seg_split_smem &sp) {
-    constexpr int PROBES = WS_SEG_MERGE_THREADS / 2; /* per diagonal */
+    constexpr int PROBES = THREADS / 2; /* per diagonal */
     const int tid = (int)threadIdx.x, g = tid / PROBES, j = tid % PROBES;
     if (tid < 2) {
         const unsigned long long d = tid ? d1 : d0;
@@ -400,29 +401,30 @@ ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
 /* Shared memory of a merge block: the tile's inputs as ordered bits (A's
  * part then B's, slack for the serial merge's reads past the end), their
  * values, and the split search. */
-template <typename KB, typename V>
+template <typename KB, typename V, int TILE>
 struct ws_seg_merge_smem {
-    KB keys[warpsort::smem_slots<KB>(WS_SEG_TILE + WS_SEG_TILE / 256)];
-    V vals[warpsort::is_value<V>::value ? warpsort::smem_slots<V>(WS_SEG_TILE + WS_SEG_TILE / 256)
-                                        : 1];
+    KB keys[warpsort::smem_slots<KB>(TILE + TILE / 256)];
+    V vals[warpsort::is_value<V>::value ? warpsort::smem_slots<V>(TILE + TILE / 256) : 1];
     ws_seg_split_smem split;
 };
 
-/* Long segments, merge pass p: runs of WS_SEG_RUN0 << p items become runs
+/* Long segments, merge pass p: runs of a.run0 << p items become runs
  * of twice that. A block produces one tile's worth of outputs: it finds
  * where they start and end in both runs (ws_seg_block_split), loads those
  * inputs into shared memory coalesced, merges 8 per thread there (merge
  * path, then a serial merge; ties from the earlier run, so stable) and
  * stores the tile coalesced. A segment already one run is copied, so every
  * long segment ping-pongs the same number of times. */
-template <typename KB, typename V>
-__global__ void __launch_bounds__(WS_SEG_MERGE_THREADS, 2)
+template <int THREADS, typename KB, typename V>
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, 1024 / THREADS))
     ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, int p) {
-    constexpr int THREADS = WS_SEG_MERGE_THREADS, ITEMS = WS_SEG_TILE / THREADS;
+    constexpr int ITEMS = 8, TILE = THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
-    ws_seg_merge_smem<KB, V> &sm = *reinterpret_cast<ws_seg_merge_smem<KB, V> *>(ws_seg_dyn);
+    using SM = ws_seg_merge_smem<KB, V, TILE>;
+    SM &sm = *reinterpret_cast<SM *>(ws_seg_dyn);
+    const unsigned long long subs = a.run0 / TILE; /* merge tiles per first run */
     if (a.header->verdict) return;
-    const int passes = ws_seg_passes(a.header->max_long);
+    const int passes = ws_seg_passes(a.header->max_long, a.run0);
     if (p >= passes) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
@@ -431,10 +433,11 @@ __global__ void __launch_bounds__(WS_SEG_MERGE_THREADS, 2)
     const V *srcv = from_scratch ? sv : a.vals;
     KB *dstk = from_scratch ? a.keys : sk;
     V *dstv = from_scratch ? a.vals : sv;
-    const unsigned long long run = (unsigned long long)WS_SEG_RUN0 << p;
-    for (unsigned long long t = blockIdx.x; t < runs * WS_SEG_SUBS; t += gridDim.x) {
-        ws_seg_tile tl = ws_seg_run_of(a, count, t / WS_SEG_SUBS);
-        tl.first += (t % WS_SEG_SUBS) * WS_SEG_TILE;
+    const unsigned long long run = (unsigned long long)a.run0 << p;
+    /* work item t: merge tile t % subs of first run t / subs */
+    for (unsigned long long t = blockIdx.x; t < runs * subs; t += gridDim.x) {
+        ws_seg_tile tl = ws_seg_run_of(a, count, t / subs);
+        tl.first += (t % subs) * TILE;
         if (tl.first >= tl.len) continue; /* past the segment's end: the whole block alike */
         const unsigned long long pair = tl.first / (2 * run) * (2 * run);
         const unsigned long long rest = tl.len - pair;
@@ -443,11 +446,11 @@ __global__ void __launch_bounds__(WS_SEG_MERGE_THREADS, 2)
         const unsigned long long total = a_len + b_len;
         const unsigned long long d0 = tl.first - pair;
         if (d0 >= total) continue; /* the whole block alike */
-        const unsigned long long d1 = d0 + WS_SEG_TILE < total ? d0 + WS_SEG_TILE : total;
+        const unsigned long long d1 = d0 + TILE < total ? d0 + TILE : total;
         const unsigned long long base = tl.begin + pair;
         const KB *ak = srck + base;
         const ws_seg_reader<KB> ra{ak, a.codec}, rb{ak + a_len, a.codec};
-        ws_seg_block_split(ra, a_len, rb, b_len, d0, d1, sm.split);
+        ws_seg_block_split<THREADS>(ra, a_len, rb, b_len, d0, d1, sm.split);
         const unsigned long long a0 = sm.split.lo[0], a1 = sm.split.lo[1];
         const int na = (int)(a1 - a0), m = (int)(d1 - d0);
         const unsigned long long b0 = a_len + (d0 - a0); /* B's part, from ak */
@@ -526,12 +529,39 @@ static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_
     return ws_plan_make(&ws_state(ctx)->dev, n / num_segments, kb, vb);
 }
 
+/* Shared memory of the wide shape's largest blocks for kb-byte keys and
+ * vb-byte values: a block class of 1024 x 8 (also the long runs' sort) and
+ * a merge block of 512 x 8 outputs. */
+template <typename KB, typename V>
+static size_t ws_seg_wide_smem() {
+    const size_t a = sizeof(segment_sort_storage<KB, V, 1024, 8>);
+    const size_t b = sizeof(ws_seg_merge_smem<KB, V, 512 * 8>);
+    return a > b ? a : b;
+}
+/* Short classes of a call: all where the device's blocks hold the wide
+ * shape, else the narrow one's (segmented.h). */
+static int ws_seg_nclasses(const warpsort_context_t *ctx, size_t kb, size_t vb) {
+    size_t need;
+    if (kb == 4)
+        need = vb == 0   ? ws_seg_wide_smem<uint32_t, no_value>()
+               : vb == 4 ? ws_seg_wide_smem<uint32_t, uint32_t>()
+                         : ws_seg_wide_smem<uint32_t, uint64_t>();
+    else
+        need = vb == 0   ? ws_seg_wide_smem<uint64_t, no_value>()
+               : vb == 4 ? ws_seg_wide_smem<uint64_t, uint32_t>()
+                         : ws_seg_wide_smem<uint64_t, uint64_t>();
+    return need <= ws_family_of(ws_state(ctx)->dev.family).smem_block ? WS_SEG_CLASSES
+                                                                      : WS_SEG_NARROW_CLASSES;
+}
+/* First runs of long segments: the largest class's length. */
+static unsigned ws_seg_run0(int nclasses) { return 4u << (nclasses - 1); }
+
 /* Lays out the workspace of a call on n items in num_segments segments:
  * list c holds at most min(segments, n / its shortest length) entries,
  * whatever the lengths, so the host sizes it without seeing the offsets;
  * leaf_bytes (rows sorted by the leaf) go last. */
 static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb, size_t vb,
-                                       int argsort, size_t leaf_bytes) {
+                                       int argsort, int nclasses, size_t leaf_bytes) {
     ws_seg_layout l;
     memset(&l, 0, sizeof l);
     size_t at = ws_align256(sizeof(ws_seg_header));
@@ -542,7 +572,7 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
         l.list[c] = at;
         at += ws_align256((size_t)cap * sizeof(unsigned));
     }
-    unsigned long long long_cap = n / (WS_SEG_LONG_MIN + 1);
+    unsigned long long long_cap = n / (ws_seg_run0(nclasses) + 1ull);
     if (long_cap > num_segments) long_cap = num_segments;
     l.long_cap = long_cap;
     l.long_seg = at;
@@ -571,7 +601,9 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
     const size_t leaf = ws_seg_leaf_rows(n, num_segments)
                             ? ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes).lay.total
                             : 0;
-    *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort, leaf).total;
+    *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort,
+                               ws_seg_nclasses(ctx, kb, value_bytes), leaf)
+                 .total;
     return WARPSORT_OK;
 }
 
@@ -583,6 +615,7 @@ struct ws_seg_launch {
     int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
     int direct;     /* equal rows of a short class (or none to sort): no classify pass */
+    int nclasses;   /* the call's shape: WS_SEG_CLASSES or WS_SEG_NARROW_CLASSES */
     int max_passes; /* merge passes launched (bound) */
     unsigned long long run_bound; /* runs of long segments, at most */
 };
@@ -593,23 +626,24 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     memset(&L, 0, sizeof L);
     L.leaf_rows = !c->offsets && ws_seg_leaf_rows(c->n, c->num_segments);
     if (L.leaf_rows) L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes);
-    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort,
+    L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
+    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
                               L.leaf_rows ? L.leaf.lay.total : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
     unsigned long long longest = c->n;
     if (!c->offsets) {
-        const int cls = ws_seg_class_of(c->row_len, c->argsort);
-        if (cls >= 0 && cls < WS_SEG_CLASSES) L.class_used[cls] = 1;
-        L.long_used = cls == WS_SEG_CLASSES;
+        const int cls = ws_seg_class_of(c->row_len, c->argsort, L.nclasses);
+        if (cls >= 0 && cls < L.nclasses) L.class_used[cls] = 1;
+        L.long_used = cls == L.nclasses;
         L.direct = !L.long_used;
         longest = c->row_len;
     } else {
-        for (int k = 0; k < WS_SEG_CLASSES; k++) L.class_used[k] = L.lay.cap[k] > 0;
+        for (int k = 0; k < L.nclasses; k++) L.class_used[k] = L.lay.cap[k] > 0;
         L.long_used = L.lay.long_cap > 0;
     }
     if (L.long_used) {
-        L.max_passes = ws_seg_passes(longest);
-        L.run_bound = c->n / WS_SEG_RUN0 + L.lay.long_cap + 1;
+        L.max_passes = ws_seg_passes(longest, ws_seg_run0(L.nclasses));
+        L.run_bound = c->n / ws_seg_run0(L.nclasses) + L.lay.long_cap + 1;
     }
     return L;
 }
@@ -650,6 +684,29 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
     return cudaGetLastError();
 }
 
+/* Long segments: runs of TT x 8 sorted by blocks of TT threads, then the
+ * merge passes by blocks of MT threads (the shape's, ws_seg_nclasses). */
+template <int TT, int MT, typename KB, typename V>
+static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
+                               unsigned char *ws, int sms, cudaStream_t stream) {
+    KB *sk = (KB *)(ws + L.lay.scratch_keys);
+    V *sv = (V *)(ws + L.lay.scratch_vals);
+    auto tile = ws_seg_long_tile_kernel<TT, KB, V>;
+    size_t smem = 0;
+    cudaError_t err = ws_seg_block_smem<TT, 8, KB, V>(tile, &smem);
+    if (err != cudaSuccess) return err;
+    tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
+    auto merge = ws_seg_merge_kernel<MT, KB, V>;
+    const size_t msmem = sizeof(ws_seg_merge_smem<KB, V, MT * 8>);
+    if (msmem > 48 * 1024)
+        err = cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)msmem);
+    const unsigned grid =
+        ws_seg_grid(L.run_bound * (TT / MT), 1, sms, (unsigned)(1024 / MT)); /* tiles per run */
+    for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
+        merge<<<grid, MT, msmem, stream>>>(a, sk, sv, p);
+    return err;
+}
+
 /* Queues the sorts of every class; the verdict gates each kernel. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
@@ -677,24 +734,9 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
         err = ws_seg_launch_block<512>(a, 10, cap[10], sms, 4, stream);
     if (L.class_used[11] && err == cudaSuccess)
         err = ws_seg_launch_block<1024>(a, 11, cap[11], sms, 2, stream);
-    if (L.long_used && err == cudaSuccess) {
-        KB *sk = (KB *)(ws + L.lay.scratch_keys);
-        V *sv = (V *)(ws + L.lay.scratch_vals);
-        auto tile = ws_seg_long_tile_kernel<KB, V>;
-        size_t smem = 0;
-        err = ws_seg_block_smem<WS_SEG_RUN0 / 8, 8, KB, V>(tile, &smem);
-        if (err == cudaSuccess) {
-            tile<<<ws_seg_grid(L.run_bound, 1, sms, 2), WS_SEG_RUN0 / 8, smem, stream>>>(a, sk, sv);
-            auto merge = ws_seg_merge_kernel<KB, V>;
-            const size_t msmem = sizeof(ws_seg_merge_smem<KB, V>);
-            if (msmem > 48 * 1024)
-                err = cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)msmem);
-            const unsigned grid = ws_seg_grid(L.run_bound * WS_SEG_SUBS, 1, sms, 2);
-            for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
-                merge<<<grid, WS_SEG_MERGE_THREADS, msmem, stream>>>(a, sk, sv, p);
-        }
-    }
+    if (L.long_used && err == cudaSuccess)
+        err = L.nclasses == WS_SEG_CLASSES ? ws_seg_long<1024, 512>(L, a, ws, sms, stream)
+                                           : ws_seg_long<256, 256>(L, a, ws, sms, stream);
     if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }
@@ -740,6 +782,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     a.iota = c->argsort;
     a.stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
     a.direct = L.direct;
+    a.nclasses = L.nclasses;
+    a.run0 = ws_seg_run0(L.nclasses);
     a.codec = key_codec{ws_dtype_kind(c->dtype), (c->flags & WARPSORT_DESCENDING) ? 1 : 0};
     a.view = ws_seg_view{offsets, c->row_len, c->n, c->num_segments};
     a.header = h;
@@ -762,7 +806,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaMemsetAsync(segment header)");
     const unsigned grid =
         ws_seg_grid((unsigned long long)c->num_segments + 1, 256, st->dev.sm_count, 32);
-    ws_seg_classify_kernel<<<grid, 256, 0, stream>>>(a.view, h, a.lists, c->argsort);
+    ws_seg_classify_kernel<<<grid, 256, 0, stream>>>(a.view, h, a.lists, c->argsort, a.nclasses,
+                                                     a.run0);
     err = cudaGetLastError();
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segment classify kernel");
     if (verdict_out) {

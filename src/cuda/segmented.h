@@ -31,17 +31,16 @@
 #include <stdint.h>
 
 /* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items
- * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items). */
+ * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items).
+ * A call uses all WS_SEG_CLASSES where the device's shared memory holds a
+ * block of 1024 x 8 of its keys and values (the wide shape: long segments
+ * in first runs of 8192, merged by blocks of 512 x 8 outputs); else the
+ * narrow shape: classes up to 2048 items, runs of 2048, merges of 256 x 8
+ * (u64 pairs of 8192 items need 139 KB: more than 8.6 / 8.9 / 7.5 chips
+ * give a block). */
 #define WS_SEG_CLASSES 12
+#define WS_SEG_NARROW_CLASSES 10
 #define WS_SEG_WARP_CLASSES 8
-/* Longest short segment; longer ones take the long path. */
-#define WS_SEG_LONG_MIN (4ull << (WS_SEG_CLASSES - 1))
-/* Long segments: a block of 1024 threads x 8 sorts every run of this many
- * items, then merge passes double the runs, a block of WS_SEG_MERGE_THREADS
- * x 8 making WS_SEG_TILE outputs at a time. */
-#define WS_SEG_RUN0 8192
-#define WS_SEG_MERGE_THREADS 512
-#define WS_SEG_TILE (WS_SEG_MERGE_THREADS * 8)
 /* The long list packs (count << 40) | tiles in one 64-bit counter. */
 #define WS_SEG_TILE_BITS 40
 

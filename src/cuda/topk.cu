@@ -1248,9 +1248,11 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         } else {
             /* 32-bit keys: one block takes the candidates' best k when about
              * rank x n / S pass (what the filter keeps on average) fill at
-             * most two of its chunks; more go to the leaf, all SMs. */
+             * most two of its chunks and the device gives a block its 104
+             * KB; more go to the leaf, all SMs. */
             const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK;
+            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK &&
+                           sizeof(ws_tk_cand_smem) <= ws_family_of(st->dev.family).smem_block;
             if (!p.cand_block) {
                 p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
                 p.sort = take(p.sort_plan.lay.total);

@@ -239,8 +239,8 @@ static void test_filter(void **state) {
                                shapes[s][2], d == 2 ? KEYGEN_EQUAL : dists[(s + d) % 6], 500 + s,
                                d & 1 ? 8 : 4, d == 1 ? 8 : 0, d == 2 ? TK_KEYS_ONLY : TK_BOTH});
     /* 32-bit keys: about 13 x n / 2^14 candidates at k = 4096, two chunks
-     * of the one-block path; more than it takes (about 4 x n / 2^14 pass at
-     * k <= 100), so the leaf sorts them; either order */
+     * of the one-block path; more than it takes (about 9 x n / 2^14 pass at
+     * n = 2^25, k = 3500), so the leaf sorts them; either order */
     for (int sm = 0; sm < 2; sm++)
         run_on(&wt_device_memory,
                (tk_case_t){sm ? WARPSORT_I32 : WARPSORT_F32, sm, 1, ((size_t)1 << 24) + 3, 4096,
@@ -248,7 +248,7 @@ static void test_filter(void **state) {
     if (!g_quick)
         for (int sm = 0; sm < 2; sm++)
             run_on(&wt_device_memory,
-                   (tk_case_t){sm ? WARPSORT_U32 : WARPSORT_F32, sm, 1, ((size_t)3 << 25) + 7, 100,
+                   (tk_case_t){sm ? WARPSORT_U32 : WARPSORT_F32, sm, 1, ((size_t)1 << 25) + 7, 3500,
                                KEYGEN_NAN_MIX, 700 + (size_t)sm, 8, 0, TK_BOTH});
     /* keys off a 16-byte boundary */
     for (size_t off = 4; off <= 12; off += 4) {
