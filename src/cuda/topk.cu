@@ -13,7 +13,8 @@
  *    last block of the row to finish (a ticket counter) picks the best of
  *    the row's blocks and writes the result.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows), row by row: one block radix-selects a threshold from a sample
+ *    rows; 32-bit keys from k = 16 when one block takes the candidates),
+ *    row by row: one block radix-selects a threshold from a sample
  *    at fixed positions, one read of the row keeps every key not above it
  *    as a candidate, and the best k candidates by (key, index) are kept
  *    (32-bit keys and a few thousand candidates: one block sorts them a
@@ -103,6 +104,10 @@ using warpsort::warp_items;
  * small part of the row), and at most this many rows when k would fit the
  * warp path (which takes every row in one launch). */
 #define WS_TK_FILTER_MIN_K 65
+/* ... for 32-bit keys, whose candidates one block takes (ws_tk_cand_kernel):
+ * the path then costs about what k = 65 does at any smaller k, which beats
+ * the warp path from about k = 16 (bench/NOTES.md). */
+#define WS_TK_FILTER_MIN_K32 16
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
@@ -1224,10 +1229,22 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.total = at;
         return p;
     }
-    if (k >= WS_TK_FILTER_MIN_K && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
+    const size_t filter_min_k = kb == 4 ? WS_TK_FILTER_MIN_K32 : WS_TK_FILTER_MIN_K;
+    if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
+        if (kb == 4) {
+            /* One block takes the candidates when about rank x n / S pass
+             * (what the filter keeps on average) fill at most two of its
+             * chunks and the device gives a block its 104 KB; more go to
+             * the leaf, all SMs. Below WS_TK_FILTER_MIN_K only the former
+             * beats the warp path. */
+            const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
+            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK &&
+                           sizeof(ws_tk_cand_smem) <= ws_family_of(st->dev.family).smem_block;
+            if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
+        }
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
     if (p.filter) {
@@ -1245,18 +1262,9 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
             p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
             const size_t a = p.sort_plan.lay.total, b = p.sort_plan2.lay.total;
             p.sort = take(a > b ? a : b);
-        } else {
-            /* 32-bit keys: one block takes the candidates' best k when about
-             * rank x n / S pass (what the filter keeps on average) fill at
-             * most two of its chunks and the device gives a block its 104
-             * KB; more go to the leaf, all SMs. */
-            const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK &&
-                           sizeof(ws_tk_cand_smem) <= ws_family_of(st->dev.family).smem_block;
-            if (!p.cand_block) {
-                p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
-                p.sort = take(p.sort_plan.lay.total);
-            }
+        } else if (!p.cand_block) {
+            p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
+            p.sort = take(p.sort_plan.lay.total);
         }
     } else if (p.warp_path) {
         p.items = k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : 8;
