@@ -3,10 +3,11 @@
  * (public device API): many short segments per warp, one per block.
  *
  * Public collectives (see docs/device-api.md):
- *   warp_sort_segment<WIDTH, K>(in_keys, in_vals, out_keys, out_vals, len, codec [, iota_base])
+ *   warp_sort_segment<WIDTH, K [, STABLE]>(in_keys, in_vals, out_keys, out_vals, len, codec
+ *                                          [, iota_base])
  *       each group of WIDTH lanes (1, 2, 4, 8, 16 or 32) sorts one segment
  *       of up to WIDTH * K items: 32 / WIDTH segments per warp;
- *   block_sort_segment<THREADS, K>(in_keys, ..., len, codec, storage [, iota_base])
+ *   block_sort_segment<THREADS, K [, STABLE]>(in_keys, ..., len, codec, storage [, iota_base])
  *       the block sorts one segment of up to THREADS * K items.
  * Keys are raw key bits (uint32_t / uint64_t words: any dtype of that
  * width) ordered by a run-time key_codec (kind and direction, as the C API
@@ -131,9 +132,7 @@ __device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K>
 #pragma unroll
     for (int i = 0; i < K; i++) segment_store(it, i, idx0 + i, len, keys, vals, codec);
 }
-} // namespace detail
 
-namespace detail {
 /* warp_sort_segment with stability a run-time flag (the same in every
  * lane), so the library's kernels serve both with one instantiation. */
 template <int WIDTH, int K, typename KB, typename V>
