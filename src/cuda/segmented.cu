@@ -193,12 +193,12 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
-/* Occupancy floor of a warp-class kernel with values (keys alone: none,
- * one network): the blocks of 256
- * whose register cap (64K / (256 x blocks)) holds the keys-and-values
- * network of K items a lane (ptxas -v: 32 registers at 8 words a lane, 79
- * at 32), so the positions network beside it (the rare second pass,
- * warpsort/segment_sort.cuh) cannot lower the occupancy of the first. */
+/* Occupancy floor of a warp-class kernel with values (keys alone run one
+ * network and need none): as many blocks of 256 as leave a register cap
+ * (64K / (256 x blocks)) that still holds the keys-and-values network of
+ * K items a lane, so the positions network beside it (the rare second
+ * pass, warpsort/segment_sort.cuh) cannot lower the occupancy of the
+ * first (register counts: bench/NOTES.md, fourteenth session). */
 template <int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
     constexpr int words = K * (int)((sizeof(KB) + sizeof(V)) / 4);
@@ -663,13 +663,12 @@ static void ws_seg_launch_warp(const ws_seg_args<KB, V> &a, int c, unsigned cap,
     ws_seg_warp_kernel<WIDTH, K, KB, V><<<grid, 256, 0, stream>>>(a, c);
 }
 
-/* Dynamic shared memory of a block kernel sorting THREADS x K items, the
- * kernel's attribute set when it passes the 48 KiB any launch may take. */
-template <int THREADS, int K, typename KB, typename V, typename F>
-static cudaError_t ws_seg_block_smem(F kernel, size_t *smem) {
-    *smem = sizeof(segment_sort_storage<KB, V, THREADS, K>);
-    if (*smem <= 48 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem);
+/* Lets kernel launch with `bytes` of dynamic shared memory: its attribute
+ * is set when they pass the 48 KiB any launch may take. */
+template <typename F>
+static cudaError_t ws_seg_dyn_smem(F kernel, size_t bytes) {
+    if (bytes <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
 /* Class c's block kernel of THREADS x 8 items, at most per_sm blocks an SM. */
@@ -677,8 +676,8 @@ template <int THREADS, typename KB, typename V>
 static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        unsigned per_sm, cudaStream_t stream) {
     auto kernel = ws_seg_block_kernel<THREADS, 8, KB, V>;
-    size_t smem = 0;
-    const cudaError_t err = ws_seg_block_smem<THREADS, 8, KB, V>(kernel, &smem);
+    const size_t smem = sizeof(segment_sort_storage<KB, V, THREADS, 8>);
+    const cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
     kernel<<<ws_seg_grid(cap, 1, sms, per_sm), THREADS, smem, stream>>>(a, c);
     return cudaGetLastError();
@@ -692,14 +691,13 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     KB *sk = (KB *)(ws + L.lay.scratch_keys);
     V *sv = (V *)(ws + L.lay.scratch_vals);
     auto tile = ws_seg_long_tile_kernel<TT, KB, V>;
-    size_t smem = 0;
-    cudaError_t err = ws_seg_block_smem<TT, 8, KB, V>(tile, &smem);
+    const size_t smem = sizeof(segment_sort_storage<KB, V, TT, 8>);
+    cudaError_t err = ws_seg_dyn_smem(tile, smem);
     if (err != cudaSuccess) return err;
     tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
     auto merge = ws_seg_merge_kernel<MT, KB, V>;
     const size_t msmem = sizeof(ws_seg_merge_smem<KB, V, MT * 8>);
-    if (msmem > 48 * 1024)
-        err = cudaFuncSetAttribute(merge, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)msmem);
+    err = ws_seg_dyn_smem(merge, msmem);
     const unsigned grid =
         ws_seg_grid(L.run_bound * (TT / MT), 1, sms, (unsigned)(1024 / MT)); /* tiles per run */
     for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
