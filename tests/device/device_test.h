@@ -52,6 +52,7 @@ void dt_warp_sort_grid_tests(const dt_options &o, dt_tally &t);
 void dt_warp_sort_dtype_tests(const dt_options &o, dt_tally &t);
 void dt_block_tests(const dt_options &o, dt_tally &t);
 void dt_warp_ops_tests(const dt_options &o, dt_tally &t);
+void dt_segment_sort_tests(const dt_options &o, dt_tally &t);
 
 #endif /* WARPSORT_DEVICE_TEST_H */
 

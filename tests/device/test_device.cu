@@ -3,7 +3,8 @@
  * on its own against a host reference: warp sort (every dtype, K, width,
  * partial counts, both orders, stable or not, keys or pairs), block sort,
  * block merge, warp reduce / scans (several operators, a non-commutative
- * one among them) and compaction.
+ * one among them), compaction, and the segment sorts (warp and block form)
+ * with STABLE = false.
  *
  * Standalone: copy the binary to a GPU machine and run it. Options:
  *   --quick            fewer distributions and seeds
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
     dt_warp_sort_dtype_tests(o, t);
     dt_block_tests(o, t);
     dt_warp_ops_tests(o, t);
+    dt_segment_sort_tests(o, t);
     printf("%d cases, %d failed\n", t.run, t.failed);
     if (t.run == 0) {
         printf("no case matched the filter\n");
