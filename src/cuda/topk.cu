@@ -14,13 +14,14 @@
  *    the row's blocks and writes the result.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; 32-bit keys from k = 16 when one block takes the candidates),
- *    row by row: one block radix-selects a threshold from a sample
- *    at fixed positions, one read of the row keeps every key not above it
- *    as a candidate, and the best k candidates by (key, index) are kept
- *    (32-bit keys and a few thousand candidates: one block sorts them a
- *    chunk at a time and merges; else the leaf sorts them all); when fewer
- *    than k or more than the buffer holds pass, the radix select below
- *    (launched anyway; its kernels read the count) writes the k instead.
+ *    row by row: one block radix-selects a threshold from a sample at
+ *    fixed positions (gathered by a few blocks), one read of the row keeps
+ *    every key not above it as a candidate, and the best k candidates by
+ *    (key, index) are kept (32-bit keys and a few thousand candidates:
+ *    one block sorts them a chunk at a time and merges; else the leaf
+ *    sorts them all); when fewer than k or more than the buffer holds
+ *    pass, the radix select below (launched anyway; it reads the count)
+ *    writes the k instead.
  *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -42,14 +43,17 @@
  *    key (11-bit digits from the top: one histogram pass over the row per
  *    digit, the last block of each pass picks the digit), then a count
  *    pass and an ordered compaction of the keys better than it plus the
- *    lowest-indexed keys equal to it (per-tile counts, one scan, ballots
- *    inside a tile), exactly k survivors in index order, sorted stably by
- *    the device sort.
+ *    lowest-indexed keys equal to it (counts per segment of 512 keys, a
+ *    scan of the blocks' totals, ballots inside a segment), exactly k
+ *    survivors in index order, sorted stably by the device sort. The
+ *    select is one cooperative launch, its phases separated by grid
+ *    barriers.
  * Everything runs on the context's stream from host-known sizes, so with a
  * caller-set workspace a call on device memory neither allocates nor waits:
  * it can be captured in a CUDA graph. Host arrays are staged through the
  * workspace and copied back after a synchronisation.
  */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -59,6 +63,7 @@
 #include "check.cuh"
 #include "device_sort.h"
 #include "state.h"
+#include "tuning.cuh"
 #include "workspace.h"
 #include "warpsort/key_traits.cuh"
 #include "warpsort/block_sort.cuh"
@@ -91,15 +96,22 @@ using warpsort::warp_items;
 /* Resident warps per SM a level's grid aims at: one wave of long chunks. */
 #define WS_TK_WAVE_WARPS 32
 #define WS_TK_MAX_LEVELS 16
-/* Radix path: tile of the count and compaction passes (8 warps x 512). */
+/* Radix select (ws_tk_select_kernel): threads per block, and the tile of
+ * its count and compaction phases (8 warps x 512). */
+#define WS_TK_SELECT_THREADS 256
+#define WS_TK_SELECT_WARPS (WS_TK_SELECT_THREADS / 32)
+/* ... and the blocks an SM must hold (64 registers a thread): a wave of
+ * co-resident blocks keeps enough histogram loads in flight. */
+#define WS_TK_SELECT_MIN_BLOCKS 4
 #define WS_TK_TILE 4096
-#define WS_TK_TILE_THREADS 256
 /* 11-bit digits: 3 passes for 32-bit keys, 6 for 64-bit. */
 #define WS_TK_DIGIT_BITS 11
 #define WS_TK_BINS (1 << WS_TK_DIGIT_BITS)
-/* Histogram passes: threads per block and loads in flight per thread. */
-#define WS_TK_HIST_THREADS 256
+/* Histogram passes: loads in flight per thread. */
 #define WS_TK_HIST_UNROLL 8
+/* Devices whose cooperative kernels' blocks per SM are remembered (others
+ * ask at every call). */
+#define WS_TK_MAX_DEVICES 64
 /* Filter path: k range, the shortest row it takes (the sample must be a
  * small part of the row), and at most this many rows when k would fit the
  * warp path (which takes every row in one launch). */
@@ -111,10 +123,13 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
-/* Sample: one block of 1024 threads, 16 keys each in registers. */
+/* Sample: one block of 1024 threads selects over it, 16 keys each in
+ * registers; its scattered loads (a line each) are spread over at most
+ * this many blocks, as one SM takes them a line at a time. */
 #define WS_TK_SAMPLE_THREADS 1024
 #define WS_TK_SAMPLE_PER 16
 #define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
+#define WS_TK_SAMPLE_BLOCKS 16
 /* Filter path, 32-bit keys: one block of this shape takes the candidates'
  * best k, a chunk of THREADS x 8 at a time (ws_tk_cand_kernel). */
 #define WS_TK_CAND_THREADS 1024
@@ -618,166 +633,199 @@ __device__ __forceinline__ void ws_tk_emit(void *ck, void *ci, unsigned long lon
     }
 }
 
-/*=== radix path (one row at a time) ===*/
+/*=== radix select (one row at a time, one cooperative launch) ===*/
 
 /* The select's state: the k-th key's bits found so far (prefix), and its
  * rank among the keys sharing them (remaining, 1-based). After the last
  * digit prefix is the k-th key and remaining the number of keys equal to
  * it that belong to the top k (the lowest-indexed ones). ticket counts the
- * blocks of a histogram pass that are done; the last one picks the digit. */
+ * blocks that finished a phase; the last one does the phase's serial step
+ * (the digit's pick, the scan of the blocks' counts) and resets it. */
 struct ws_tk_select {
     unsigned long long prefix;
     unsigned long long remaining;
     unsigned ticket;
 };
 
-__global__ void ws_tk_select_init(ws_tk_select *sel, unsigned long long *hist, size_t k) {
-    if (threadIdx.x == 0) {
-        sel->prefix = 0;
-        sel->remaining = k;
-        sel->ticket = 0;
-    }
-    for (int d = threadIdx.x; d < WS_TK_BINS; d += blockDim.x) hist[d] = 0;
+/* Where the select of one row works (workspace pieces of the plan) and
+ * writes its k survivors (ck / ci in layout MODE). fl: the filter path's
+ * state (the select does nothing when the filter hit), NULL elsewhere. */
+struct ws_tk_select_args {
+    ws_tk_select *sel;
+    unsigned long long *hist;              /* WS_TK_BINS */
+    unsigned *seg_less, *seg_eq;           /* per segment (tile x warps + warp) */
+    unsigned long long *blk_less, *blk_eq; /* per block: counts, then bases */
+    size_t tiles, k;
+    void *ck, *ci;
+    const ws_tk_filter *fl;
+};
+
+/* The select's shared memory: a digit's bins, the warps' partial sums,
+ * the last-block flag. */
+struct ws_tk_select_smem {
+    unsigned h[WS_TK_BINS];
+    unsigned long long part[2][WS_TK_SELECT_WARPS];
+    int last;
+};
+
+/* Whether this block is the grid's last to finish the phase: its global
+ * writes are published (fenced) before its ticket is taken, and seen by
+ * the last block after it. Whole blocks call it. */
+__device__ __forceinline__ bool ws_tk_last_block(ws_tk_select *sel, ws_tk_select_smem &s) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s.last = atomicAdd(&sel->ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s.last) return false;
+    __threadfence();
+    return true;
 }
 
 /* Histogram of the digit of `width` bits at `shift` over the keys whose
- * higher bits match the prefix; the last block to finish picks the digit
- * that holds the remaining rank, and clears the histogram and the ticket
- * for the next pass. Each thread has WS_TK_HIST_UNROLL loads in flight. */
+ * higher bits match the prefix (grid-stride, WS_TK_HIST_UNROLL loads in
+ * flight per thread, bins counted in shared memory then added to hist);
+ * the last block picks the digit that holds the remaining rank, clears
+ * hist and the ticket for the next pass. State written by other blocks in
+ * this launch is read with __ldcg (L2), never from a stale L1 line. */
 template <typename KB>
-__global__ void __launch_bounds__(WS_TK_HIST_THREADS)
-    ws_tk_hist_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select *sel, int shift,
-                      int width, unsigned long long *hist, const ws_tk_filter *fl) {
+__device__ __forceinline__ void ws_tk_digit_pass(const KB *keys, size_t n, key_codec codec,
+                                                 const ws_tk_select_args &a, int shift, int width,
+                                                 ws_tk_select_smem &s) {
     constexpr int BITS = 8 * (int)sizeof(KB);
-    constexpr int U = WS_TK_HIST_UNROLL;
-    constexpr int PER = WS_TK_BINS / WS_TK_HIST_THREADS;
-    __shared__ unsigned h[WS_TK_BINS];
-    __shared__ unsigned long long part[WS_TK_HIST_THREADS / 32];
-    __shared__ int last;
-    if (ws_tk_filter_hit(fl)) return; /* the whole grid: the same answer */
-    for (int b = threadIdx.x; b < WS_TK_BINS; b += blockDim.x) h[b] = 0;
+    constexpr int T = WS_TK_SELECT_THREADS, U = WS_TK_HIST_UNROLL;
+    constexpr int PER = WS_TK_BINS / T;
+    const int tid = (int)threadIdx.x;
+    for (int b = tid; b < WS_TK_BINS; b += T) s.h[b] = 0;
     __syncthreads();
-    const KB prefix = (KB)sel->prefix;
+    const KB prefix = (KB)__ldcg(&a.sel->prefix);
     const int above = shift + width;
     const KB mask = (KB)((1u << width) - 1);
-    const size_t stride = (size_t)gridDim.x * blockDim.x * U;
-    for (size_t i0 = (size_t)blockIdx.x * blockDim.x * U + threadIdx.x; i0 < n; i0 += stride) {
+    const size_t stride = (size_t)gridDim.x * T * U;
+    for (size_t i0 = (size_t)blockIdx.x * T * U + tid; i0 < n; i0 += stride) {
+        const KB *at = keys + i0;
+        const size_t left = n - i0;
         KB raw[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const size_t i = i0 + (size_t)u * blockDim.x;
-            raw[u] = i < n ? keys[i] : 0;
-        }
+        for (int u = 0; u < U; u++) raw[u] = (size_t)u * T < left ? at[u * T] : 0;
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const KB o = encode(raw[u], codec);
-            if (i0 + (size_t)u * blockDim.x < n && (above >= BITS || ((o ^ prefix) >> above) == 0))
-                atomicAdd(&h[(unsigned)((o >> shift) & mask)], 1u);
+            if ((size_t)u * T < left && (above >= BITS || ((o ^ prefix) >> above) == 0))
+                atomicAdd(&s.h[(unsigned)((o >> shift) & mask)], 1u);
         }
     }
     __syncthreads();
-    for (int b = threadIdx.x; b < WS_TK_BINS; b += blockDim.x)
-        if (h[b]) atomicAdd(&hist[b], (unsigned long long)h[b]);
-    /* publish this block's counts before taking a ticket */
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(&sel->ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    for (int b = tid; b < WS_TK_BINS; b += T)
+        if (s.h[b]) atomicAdd(&a.hist[b], (unsigned long long)s.h[b]);
+    if (!ws_tk_last_block(a.sel, s)) return;
     /* the last block: thread t holds bins t*PER .. t*PER+PER-1 */
     unsigned long long c[PER], sum = 0;
 #pragma unroll
     for (int j = 0; j < PER; j++) {
-        c[j] = __ldcg(&hist[threadIdx.x * PER + j]);
+        c[j] = __ldcg(&a.hist[tid * PER + j]);
         sum += c[j];
     }
-    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
+    const int lane = tid & 31, warp = tid / 32;
     unsigned long long incl = sum;
     for (int off = 1; off < 32; off *= 2) {
         const unsigned long long y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
         if (lane >= off) incl += y;
     }
-    /* read before the barrier: the picking thread rewrites it */
-    const unsigned long long rem = sel->remaining;
-    if (lane == 31) part[warp] = incl;
+    const unsigned long long rem = __ldcg(&a.sel->remaining);
+    if (lane == 31) s.part[0][warp] = incl;
     __syncthreads();
     unsigned long long before = incl - sum;
-    for (int v = 0; v < warp; v++) before += part[v];
+    for (int v = 0; v < warp; v++) before += s.part[0][v];
+    /* exactly one thread holds the bin of the rem-th key (1 <= rem <= the
+     * keys matching the prefix) */
     if (before < rem && before + sum >= rem) {
         unsigned long long cum = before;
 #pragma unroll
         for (int j = 0; j < PER; j++) {
             if (cum < rem && cum + c[j] >= rem) {
-                sel->prefix |= (unsigned long long)(threadIdx.x * PER + j) << shift;
-                sel->remaining = rem - cum;
+                a.sel->prefix =
+                    (unsigned long long)prefix | ((unsigned long long)(tid * PER + j) << shift);
+                a.sel->remaining = rem - cum;
             }
             cum += c[j];
         }
     }
 #pragma unroll
-    for (int j = 0; j < PER; j++) hist[threadIdx.x * PER + j] = 0;
-    if (threadIdx.x == 0) sel->ticket = 0;
+    for (int j = 0; j < PER; j++) a.hist[tid * PER + j] = 0;
+    if (tid == 0) a.sel->ticket = 0;
 }
 
-/* Per tile: keys better than the k-th (less) and equal to it (eq). */
+/* A tile's segments: warp w of a block counts and compacts keys
+ * [w x WS_TK_SEG, (w + 1) x WS_TK_SEG) of each of its block's tiles, lane
+ * l items j x 32 + l; the tile's first lim keys lie inside the row. */
+#define WS_TK_SEG (WS_TK_TILE / WS_TK_SELECT_WARPS)
+
+/* Per segment of this block's tiles [lo, hi) (each warp its own segment of
+ * every tile): keys better than the k-th (less) and equal to it (eq), into
+ * seg_less / seg_eq, and the block's totals into blk_less / blk_eq; the
+ * last block turns those into exclusive bases (ranges of blocks per
+ * thread, warp scans, then the warps' totals). */
 template <typename KB>
-__global__ void __launch_bounds__(WS_TK_TILE_THREADS)
-    ws_tk_count_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
-                       unsigned *tile_less, unsigned *tile_eq, const ws_tk_filter *fl) {
-    constexpr int STEPS = WS_TK_TILE / WS_TK_TILE_THREADS;
-    __shared__ unsigned sl, se;
-    if (ws_tk_filter_hit(fl)) return;
-    if (threadIdx.x == 0) sl = se = 0;
-    __syncthreads();
-    const size_t base = (size_t)blockIdx.x * WS_TK_TILE;
-    KB raw[STEPS];
+__device__ __forceinline__ void ws_tk_count_phase(const KB *keys, size_t n, key_codec codec,
+                                                  const ws_tk_select_args &a, size_t lo, size_t hi,
+                                                  ws_tk_select_smem &s) {
+    constexpr int T = WS_TK_SELECT_THREADS, W = WS_TK_SELECT_WARPS, STEPS = WS_TK_SEG / 32;
+    constexpr int LOADS = 64 / (int)sizeof(KB); /* in flight per thread: 64 bytes */
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
+    const KB t = (KB)__ldcg(&a.sel->prefix);
+    const unsigned first = (unsigned)(warp * WS_TK_SEG + lane);
+    unsigned long long wl = 0, we = 0; /* the warp's totals */
+    for (size_t tile = lo; tile < hi; tile++) {
+        const size_t base = tile * WS_TK_TILE;
+        const unsigned lim = n - base < WS_TK_TILE ? (unsigned)(n - base) : WS_TK_TILE;
+        const KB *at = keys + base + first;
+        unsigned l = 0, e = 0;
 #pragma unroll
-    for (int j = 0; j < STEPS; j++) {
-        const size_t i = base + (size_t)j * WS_TK_TILE_THREADS + threadIdx.x;
-        raw[j] = i < n ? keys[i] : 0;
-    }
-    const KB t = (KB)sel->prefix;
-    unsigned l = 0, e = 0;
+        for (int j0 = 0; j0 < STEPS; j0 += LOADS) {
+            KB raw[LOADS];
 #pragma unroll
-    for (int j = 0; j < STEPS; j++) {
-        const size_t i = base + (size_t)j * WS_TK_TILE_THREADS + threadIdx.x;
-        if (i < n) {
-            const KB o = encode(raw[j], codec);
-            l += o < t;
-            e += o == t;
+            for (int j = j0; j < j0 + LOADS; j++)
+                raw[j - j0] = first + j * 32 < lim ? at[j * 32] : 0;
+#pragma unroll
+            for (int j = j0; j < j0 + LOADS; j++) {
+                const KB o = encode(raw[j - j0], codec);
+                l += first + j * 32 < lim && o < t;
+                e += first + j * 32 < lim && o == t;
+            }
         }
+        for (int off = 16; off > 0; off /= 2) {
+            l += __shfl_xor_sync(0xFFFFFFFFu, l, off);
+            e += __shfl_xor_sync(0xFFFFFFFFu, e, off);
+        }
+        if (lane == 0) {
+            a.seg_less[tile * W + warp] = l;
+            a.seg_eq[tile * W + warp] = e;
+        }
+        wl += l;
+        we += e;
     }
-    for (int off = 16; off > 0; off /= 2) {
-        l += __shfl_xor_sync(0xFFFFFFFFu, l, off);
-        e += __shfl_xor_sync(0xFFFFFFFFu, e, off);
-    }
-    if ((threadIdx.x & 31) == 0) {
-        atomicAdd(&sl, l);
-        atomicAdd(&se, e);
+    if (lane == 0) {
+        s.part[0][warp] = wl;
+        s.part[1][warp] = we;
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        tile_less[blockIdx.x] = sl;
-        tile_eq[blockIdx.x] = se;
+    if (tid == 0) {
+        unsigned long long bl = 0, be = 0;
+        for (int v = 0; v < W; v++) {
+            bl += s.part[0][v];
+            be += s.part[1][v];
+        }
+        a.blk_less[blockIdx.x] = bl;
+        a.blk_eq[blockIdx.x] = be;
     }
-}
-
-/* Exclusive scans of the tile counts (one block of 1024 threads, each a
- * contiguous range of tiles; warp scans, then the warps' totals). */
-__global__ void __launch_bounds__(1024)
-    ws_tk_scan_kernel(const unsigned *tile_less, const unsigned *tile_eq, size_t tiles,
-                      unsigned long long *less_base, unsigned long long *eq_base,
-                      const ws_tk_filter *fl) {
-    __shared__ unsigned long long wl[32], we[32];
-    if (ws_tk_filter_hit(fl)) return;
-    const size_t per = ws_tk_div_up(tiles, blockDim.x);
-    const size_t lo = threadIdx.x * per, hi = lo + per < tiles ? lo + per : tiles;
-    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x / 32);
+    if (!ws_tk_last_block(a.sel, s)) return;
+    const size_t blocks = gridDim.x, per = ws_tk_div_up(blocks, T);
+    const size_t b0 = tid * per < blocks ? tid * per : blocks;
+    const size_t b1 = b0 + per < blocks ? b0 + per : blocks;
     unsigned long long l = 0, e = 0;
-    for (size_t t = lo; t < hi; t++) {
-        l += tile_less[t];
-        e += tile_eq[t];
+    for (size_t b = b0; b < b1; b++) {
+        l += __ldcg(&a.blk_less[b]);
+        e += __ldcg(&a.blk_eq[b]);
     }
     unsigned long long il = l, ie = e;
     for (int off = 1; off < 32; off *= 2) {
@@ -789,94 +837,121 @@ __global__ void __launch_bounds__(1024)
         }
     }
     if (lane == 31) {
-        wl[warp] = il;
-        we[warp] = ie;
+        s.part[0][warp] = il;
+        s.part[1][warp] = ie;
     }
     __syncthreads();
     l = il - l;
     e = ie - e;
     for (int v = 0; v < warp; v++) {
-        l += wl[v];
-        e += we[v];
+        l += s.part[0][v];
+        e += s.part[1][v];
     }
-    for (size_t t = lo; t < hi; t++) {
-        less_base[t] = l;
-        eq_base[t] = e;
-        l += tile_less[t];
-        e += tile_eq[t];
+    for (size_t b = b0; b < b1; b++) { /* in place: each read before its write */
+        const unsigned long long vl = __ldcg(&a.blk_less[b]), ve = __ldcg(&a.blk_eq[b]);
+        a.blk_less[b] = l;
+        a.blk_eq[b] = e;
+        l += vl;
+        e += ve;
     }
+    if (tid == 0) a.sel->ticket = 0;
 }
 
 /* Writes the k survivors in index order: an item's place is the number of
  * better keys before it plus the number of selected equal keys before it
- * (the first `remaining` equal keys are selected). Warp w of a tile covers
- * 512 consecutive keys, lane l items j * 32 + l. A tile without survivors
- * (its counts say so) returns before reading its keys. */
+ * (the first `remaining` equal keys are selected). Every warp walks the
+ * block's tiles in order from the block's bases, takes its segment's base
+ * from the tile's segment counts (a scan over 8 lanes), and reads its
+ * segment only when it holds a survivor; no block barrier. */
 template <typename KB, int MODE>
-__global__ void __launch_bounds__(WS_TK_TILE_THREADS)
-    ws_tk_compact_kernel(const KB *keys, size_t n, key_codec codec, const ws_tk_select *sel,
-                         const unsigned *tile_less, const unsigned *tile_eq,
-                         const unsigned long long *less_base, const unsigned long long *eq_base,
-                         void *out_keys, void *out_idx, const ws_tk_filter *fl) {
-    constexpr int PER_WARP = WS_TK_TILE / (WS_TK_TILE_THREADS / 32);
-    constexpr int STEPS = PER_WARP / 32;
-    __shared__ unsigned wl[WS_TK_TILE_THREADS / 32], we[WS_TK_TILE_THREADS / 32];
+__device__ __forceinline__ void ws_tk_compact_phase(const KB *keys, size_t n, key_codec codec,
+                                                    const ws_tk_select_args &a, size_t lo,
+                                                    size_t hi) {
+    constexpr int W = WS_TK_SELECT_WARPS, STEPS = WS_TK_SEG / 32;
     const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
-    if (ws_tk_filter_hit(fl)) return;
-    /* most tiles hold no survivor: they read nothing */
-    if (tile_less[blockIdx.x] == 0 &&
-        (tile_eq[blockIdx.x] == 0 || eq_base[blockIdx.x] >= sel->remaining))
-        return;
-    const size_t first = (size_t)blockIdx.x * WS_TK_TILE + (size_t)warp * PER_WARP;
-    KB raw[STEPS];
-#pragma unroll
-    for (int j = 0; j < STEPS; j++) {
-        const size_t i = first + (size_t)j * 32 + lane;
-        raw[j] = i < n ? keys[i] : 0;
-    }
-    const KB t = (KB)sel->prefix;
-    const unsigned long long take = sel->remaining;
-    unsigned ml[STEPS], me[STEPS];
-    unsigned cl = 0, ce = 0;
-#pragma unroll
-    for (int j = 0; j < STEPS; j++) {
-        const size_t i = first + (size_t)j * 32 + lane;
-        bool l = false, e = false;
-        if (i < n) {
-            const KB o = encode(raw[j], codec);
-            l = o < t;
-            e = o == t;
-        }
-        ml[j] = __ballot_sync(0xFFFFFFFFu, l);
-        me[j] = __ballot_sync(0xFFFFFFFFu, e);
-        cl += __popc(ml[j]);
-        ce += __popc(me[j]);
-    }
-    if (lane == 0) {
-        wl[warp] = cl;
-        we[warp] = ce;
-    }
-    __syncthreads();
-    unsigned long long lb = less_base[blockIdx.x], eb = eq_base[blockIdx.x];
-    for (int v = 0; v < warp; v++) {
-        lb += wl[v];
-        eb += we[v];
-    }
+    const KB t = (KB)__ldcg(&a.sel->prefix);
+    const unsigned long long take = __ldcg(&a.sel->remaining);
+    unsigned long long tile_lb = __ldcg(&a.blk_less[blockIdx.x]);
+    unsigned long long tile_eb = __ldcg(&a.blk_eq[blockIdx.x]);
     const unsigned below = ws_tk_lanemask_lt();
-#pragma unroll
-    for (int j = 0; j < STEPS; j++) {
-        const size_t i = first + (size_t)j * 32 + lane;
-        const unsigned long long l_before = lb + __popc(ml[j] & below);
-        const unsigned long long e_before = eb + __popc(me[j] & below);
-        const unsigned long long e_sel = e_before < take ? e_before : take;
-        const bool is_l = (ml[j] >> lane) & 1u, is_e = (me[j] >> lane) & 1u;
-        if (is_l || (is_e && e_before < take)) {
-            const unsigned long long at = l_before + e_sel;
-            ws_tk_emit<KB, MODE>(out_keys, out_idx, at, raw[j], encode(raw[j], codec), i);
+    const unsigned first = (unsigned)(warp * WS_TK_SEG + lane);
+    for (size_t tile = lo; tile < hi; tile++) {
+        unsigned sl = 0, se = 0; /* lane v < W: segment v's counts */
+        if (lane < W) {
+            sl = __ldcg(&a.seg_less[tile * W + lane]);
+            se = __ldcg(&a.seg_eq[tile * W + lane]);
         }
-        lb += __popc(ml[j]);
-        eb += __popc(me[j]);
+        unsigned il = sl, ie = se;
+        for (int off = 1; off < W; off *= 2) {
+            const unsigned yl = __shfl_up_sync(0xFFFFFFFFu, il, off);
+            const unsigned ye = __shfl_up_sync(0xFFFFFFFFu, ie, off);
+            if (lane >= off) {
+                il += yl;
+                ie += ye;
+            }
+        }
+        const unsigned my_l = __shfl_sync(0xFFFFFFFFu, sl, warp);
+        const unsigned my_e = __shfl_sync(0xFFFFFFFFu, se, warp);
+        unsigned long long lb = tile_lb + __shfl_sync(0xFFFFFFFFu, il, warp) - my_l;
+        unsigned long long eb = tile_eb + __shfl_sync(0xFFFFFFFFu, ie, warp) - my_e;
+        tile_lb += __shfl_sync(0xFFFFFFFFu, il, W - 1);
+        tile_eb += __shfl_sync(0xFFFFFFFFu, ie, W - 1);
+        if (my_l == 0 && (my_e == 0 || eb >= take)) continue; /* the same for the warp */
+        const size_t base = tile * WS_TK_TILE;
+        const unsigned lim = n - base < WS_TK_TILE ? (unsigned)(n - base) : WS_TK_TILE;
+        const KB *at = keys + base + first;
+#pragma unroll
+        for (int j = 0; j < STEPS; j++) {
+            const bool in = first + j * 32 < lim;
+            const KB raw = in ? at[j * 32] : 0, o = encode(raw, codec);
+            const bool is_l = in && o < t, is_e = in && o == t;
+            const unsigned ml = __ballot_sync(0xFFFFFFFFu, is_l);
+            const unsigned me = __ballot_sync(0xFFFFFFFFu, is_e);
+            const unsigned long long l_before = lb + __popc(ml & below);
+            const unsigned long long e_before = eb + __popc(me & below);
+            if (is_l || (is_e && e_before < take))
+                ws_tk_emit<KB, MODE>(a.ck, a.ci, l_before + (e_before < take ? e_before : take),
+                                     raw, o, base + first + j * 32);
+            lb += __popc(ml);
+            eb += __popc(me);
+        }
     }
+}
+
+/* The exact select of one row's top k, one cooperative launch of at most
+ * the co-resident blocks: init, one histogram pass per digit, the segment
+ * counts (and the blocks' bases), the compaction, separated by grid
+ * barriers. Block b owns tiles [tiles x b / grid, tiles x (b + 1) / grid)
+ * of the count and compaction, so the blocks' bases follow block order.
+ * When the filter hit, every block returns before the first barrier (all
+ * read the same count). */
+template <typename KB, int MODE>
+__global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
+                                  ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_SELECT_MIN_BLOCKS))
+    ws_tk_select_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select_args a) {
+    __shared__ ws_tk_select_smem s;
+    if (ws_tk_filter_hit(a.fl)) return;
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) {
+            a.sel->prefix = 0;
+            a.sel->remaining = a.k;
+            a.sel->ticket = 0;
+        }
+        for (int d = threadIdx.x; d < WS_TK_BINS; d += WS_TK_SELECT_THREADS) a.hist[d] = 0;
+    }
+    grid.sync();
+    for (int shift = 8 * (int)sizeof(KB); shift > 0;) {
+        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
+        shift -= width;
+        ws_tk_digit_pass<KB>(keys, n, codec, a, shift, width, s);
+        grid.sync();
+    }
+    const size_t lo = a.tiles * blockIdx.x / gridDim.x;
+    const size_t hi = a.tiles * (blockIdx.x + 1) / gridDim.x;
+    ws_tk_count_phase<KB>(keys, n, codec, a, lo, hi, s);
+    grid.sync();
+    ws_tk_compact_phase<KB, MODE>(keys, n, codec, a, lo, hi);
 }
 
 /*=== filter path (one row at a time) ===*/
@@ -884,13 +959,15 @@ __global__ void __launch_bounds__(WS_TK_TILE_THREADS)
 /* Picks the threshold: the rank-th smallest (1-based) ordered key of a
  * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE),
  * by an exact radix select over the sample held in registers (11-bit
- * digits, one block). Resets the row's count and records k and cap. The
+ * digits, block 0). One cooperative launch: the grid gathers the sample
+ * (ordered) into samp, and after the grid barrier block 0 selects and the
+ * others are done. Resets the row's count and records k and cap. The
  * positions and the select depend on nothing but the row, so the path a
  * row takes is deterministic. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
-                        unsigned long long k, unsigned long long cap, ws_tk_filter *fl) {
+                        unsigned long long k, unsigned long long cap, KB *samp, ws_tk_filter *fl) {
     constexpr int BITS = 8 * (int)sizeof(KB);
     constexpr int PER = WS_TK_BINS / WS_TK_SAMPLE_THREADS;
     static_assert(PER == 2, "two bins per thread");
@@ -899,12 +976,15 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     __shared__ unsigned long long s_prefix;
     __shared__ unsigned s_rem;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
+    for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
+         j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
+        samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x != 0) return;
     KB o[WS_TK_SAMPLE_PER];
 #pragma unroll
-    for (int u = 0; u < WS_TK_SAMPLE_PER; u++) {
-        const unsigned long long j = (unsigned long long)u * WS_TK_SAMPLE_THREADS + tid;
-        o[u] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
-    }
+    for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
+        o[u] = __ldcg(&samp[u * WS_TK_SAMPLE_THREADS + tid]); /* other blocks' writes: from L2 */
     KB prefix = 0;
     unsigned rem = rank;
     for (int shift = BITS; shift > 0;) {
@@ -1158,8 +1238,9 @@ struct ws_tk_plan {
     size_t out_keys, out_idx, out_vals; /* staged outputs */
     size_t bar;                         /* warp path: the rows' shared bars */
     size_t cand_keys[2], cand_pos[2];   /* warp path: the levels' runs */
-    size_t select, hist, tile_cnt, tile_base, surv_keys, surv_idx, sort; /* radix path */
+    size_t select, hist, seg_cnt, blk_base, surv_keys, surv_idx, sort; /* radix select */
     size_t fl;            /* filter path: ws_tk_filter (candidates: surv_keys, surv_idx) */
+    size_t samp;          /* filter path: the gathered sample (ordered keys) */
     ws_plan_t sort_plan;  /* radix path: the survivors' sort (the leaf's plan) */
     ws_plan_t sort_plan2; /* filter path, 64-bit keys: the second (stable) sort */
     size_t total;
@@ -1250,10 +1331,11 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     if (p.filter) {
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.fl = take(sizeof(ws_tk_filter));
+        p.samp = take(WS_TK_SAMPLE * kb);
         p.select = take(sizeof(ws_tk_select));
         p.hist = take(sizeof(unsigned long long) * WS_TK_BINS);
-        p.tile_cnt = take(2 * p.tiles * sizeof(unsigned));
-        p.tile_base = take(2 * p.tiles * sizeof(unsigned long long));
+        p.seg_cnt = take(2 * p.tiles * WS_TK_SELECT_WARPS * sizeof(unsigned));
+        p.blk_base = take(2 * p.tiles * sizeof(unsigned long long)); /* grid <= tiles */
         p.surv_keys = take(p.cap * sizeof(unsigned long long));
         if (kb == 8) {
             p.surv_idx = take(p.cap * sizeof(uint32_t));
@@ -1301,8 +1383,8 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.select = take(sizeof(ws_tk_select));
         p.hist = take(sizeof(unsigned long long) * WS_TK_BINS);
-        p.tile_cnt = take(2 * p.tiles * sizeof(unsigned));
-        p.tile_base = take(2 * p.tiles * sizeof(unsigned long long));
+        p.seg_cnt = take(2 * p.tiles * WS_TK_SELECT_WARPS * sizeof(unsigned));
+        p.blk_base = take(2 * p.tiles * sizeof(unsigned long long)); /* grid <= tiles */
         p.surv_keys = take(k * kb);
         p.surv_idx = take(k * sizeof(unsigned long long));
         p.sort_plan = ws_plan_make(&st->dev, k, kb, sizeof(unsigned long long));
@@ -1369,34 +1451,104 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
     return WARPSORT_OK;
 }
 
+/* Blocks of `kernel` (`threads` each, no dynamic shared memory) that one
+ * SM of `device` holds at once: asked once per device and remembered in
+ * known[] (the caller's, one per kernel: its registers and shared memory
+ * never change). */
+static cudaError_t ws_tk_per_sm(const void *kernel, int threads, int device, int *known,
+                                int *per_sm) {
+    const int slot = device >= 0 && device < WS_TK_MAX_DEVICES;
+    int b = slot ? __atomic_load_n(&known[device], __ATOMIC_RELAXED) : 0;
+    if (b == 0) {
+        const cudaError_t err =
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, threads, 0);
+        if (err != cudaSuccess) return err;
+        if (b < 1) return cudaErrorCooperativeLaunchTooLarge; /* not one block fits an SM */
+        if (slot) __atomic_store_n(&known[device], b, __ATOMIC_RELAXED);
+    }
+    *per_sm = b;
+    return cudaSuccess;
+}
+
+/* The co-resident grid of a cooperative launch: the blocks every SM of the
+ * device holds at once, at most `most` (at least 1). */
+static cudaError_t ws_tk_coop_grid(const void *kernel, int threads, int device, int *known,
+                                   const ws_cuda_state *st, size_t most, unsigned *grid) {
+    int per_sm = 0;
+    const cudaError_t err = ws_tk_per_sm(kernel, threads, device, known, &per_sm);
+    if (err != cudaSuccess) return err;
+    size_t g = (size_t)per_sm * (size_t)st->dev.sm_count;
+    if (g > most) g = most;
+    *grid = (unsigned)(g ? g : 1);
+    return cudaSuccess;
+}
+
+/* A cooperative launch's configuration; attr is its one attribute. */
+static cudaLaunchConfig_t ws_tk_coop_config(unsigned grid, unsigned threads, cudaStream_t stream,
+                                            cudaLaunchAttribute *attr) {
+    attr->id = cudaLaunchAttributeCooperative;
+    attr->val.cooperative = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* The exact select of one row's top k (rk, n keys): the k-th key, then
- * the k survivors in index order written to ck / ci in layout MODE. With
- * fl, every kernel returns at once when the filter hit. */
+ * the k survivors in index order written to ck / ci in layout MODE, by
+ * one cooperative launch (ws_tk_select_kernel) of the blocks that fit the
+ * device at once, at most one per tile. With fl, it returns at once when
+ * the filter hit. */
 template <typename KB, int MODE>
 static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
                                     key_codec codec, unsigned char *ws, const ws_tk_filter *fl,
-                                    void *ck, void *ci, const ws_cuda_state *st,
+                                    void *ck, void *ci, int device, const ws_cuda_state *st,
                                     cudaStream_t stream) {
-    ws_tk_select *sel = (ws_tk_select *)(ws + p.select);
-    unsigned long long *hist = (unsigned long long *)(ws + p.hist);
-    unsigned *tile_less = (unsigned *)(ws + p.tile_cnt), *tile_eq = tile_less + p.tiles;
-    unsigned long long *less_base = (unsigned long long *)(ws + p.tile_base);
-    unsigned long long *eq_base = less_base + p.tiles;
-    const unsigned hist_grid = ws_tk_grid(n, WS_TK_HIST_THREADS * WS_TK_HIST_UNROLL, st);
-    const unsigned tiles = (unsigned)p.tiles;
-    ws_tk_select_init<<<1, 256, 0, stream>>>(sel, hist, k);
-    for (int shift = 8 * (int)sizeof(KB); shift > 0;) {
-        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
-        shift -= width;
-        ws_tk_hist_kernel<KB><<<hist_grid, WS_TK_HIST_THREADS, 0, stream>>>(rk, n, codec, sel,
-                                                                            shift, width, hist, fl);
-    }
-    ws_tk_count_kernel<KB>
-        <<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(rk, n, codec, sel, tile_less, tile_eq, fl);
-    ws_tk_scan_kernel<<<1, 1024, 0, stream>>>(tile_less, tile_eq, p.tiles, less_base, eq_base, fl);
-    ws_tk_compact_kernel<KB, MODE><<<tiles, WS_TK_TILE_THREADS, 0, stream>>>(
-        rk, n, codec, sel, tile_less, tile_eq, less_base, eq_base, ck, ci, fl);
-    return cudaGetLastError();
+    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    unsigned grid = 0;
+    /* at most a block per tile: blk_base holds a pair per tile */
+    const cudaError_t err =
+        ws_tk_coop_grid((const void *)ws_tk_select_kernel<KB, MODE>, WS_TK_SELECT_THREADS, device,
+                        known, st, p.tiles, &grid);
+    if (err != cudaSuccess) return err;
+    ws_tk_select_args a;
+    a.sel = (ws_tk_select *)(ws + p.select);
+    a.hist = (unsigned long long *)(ws + p.hist);
+    a.seg_less = (unsigned *)(ws + p.seg_cnt);
+    a.seg_eq = a.seg_less + p.tiles * WS_TK_SELECT_WARPS;
+    a.blk_less = (unsigned long long *)(ws + p.blk_base);
+    a.blk_eq = a.blk_less + p.tiles;
+    a.tiles = p.tiles;
+    a.k = k;
+    a.ck = ck;
+    a.ci = ci;
+    a.fl = fl;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_SELECT_THREADS, stream, &attr);
+    return cudaLaunchKernelEx(&cfg, ws_tk_select_kernel<KB, MODE>, rk, n, codec, a);
+}
+
+/* The filter path's threshold for one row (ws_tk_sample_kernel): one
+ * cooperative launch of up to WS_TK_SAMPLE_BLOCKS blocks. */
+template <typename KB>
+static cudaError_t ws_tk_sample_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
+                                    key_codec codec, unsigned char *ws, ws_tk_filter *fl,
+                                    int device, const ws_cuda_state *st, cudaStream_t stream) {
+    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    unsigned grid = 0;
+    const cudaError_t err =
+        ws_tk_coop_grid((const void *)ws_tk_sample_kernel<KB>, WS_TK_SAMPLE_THREADS, device, known,
+                        st, WS_TK_SAMPLE_BLOCKS, &grid);
+    if (err != cudaSuccess) return err;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_SAMPLE_THREADS, stream, &attr);
+    return cudaLaunchKernelEx(&cfg, ws_tk_sample_kernel<KB>, rk, n, codec, p.rank,
+                              (unsigned long long)k, (unsigned long long)p.cap, (KB *)(ws + p.samp),
+                              fl);
 }
 
 template <typename KB>
@@ -1411,7 +1563,7 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, 0>(p, rk, n, k, codec, ws, NULL, surv_keys, surv_idx,
-                                                  st, stream)));
+                                                  ctx->device, st, stream)));
         /* Survivors are in index order: a stable sort leaves ties by index. */
         const char *failed = NULL;
         const cudaError_t err = ws_device_sort(&p.sort_plan, surv_keys, surv_idx, a->dtype,
@@ -1444,8 +1596,8 @@ static warpsort_status_t ws_tk_best_path(warpsort_context_t *ctx, const ws_tk_pl
 }
 
 /* Row by row: sample -> threshold, one filtering read into the candidates,
- * the radix select only where the filter missed (its kernels read the
- * count and return at once otherwise), then the best k of the candidates:
+ * the radix select only where the filter missed (one launch that reads the
+ * count and returns at once otherwise), then the best k of the candidates:
  * 32-bit keys by one block (ws_tk_cand_kernel) when few pass, else (and
  * 64-bit keys) padded to cap and sorted by (key, index) with the leaf, the
  * first k written. Every
@@ -1470,12 +1622,11 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
                                                   (int)sizeof(ws_tk_cand_smem)));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
-        ws_tk_sample_kernel<KB>
-            <<<1, WS_TK_SAMPLE_THREADS, 0, stream>>>(rk, n, codec, p.rank, k, p.cap, fl);
+        WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
         ws_tk_filter_kernel<KB, MODE>
             <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
-        WS_CUDA_TRY(ctx,
-                    (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci, st, stream)));
+        WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
+                                                     ctx->device, st, stream)));
         if constexpr (MODE == 1)
             if (p.cand_block) {
                 ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, sizeof(ws_tk_cand_smem), stream>>>(

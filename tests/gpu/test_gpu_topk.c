@@ -154,6 +154,18 @@ static void test_paths(void **state) {
             run_on(&wt_device_memory, (tk_case_t){dts[(s + d) % 4], (int)(d & 1), shapes[s][0],
                                                   shapes[s][1], shapes[s][2], dists[(s + d) % 3],
                                                   200 + s, d & 1 ? 8 : 4, d == 2 ? 4 : 0, TK_BOTH});
+    /* the radix select's grid-wide phases on rows of thousands of tiles
+     * (several per block of the co-resident grid, the last one partial),
+     * ties across the k-th key in many of them */
+    const size_t big = ((size_t)1 << 23) + 777;
+    run_on(&wt_device_memory,
+           (tk_case_t){WARPSORT_F32, 0, 1, big, 5000, KEYGEN_FEW, 800, 8, 0, TK_BOTH});
+    if (!g_quick) {
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_F64, 1, 1, big, 70000, KEYGEN_NAN_MIX, 801, 4, 8, TK_BOTH});
+        run_on(&wt_device_memory,
+               (tk_case_t){WARPSORT_U32, 0, 2, big, 4097, KEYGEN_EQUAL, 802, 4, 0, TK_BOTH});
+    }
     /* keys off a 16-byte boundary (4, 8 and 12 bytes) */
     for (size_t off = 4; off <= 12; off += 4) {
         size_t user = off;
@@ -250,6 +262,13 @@ static void test_filter(void **state) {
             run_on(&wt_device_memory,
                    (tk_case_t){sm ? WARPSORT_U32 : WARPSORT_F32, sm, 1, ((size_t)1 << 25) + 7, 3500,
                                KEYGEN_NAN_MIX, 700 + (size_t)sm, 8, 0, TK_BOTH});
+    /* the fallback on rows of thousands of tiles (several per block of the
+     * select's grid), both candidate layouts */
+    run_on(&wt_device_memory, (tk_case_t){WARPSORT_F32, 1, 1, ((size_t)1 << 23) + 5, 1000,
+                                          KEYGEN_EQUAL, 720, 8, 0, TK_BOTH});
+    if (!g_quick)
+        run_on(&wt_device_memory, (tk_case_t){WARPSORT_U64, 0, 1, ((size_t)1 << 23) + 5, 3000,
+                                              KEYGEN_FEW, 721, 4, 4, TK_BOTH});
     /* keys off a 16-byte boundary */
     for (size_t off = 4; off <= 12; off += 4) {
         size_t user = off;
