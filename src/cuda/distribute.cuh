@@ -133,12 +133,12 @@ __device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, un
  * lk, builds their tree, zeroes `words` words from `zero` on, and builds
  * the cell table. Every thread calls it; it synchronises once, and the
  * caller's next barrier publishes the table. */
-template <typename KB>
+template <typename KB, int THREADS>
 __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk, const KB *splits,
                                                           unsigned seg, unsigned m, unsigned *zero,
                                                           int words) {
     const KB *g = splits + (size_t)seg * WS_TREE_SLOTS;
-    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += WS_DIST_THREADS) {
+    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += THREADS) {
         lk.sorted[k] = g[k];
         /* Heap slot k at depth d, position p in its row, holds the splitter
          * of in-order position (2p + 1) << (7 - d); slot 0 is unused. */
@@ -149,7 +149,7 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
         }
         lk.tree[k] = g[pos - 1];
     }
-    for (int j = (int)threadIdx.x; j < words; j += WS_DIST_THREADS) zero[j] = 0;
+    for (int j = (int)threadIdx.x; j < words; j += THREADS) zero[j] = 0;
     __syncthreads();
     ws_lookup<KB> r;
     r.tree = (unsigned)__cvta_generic_to_shared(lk.tree);
@@ -166,8 +166,8 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
     r.shift = bits > WS_CELL_LOG ? (unsigned)(bits - WS_CELL_LOG) : 0u;
     /* Each thread its run of cells: one search, then a walk over the
      * splitters inside them (a crowded run walks up to m, once per block). */
-    constexpr int RUN = WS_CELLS / WS_DIST_THREADS;
-    static_assert(WS_CELLS % WS_DIST_THREADS == 0, "whole runs of cells");
+    constexpr int RUN = WS_CELLS / THREADS;
+    static_assert(WS_CELLS % THREADS == 0, "whole runs of cells");
     const unsigned c0 = threadIdx.x * RUN;
     unsigned below = ws_splitters_below_cell(lk.sorted, m, r, c0);
 #pragma unroll 1
@@ -391,10 +391,10 @@ struct ws_count_smem {
 /* ... and of a scatter block. A stable level ranks per warp (counters and
  * lane masks per warp, in input order); an unstable one ranks with atomics
  * on one set of block counters, in a quarter of the shared memory. */
-template <typename KB, typename V, int ITEMS, bool STABLE>
+template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS>
 struct ws_dist_smem {
-    static constexpr int WARPS = WS_DIST_THREADS / 32;
-    static constexpr int TILE = WS_DIST_THREADS * ITEMS;
+    static constexpr int WARPS = THREADS / 32;
+    static constexpr int TILE = THREADS * ITEMS;
     static constexpr int HISTS = STABLE ? WARPS : 1;
     ws_lookup_smem<KB> look;
     unsigned hist[HISTS][WS_MAX_BUCKETS];               /* counters, then offsets inside the run */
@@ -479,7 +479,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     const ws_lookup<KB> lk =
-        ws_dist_prologue<KB>(s.look, splits, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
+        ws_dist_prologue<KB, WS_DIST_THREADS>(s.look, splits, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
     __syncthreads();
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -498,16 +498,22 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 #endif
 }
 
-template <typename KB, typename V, int ITEMS, bool STABLE>
-__global__ void __launch_bounds__(
-    WS_DIST_THREADS,
-    ws_scatter_min_blocks((int)sizeof(KB) + (is_value<V>::value ? (int)sizeof(V) : 0), STABLE))
+template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS>
+__global__ void
+__launch_bounds__(THREADS,
+                  ws_scatter_min_blocks(THREADS,
+                                        (int)sizeof(KB) + (is_value<V>::value ? (int)sizeof(V) : 0),
+                                        STABLE))
     ws_dist_scatter(const KB *src, const V *vsrc, KB *dst, V *vdst, int raw, key_codec codec,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *splits, unsigned chunk, const unsigned long long *scan) {
 #if WS_SAMPLE_ARCH
-    using SM = ws_dist_smem<KB, V, ITEMS, STABLE>;
-    constexpr int PER = WS_MAX_BUCKETS / WS_DIST_THREADS; /* buckets per thread */
+    using SM = ws_dist_smem<KB, V, ITEMS, STABLE, THREADS>;
+    /* Buckets per thread; with more threads than buckets the first
+     * WS_MAX_BUCKETS threads take one each. */
+    constexpr int PER = THREADS < WS_MAX_BUCKETS ? WS_MAX_BUCKETS / THREADS : 1;
+    static_assert(WS_MAX_BUCKETS % THREADS == 0 || THREADS % WS_MAX_BUCKETS == 0,
+                  "whole buckets per thread");
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
     ws_dist_seg sg;
@@ -515,18 +521,21 @@ __global__ void __launch_bounds__(
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     /* hist and peers are adjacent: one zeroing covers both. */
     const ws_lookup<KB> lk =
-        ws_dist_prologue<KB>(s.look, splits, w.seg, sg.m, &s.hist[0][0],
-                             (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
+        ws_dist_prologue<KB, THREADS>(s.look, splits, w.seg, sg.m, &s.hist[0][0],
+                                      (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
-    const int nb = (int)ctl->nbuckets; /* no key's bucket reaches nb */
+    const int nb = (int)ctl->nbuckets;           /* no key's bucket reaches nb */
+    const bool owner = t * PER < WS_MAX_BUCKETS; /* holds buckets t*PER .. t*PER+PER-1 */
 #pragma unroll
     for (int q = 0; q < PER; q++) {
         const int j = t * PER + q;
-        s.run_base[j] =
-            j < nb ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] -
-                                 seg_first)
-                   : 0ull;
+        if (owner)
+            s.run_base[j] =
+                j < nb
+                    ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] -
+                                  seg_first)
+                    : 0ull;
     }
     __syncthreads();
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -553,6 +562,8 @@ __global__ void __launch_bounds__(
 #pragma unroll
         for (int q = 0; q < PER; q++) {
             const int j = t * PER + q;
+            c[q] = 0;
+            if (!owner) continue;
             unsigned run = 0;
 #pragma unroll
             for (int wp = 0; wp < SM::HISTS; wp++) {
@@ -566,11 +577,11 @@ __global__ void __launch_bounds__(
         /* The tile's total fits 32 bits; warp_sums is next written after
          * this tile's later barriers. */
         unsigned all;
-        unsigned before =
-            ws_block_exclusive_sum<unsigned, WS_DIST_THREADS, false>(mine, s.warp_sums, &all);
+        unsigned before = ws_block_exclusive_sum<unsigned, THREADS, false>(mine, s.warp_sums, &all);
 #pragma unroll
         for (int q = 0; q < PER; q++) {
             const int j = t * PER + q;
+            if (!owner) continue;
             s.tile_start[j] = before;
             s.delta[j] = s.run_base[j] - before;
             s.run_base[j] += c[q];
@@ -593,7 +604,7 @@ __global__ void __launch_bounds__(
         /* Consecutive slots of a bucket go to consecutive addresses. */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            const int e = i * WS_DIST_THREADS + t;
+            const int e = i * THREADS + t;
             if (e < valid) {
                 const unsigned long long o = s.delta[s.bkt[e]] + (unsigned long long)e;
                 dst[o] = s.keys[e];
@@ -606,8 +617,7 @@ __global__ void __launch_bounds__(
              * left them so), and the next tile's first barrier orders these
              * reads before its writes. */
             __syncthreads();
-            for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += WS_DIST_THREADS)
-                (&s.hist[0][0])[j] = 0;
+            for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += THREADS) (&s.hist[0][0])[j] = 0;
             __syncthreads();
         }
     }

@@ -89,7 +89,11 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     ws_plan_levels(p, lim, T);
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */
-    const size_t D = (size_t)WS_DIST_THREADS * ws_dist_items(kb, vb);
+    /* Chunks are whole tiles of the count and of either scatter. */
+    size_t threads = WS_DIST_THREADS;
+    threads = ws_max(threads, (size_t)ws_scatter_threads(false));
+    threads = ws_max(threads, (size_t)ws_scatter_threads(true));
+    const size_t D = threads * (size_t)ws_dist_items(kb, vb);
     const size_t slots =
         (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);
     const size_t tiles = ((p->n + D - 1) / D + slots - 1) / slots;

@@ -49,19 +49,26 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 #define WS_SAMPLE_THREADS 256
 #define WS_SAMPLE_ITEMS 16
 #define WS_SAMPLE (WS_SAMPLE_THREADS * WS_SAMPLE_ITEMS)
-/* Distribution blocks: 256 threads; a count or scatter block walks a chunk
- * of `chunk` items tile by tile. */
+/* Count blocks: 256 threads (scatter blocks: ws_scatter_threads); a count
+ * or scatter block walks a chunk of `chunk` items tile by tile. */
+#ifndef WS_DIST_THREADS
 #define WS_DIST_THREADS 256
-/* Occupancy floor (__launch_bounds__) of a scatter block, by bytes per
- * item: its loop waits at barriers and on shared-memory ranking and
- * regrouping (ncu: short-scoreboard and barrier stalls), so resident warps
- * set its speed. The floor is
- * the most blocks whose register cap (64K / (256 x blocks)) it fits
- * without spilling more than a few words (ptxas -v); stable levels keep
- * per-warp counters and need more. The count kernel is left to ptxas:
- * every floor tried made it spill. */
-__host__ __device__ constexpr int ws_scatter_min_blocks(int item_bytes, bool stable) {
-    return !stable && item_bytes <= 4 ? 4 : 3;
+#endif
+/* Occupancy floor (__launch_bounds__) of a scatter block of `threads`:
+ * its loop waits at barriers and on shared-memory ranking and regrouping
+ * (ncu: short-scoreboard and barrier stalls), so resident warps set its
+ * speed. 32 warps an SM where the register cap (64 a thread) holds the
+ * unstable 4-byte kernel without spills, 24 warps for the rest (ptxas -v).
+ * The count kernel is left to ptxas: every floor tried made it spill. */
+__host__ __device__ constexpr int ws_scatter_min_blocks(int threads, int item_bytes, bool stable) {
+    return (!stable && item_bytes <= 4 ? 1024 : 768) / threads > 0
+               ? (!stable && item_bytes <= 4 ? 1024 : 768) / threads
+               : 1;
+}
+
+/* Threads of a scatter block (WS_SCATTER_THREADS_*, tuning.cuh). */
+__host__ __device__ constexpr int ws_scatter_threads(bool stable) {
+    return stable ? WS_SCATTER_THREADS_STABLE : WS_SCATTER_THREADS_UNSTABLE;
 }
 
 __host__ __device__ constexpr int ws_dist_items(int key_bytes, int value_bytes) {

@@ -104,10 +104,15 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
     /* Argsort and stable sorts need a stable distribution; the rest rank
      * with atomics (the scatter's shared memory shrinks 4x). */
+    constexpr int SCATTER_THREADS = ws_scatter_threads(STABLE);
     auto count = ws_dist_count<KB, DI>;
-    auto scatter = ws_dist_scatter<KB, V, DI, STABLE>;
+    auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS>;
     const size_t count_smem = sizeof(ws_count_smem<KB, DI>);
-    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE>);
+    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS>);
+    /* The sample path runs on the sm_90 row only (plan.cu). */
+    static_assert(sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS>) <=
+                      ws_family_of(WS_FAMILY_SM90).smem_block,
+                  "a scatter block fits the sm_90 row's shared memory");
     cudaError_t err;
     *what = "cudaFuncSetAttribute (distribution)";
     if ((err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -146,7 +151,7 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
              ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]),
              ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials)));
         WS_STEP("ws_dist_scatter",
-                (scatter<<<p.max_blocks[l], WS_DIST_THREADS, scatter_smem, stream>>>(
+                (scatter<<<p.max_blocks[l], SCATTER_THREADS, scatter_smem, stream>>>(
                     src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
                     cnt)));
         /* A block per segment. */

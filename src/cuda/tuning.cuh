@@ -211,11 +211,25 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
     return ws_merge_passes(n, 2 * tile) < ws_merge_passes(n, tile) ? 2 * tile : tile;
 }
 
-/* Distribution blocks per SM in level 0 of the sample sort (plan.cu): a
- * count or scatter block holds 2-4 blocks per SM, so 12 make whole waves of
- * every one (a partial last wave cost a third of a scatter pass). */
+/* Threads of a sample-sort scatter block (distribute.cuh), unstable and
+ * stable. A block regroups THREADS x ws_dist_items items at a time, so a
+ * bigger block writes longer runs per bucket (fewer sectors written in
+ * part, which the L2 must fill from DRAM) and passes fewer barriers per
+ * item; a stable block keeps counters and lane masks per warp (4 KiB a
+ * warp), which bounds it. bench/NOTES.md has the measurements. */
+#ifndef WS_SCATTER_THREADS_UNSTABLE
+#define WS_SCATTER_THREADS_UNSTABLE 512
+#endif
+#ifndef WS_SCATTER_THREADS_STABLE
+#define WS_SCATTER_THREADS_STABLE 512
+#endif
+
+/* Distribution blocks per SM in level 0 of the sample sort (plan.cu):
+ * three whole waves of the unstable scatter, which holds 1024 /
+ * WS_SCATTER_THREADS_UNSTABLE blocks an SM (a partial last wave cost a
+ * third of a scatter pass). */
 #ifndef WS_DIST_BLOCKS_PER_SM
-#define WS_DIST_BLOCKS_PER_SM 12
+#define WS_DIST_BLOCKS_PER_SM (3 * 1024 / WS_SCATTER_THREADS_UNSTABLE)
 #endif
 
 /* Smallest n the sample sort takes (plan.cu); below it the merge passes
