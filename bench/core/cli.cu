@@ -106,4 +106,54 @@ void parse_names(const std::string &flag, const std::string &v,
     }
 }
 
+/* One flag of spec.flags into *o; false if a is not one of them. */
+static bool parse_common_flag(const std::string &a, ArgReader &args, const CommonSpec &spec,
+                              CommonOptions *o) {
+    const unsigned f = spec.flags;
+    if ((f & kFlagRepeat) && a == "--repeat")
+        o->repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if ((f & kFlagSlowRepeat) && a == "--slow-repeat")
+        o->slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
+    else if ((f & kFlagWarmup) && a == "--warmup")
+        o->warmup = (int)parse_int(a, args.value(), spec.warmup_min, 100);
+    else if ((f & kFlagSeed) && a == "--seed")
+        o->seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
+    else if ((f & kFlagDevice) && a == "--device")
+        o->device = (int)parse_int(a, args.value(), 0, 1023);
+    else if ((f & kFlagJson) && a == "--json") {
+        o->json_path = args.value();
+        if (o->json_path.empty()) usage_error("--json: empty path");
+    } else if ((f & kFlagJson) && a == "--no-json") {
+        args.no_value();
+        o->no_json = true;
+    } else if ((f & kFlagList) && a == "--list") {
+        args.no_value();
+        o->list_only = true;
+    } else if ((f & kFlagNoFlushL2) && a == "--no-flush-l2") {
+        args.no_value();
+        o->flush_l2 = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void parse_flags(int argc, char **argv, const CommonSpec &spec, CommonOptions *common,
+                 const ModeFlagParser &mode_flag) {
+    ArgReader args(argc, argv);
+    std::string a;
+    while (args.next(&a)) {
+        if (a == "--help" || a == "-h") {
+            std::fputs(spec.usage, stdout);
+            std::exit(0);
+        }
+        if (!parse_common_flag(a, args, spec, common) && !(mode_flag && mode_flag(a, args)))
+            usage_error("unknown argument '" + a + "'");
+    }
+}
+
+void check_common_flags(const CommonOptions &o) {
+    if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
+}
+
 } // namespace wsb

@@ -1,10 +1,13 @@
 /*
- * measure.cu - the timing loop shared by every mode.
+ * measure.cu - the timing loop shared by every mode, and the guard around a
+ * rival's row.
  */
 #include "core/measure.h"
 
 #include "core/common.h"
 #include "core/timing.h"
+
+#include <new>
 
 namespace wsb {
 
@@ -41,6 +44,21 @@ bool measure(Trial &t, int warmup, int repeat, Row &row, double copy_bw, PhaseTi
     row.status = RowStatus::Ok;
     fill_stats(row, copy_bw);
     return true;
+}
+
+void guard_rival_row(Gpu &g, Row &row, const std::function<void()> &time_row) {
+    try {
+        time_row();
+    } catch (const std::bad_alloc &) {
+        row.status = RowStatus::Skipped;
+        row.note = "out of memory (allocation inside the rival)";
+    } catch (const BenchError &) {
+        throw;
+    } catch (const std::exception &e) {
+        row.status = RowStatus::Error;
+        row.note = std::string("exception: ") + e.what();
+    }
+    if (row.status != RowStatus::Ok) ensure_context_alive(g, row.rival);
 }
 
 } // namespace wsb

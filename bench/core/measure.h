@@ -9,6 +9,7 @@
 #ifndef WSB_CORE_MEASURE_H
 #define WSB_CORE_MEASURE_H
 
+#include <functional>
 #include <string>
 
 #include "core/report.h"
@@ -39,6 +40,15 @@ struct PhaseTimes {
  * verification: row says which run and why. Throws BenchError only for
  * the harness's own failures. */
 bool measure(Trial &t, int warmup, int repeat, Row &row, double copy_bw, PhaseTimes &ph);
+
+struct Gpu;
+
+/* Runs time_row, which times one rival into row. An exception thrown from
+ * inside the rival ends its row, not the run: std::bad_alloc makes the row
+ * Skipped, any other std::exception an Error (BenchError, the harness's own
+ * failure, goes on up). After a row that is not Ok, ensure_context_alive(g)
+ * checks that the next rival can still run. */
+void guard_rival_row(Gpu &g, Row &row, const std::function<void()> &time_row);
 
 } // namespace wsb
 

@@ -157,7 +157,7 @@ struct Run {
     RunInfo info;
     std::vector<Row> rows;
     PhaseTimes ph;
-    int repeat = 7, warmup = 1;
+    CommonOptions opt; /* repeat, warmup, device, json_path, no_json, list_only */
 };
 
 /* The rows of one case: the reference launch, then every implementation. */
@@ -181,7 +181,7 @@ void run_case(Run &r, const Case &c) {
         row.timer = "cuda-events";
         CollectiveTrial t(r.gpu, c, impl, (uint32_t *)sink.get(), (const uint32_t *)ref.get(),
                           words);
-        if (measure(t, r.warmup, r.repeat, row, 0, r.ph)) {
+        if (measure(t, r.opt.warmup, r.opt.repeat, row, 0, r.ph)) {
             if (&impl == &c.impls[0]) ws_ms = row.median_ms;
             if (ws_ms > 0) row.results.num("warpsort_speedup", row.median_ms / ws_ms);
             if (ws_ms > 0 && &impl != &c.impls[0])
@@ -194,65 +194,41 @@ void run_case(Run &r, const Case &c) {
     }
 }
 
-void parse(Run &r, std::string *json, bool *no_json, bool *list, int *device, int argc,
-           char **argv) {
-    ArgReader args(argc, argv);
-    std::string a;
-    while (args.next(&a)) {
-        if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        } else if (a == "--repeat")
-            r.repeat = (int)parse_int(a, args.value(), 1, 1000);
-        else if (a == "--warmup")
-            r.warmup = (int)parse_int(a, args.value(), 0, 100);
-        else if (a == "--device")
-            *device = (int)parse_int(a, args.value(), 0, 1023);
-        else if (a == "--json")
-            *json = args.value();
-        else if (a == "--no-json")
-            args.no_value(), *no_json = true;
-        else if (a == "--list")
-            args.no_value(), *list = true;
-        else
-            usage_error("unknown argument '" + a + "'");
-    }
-    if (*no_json && !json->empty()) usage_error("--json and --no-json exclude each other");
-}
-
 } // namespace
 
 int collectives_main(int argc, char **argv) {
     const double t_start = wall_ms();
     Run r;
-    std::string json, why;
-    bool no_json = false, list = false;
-    int device = 0;
-    parse(r, &json, &no_json, &list, &device, argc, argv);
+    const CommonSpec spec = {kUsage,
+                             kFlagRepeat | kFlagWarmup | kFlagDevice | kFlagJson | kFlagList, 0};
+    parse_flags(argc, argv, spec, &r.opt); /* it has no flags of its own */
+    check_common_flags(r.opt);
     const std::vector<Case> cases = all_cases();
-    if (list) {
+    if (r.opt.list_only) {
         for (const Case &c : cases)
             for (const ImplSpec &i : c.impls)
                 std::printf("%-20s %-28s %s\n", c.group.c_str(), c.name.c_str(), i.name);
         return kExitOk;
     }
-    if (!open_gpu(r.gpu, device, &why)) {
+    std::string why;
+    if (!open_gpu(r.gpu, r.opt.device, &why)) {
         std::fprintf(stderr, "warpsort_bench collectives: %s\n", why.c_str());
         return kExitHarness;
     }
     collect_run_info(r.info, r.gpu, "collectives");
-    r.info.settings.integer("repeat", r.repeat)
-        .integer("warmup", r.warmup)
+    r.info.settings.integer("repeat", r.opt.repeat)
+        .integer("warmup", r.opt.warmup)
         .integer("tiles_per_block", kIters);
     print_run_header(r.info);
-    if (!no_json)
+    std::string json = r.opt.json_path;
+    if (!r.opt.no_json)
         start_results(json = json.empty() ? default_json_path("collectives") : json, r.info);
     print_table_header("Gitems/s");
     for (const Case &c : cases) run_case(r, c);
     r.info.aborted.clear();
     r.info.wall_s = (wall_ms() - t_start) * 1e-3;
     const int bad = print_summary(r.rows, r.info.wall_s);
-    if (!no_json) {
+    if (!r.opt.no_json) {
         write_results(json, r.info, r.rows);
         std::printf("results: %s\n", json.c_str());
     }

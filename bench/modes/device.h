@@ -9,11 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "core/cli.h"
 #include "core/regime.h"
 
 namespace wsb {
 
-struct DeviceOptions {
+/* repeat, slow_repeat, warmup, seed, device, json_path, no_json,
+ * list_only, flush_l2: CommonOptions. */
+struct DeviceOptions : CommonOptions {
+    DeviceOptions() { slow_repeat = 3; }
     enum Preset { None, Quick, Full } preset = None;
     bool dtype_set = false, kind_set = false, dist_set = false, min_set = false, max_set = false,
          seg_set = false;
@@ -27,14 +31,7 @@ struct DeviceOptions {
     std::vector<uint64_t> seg_maxes; /* random lengths, uniform 1..max */
     bool whole = true;               /* the whole-array regimes too (--no-whole: not) */
     std::vector<bool> rivals;        /* per registry entry */
-    int repeat = 7, slow_repeat = 3, warmup = 1;
     int cpu_max_log = 24, seed_max_log = 27, host_check_max_log = 20;
-    bool flush_l2 = true;
-    uint64_t seed = 20240601;
-    int device = 0;
-    std::string json_path;
-    bool no_json = false;
-    bool list_only = false;
     bool stable = false;
 };
 

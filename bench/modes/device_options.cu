@@ -8,9 +8,6 @@
 #include "core/common.h"
 #include "rivals/rival.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace wsb {
 namespace {
 
@@ -86,39 +83,17 @@ bool parse_selection(const std::string &a, ArgReader &args, DeviceOptions &o) {
     return true;
 }
 
-/* The flags that set how it runs; false if a is not one of them. */
+/* The flags that set how it runs, less the common ones; false if a is not
+ * one of them. */
 bool parse_settings(const std::string &a, ArgReader &args, DeviceOptions &o) {
-    if (a == "--repeat")
-        o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--slow-repeat")
-        o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--warmup")
-        o.warmup = (int)parse_int(a, args.value(), 1, 100);
-    else if (a == "--cpu-max-log")
+    if (a == "--cpu-max-log")
         o.cpu_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
     else if (a == "--seed-max-log")
         o.seed_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
     else if (a == "--host-check-max-log")
         o.host_check_max_log = (int)parse_int(a, args.value(), 0, kMaxLog);
-    else if (a == "--seed")
-        o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-    else if (a == "--device")
-        o.device = (int)parse_int(a, args.value(), 0, 1023);
-    else if (a == "--json") {
-        o.json_path = args.value();
-        if (o.json_path.empty()) usage_error("--json: empty path");
-    } else if (a == "--no-flush-l2") {
-        args.no_value();
-        o.flush_l2 = false;
-    } else if (a == "--no-json") {
-        args.no_value();
-        o.no_json = true;
-    } else if (a == "--list") {
-        args.no_value();
-        o.list_only = true;
-    } else {
+    else
         return false;
-    }
     return true;
 }
 
@@ -126,21 +101,18 @@ bool parse_settings(const std::string &a, ArgReader &args, DeviceOptions &o) {
 
 DeviceOptions parse_device_args(const DeviceMode &mode, int argc, char **argv) {
     DeviceOptions o = mode.defaults;
-    ArgReader args(argc, argv);
-    std::string a;
-    while (args.next(&a)) {
-        if (a == "--help" || a == "-h") {
-            std::fputs(mode.usage, stdout);
-            std::exit(0);
-        }
-        if (!parse_selection(a, args, o) && !parse_settings(a, args, o))
-            usage_error("unknown argument '" + a + "'");
-    }
+    const CommonSpec spec = {mode.usage,
+                             kFlagRepeat | kFlagSlowRepeat | kFlagWarmup | kFlagSeed | kFlagDevice |
+                                 kFlagJson | kFlagList | kFlagNoFlushL2,
+                             1};
+    parse_flags(argc, argv, spec, &o, [&o](const std::string &a, ArgReader &args) {
+        return parse_selection(a, args, o) || parse_settings(a, args, o);
+    });
     /* With a preset the range only filters it, so one bound alone is fine. */
     if ((o.preset == DeviceOptions::None || (o.min_set && o.max_set)) && o.logs.empty() &&
         o.min_log > o.max_log)
         usage_error(strprintf("--min-log %d is above --max-log %d", o.min_log, o.max_log));
-    if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
+    check_common_flags(o);
     return o;
 }
 

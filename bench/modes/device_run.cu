@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <new>
 
 namespace wsb {
 namespace {
@@ -157,21 +156,12 @@ Row time_rival(Context &c, int id, Buffers &b, Verifier &ver, HostCheck &hc, int
         return row;
     }
     ver.forget();
-    try {
+    guard_rival_row(c.gpu, row, [&] {
         if (rv)
             time_device(c, *rv, b, ver, hc, info.slow, log2n, row);
         else
             time_host(c, *hr, b, ver, hc, info.slow, log2n, row);
-    } catch (const std::bad_alloc &) {
-        row.status = RowStatus::Skipped;
-        row.note = "out of memory (allocation inside the rival)";
-    } catch (const BenchError &) {
-        throw;
-    } catch (const std::exception &e) {
-        row.status = RowStatus::Error;
-        row.note = std::string("exception: ") + e.what();
-    }
-    if (row.status != RowStatus::Ok) ensure_context_alive(c.gpu, row.rival);
+    });
     return row;
 }
 

@@ -149,18 +149,7 @@ Row host_row(HostContext &c, const std::string &name, const Regime &r, HostInput
         row.note = why;
         return row;
     }
-    try {
-        time_host_row(c, *hr, in, ver, warmup, repeat, row);
-    } catch (const std::bad_alloc &) {
-        row.status = RowStatus::Skipped;
-        row.note = "out of memory (allocation inside the rival)";
-    } catch (const BenchError &) {
-        throw;
-    } catch (const std::exception &e) {
-        row.status = RowStatus::Error;
-        row.note = std::string("exception: ") + e.what();
-    }
-    if (row.status != RowStatus::Ok) ensure_context_alive(c.gpu, row.rival);
+    guard_rival_row(c.gpu, row, [&] { time_host_row(c, *hr, in, ver, warmup, repeat, row); });
     return row;
 }
 

@@ -10,25 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "core/cli.h"
 #include "core/regime.h"
 
 namespace wsb {
 
-struct HostOptions {
+/* repeat, slow_repeat, warmup, seed, device, json_path, no_json,
+ * list_only: CommonOptions. */
+struct HostOptions : CommonOptions {
+    HostOptions() { repeat = 5; }
     std::vector<uint64_t> sizes = {10000000, 100000000};
     std::vector<Regime> kinds;               /* dtype x keys / pairs */
     std::vector<bool> memory = {true, true}; /* pageable, pinned */
     std::vector<std::string> rivals = {"warpsort-host", "cub-radix+copy", "warpsort+copy",
                                        "warpsort-cpu"};
-    int repeat = 5, warmup = 1, slow_repeat = 1;
     uint64_t cpu_max_n = (uint64_t)1 << 28;
     uint64_t ooc_n = 0, ooc_budget = (uint64_t)4 << 30;
     uint64_t timeline_n = 0;
     std::string trace = "host-timeline.csv";
-    uint64_t seed = 20240601;
-    int device = 0;
-    std::string json_path;
-    bool no_json = false, list_only = false;
 };
 
 HostOptions parse_host_args(int argc, char **argv);

@@ -8,8 +8,6 @@
 #include "rivals/rival.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace wsb {
 namespace {
@@ -90,9 +88,13 @@ std::vector<std::string> parse_rivals(const std::string &flag, const std::string
     return out;
 }
 
-/* The flags with a value; false if a is not one of them. */
-bool parse_valued(const std::string &a, ArgReader &args, HostOptions &o, int &value_bytes) {
-    if (a == "--sizes") {
+/* The host mode's own flags; false if a is not one of them. */
+bool parse_host_flag(const std::string &a, ArgReader &args, HostOptions &o, int &value_bytes) {
+    if (a == "--no-cpu") {
+        args.no_value();
+        o.rivals.erase(std::remove(o.rivals.begin(), o.rivals.end(), "warpsort-cpu"),
+                       o.rivals.end());
+    } else if (a == "--sizes") {
         o.sizes.clear();
         for (const std::string &s : split_list(args.value())) o.sizes.push_back(parse_size(a, s));
     } else if (a == "--kinds")
@@ -105,12 +107,6 @@ bool parse_valued(const std::string &a, ArgReader &args, HostOptions &o, int &va
         o.rivals = parse_rivals(a, args.value());
     else if (a == "--cpu-max-n")
         o.cpu_max_n = parse_size(a, args.value());
-    else if (a == "--repeat")
-        o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--slow-repeat")
-        o.slow_repeat = (int)parse_int(a, args.value(), 1, 1000);
-    else if (a == "--warmup")
-        o.warmup = (int)parse_int(a, args.value(), 0, 100);
     else if (a == "--ooc-n")
         o.ooc_n = parse_size(a, args.value());
     else if (a == "--ooc-budget")
@@ -119,14 +115,7 @@ bool parse_valued(const std::string &a, ArgReader &args, HostOptions &o, int &va
         o.timeline_n = parse_size(a, args.value());
     else if (a == "--trace")
         o.trace = args.value();
-    else if (a == "--seed")
-        o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-    else if (a == "--device")
-        o.device = (int)parse_int(a, args.value(), 0, 1023);
-    else if (a == "--json") {
-        o.json_path = args.value();
-        if (o.json_path.empty()) usage_error("--json: empty path");
-    } else
+    else
         return false;
     return true;
 }
@@ -137,27 +126,17 @@ HostOptions parse_host_args(int argc, char **argv) {
     HostOptions o;
     o.kinds = parse_kinds("default", "u32-keys,u32-pairs,u64-keys");
     int value_bytes = 4;
-    ArgReader args(argc, argv);
-    std::string a;
-    while (args.next(&a)) {
-        if (a == "--help" || a == "-h") {
-            std::fputs(kHostUsage, stdout);
-            std::exit(0);
-        } else if (a == "--no-cpu" || a == "--no-json" || a == "--list") {
-            args.no_value();
-            if (a == "--no-cpu")
-                o.rivals.erase(std::remove(o.rivals.begin(), o.rivals.end(), "warpsort-cpu"),
-                               o.rivals.end());
-            if (a == "--no-json") o.no_json = true;
-            if (a == "--list") o.list_only = true;
-        } else if (!parse_valued(a, args, o, value_bytes)) {
-            usage_error("unknown argument '" + a + "'");
-        }
-    }
+    const CommonSpec spec = {kHostUsage,
+                             kFlagRepeat | kFlagSlowRepeat | kFlagWarmup | kFlagSeed | kFlagDevice |
+                                 kFlagJson | kFlagList,
+                             0};
+    parse_flags(argc, argv, spec, &o, [&](const std::string &a, ArgReader &args) {
+        return parse_host_flag(a, args, o, value_bytes);
+    });
     if (value_bytes != 4 && value_bytes != 8) usage_error("--value-bytes: 4 or 8");
     for (Regime &r : o.kinds)
         if (r.value_bytes) r.value_bytes = value_bytes;
-    if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
+    check_common_flags(o);
     if (o.ooc_budget == 0) usage_error("--ooc-budget: must be above 0");
     return o;
 }

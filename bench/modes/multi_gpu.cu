@@ -72,15 +72,15 @@ const char *const kUsage =
     "exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 bad\n"
     "arguments, 3 the harness could not run.\n";
 
-struct Options {
+/* repeat, warmup, seed, json_path, no_json, list_only: CommonOptions. */
+struct Options : CommonOptions {
+    Options() { repeat = 5; }
     std::vector<bool> dtypes = {false, false, false, false};
     bool dtype_set = false;
     std::vector<size_t> ns;
     Dist dist = KEYGEN_RANDOM;
-    bool descending = false, baseline = true, no_json = false, list_only = false;
-    int gpus = 0, repeat = 5, warmup = 1;
-    uint64_t seed = 20240601;
-    std::string json_path;
+    bool descending = false, baseline = true;
+    int gpus = 0;
 };
 
 struct Plan {
@@ -88,52 +88,39 @@ struct Plan {
     size_t n;
 };
 
+/* The multi-gpu mode's own flags; false if a is not one of them. */
+bool parse_multi_gpu_flag(const std::string &a, ArgReader &args, Options &o) {
+    if (a == "--dtype") {
+        parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
+        o.dtype_set = true;
+    } else if (a == "--n") {
+        for (const std::string &s : split_list(args.value()))
+            o.ns.push_back((size_t)parse_size(a, s));
+    } else if (a == "--dist") {
+        const std::string v = args.value();
+        if (!keygen_dist_from_name(v.c_str(), &o.dist)) usage_error("--dist: unknown '" + v + "'");
+    } else if (a == "--descending") {
+        args.no_value();
+        o.descending = true;
+    } else if (a == "--gpus") {
+        o.gpus = (int)parse_int(a, args.value(), 1, 64);
+    } else if (a == "--no-baseline") {
+        args.no_value();
+        o.baseline = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 Options parse(int argc, char **argv) {
     Options o;
-    ArgReader args(argc, argv);
-    std::string a;
-    while (args.next(&a)) {
-        if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        } else if (a == "--dtype") {
-            parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
-            o.dtype_set = true;
-        } else if (a == "--n") {
-            for (const std::string &s : split_list(args.value()))
-                o.ns.push_back((size_t)parse_size(a, s));
-        } else if (a == "--dist") {
-            const std::string v = args.value();
-            if (!keygen_dist_from_name(v.c_str(), &o.dist))
-                usage_error("--dist: unknown '" + v + "'");
-        } else if (a == "--descending") {
-            args.no_value();
-            o.descending = true;
-        } else if (a == "--gpus") {
-            o.gpus = (int)parse_int(a, args.value(), 1, 64);
-        } else if (a == "--no-baseline") {
-            args.no_value();
-            o.baseline = false;
-        } else if (a == "--repeat") {
-            o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-        } else if (a == "--warmup") {
-            o.warmup = (int)parse_int(a, args.value(), 0, 100);
-        } else if (a == "--seed") {
-            o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-        } else if (a == "--json") {
-            o.json_path = args.value();
-            if (o.json_path.empty()) usage_error("--json: empty path");
-        } else if (a == "--no-json") {
-            args.no_value();
-            o.no_json = true;
-        } else if (a == "--list") {
-            args.no_value();
-            o.list_only = true;
-        } else {
-            usage_error("unknown argument '" + a + "'");
-        }
-    }
-    if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
+    const CommonSpec spec = {kUsage, kFlagRepeat | kFlagWarmup | kFlagSeed | kFlagJson | kFlagList,
+                             0};
+    parse_flags(argc, argv, spec, &o, [&o](const std::string &a, ArgReader &args) {
+        return parse_multi_gpu_flag(a, args, o);
+    });
+    check_common_flags(o);
     return o;
 }
 

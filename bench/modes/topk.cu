@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <new>
 
 namespace wsb {
@@ -66,7 +65,9 @@ const char *const kUsage =
     "exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 bad\n"
     "arguments, 3 the harness could not run.\n";
 
-struct Options {
+/* repeat, warmup, seed, device, json_path, no_json, list_only, flush_l2:
+ * CommonOptions. */
+struct Options : CommonOptions {
     std::vector<bool> dtypes = {false, true, false, false};
     bool dtype_set = false;
     std::vector<size_t> ns, ks;
@@ -75,12 +76,7 @@ struct Options {
     std::vector<bool> rivals;
     bool largest = true;
     size_t index_bytes = 4;
-    int repeat = 7, warmup = 1;
     size_t check_rows = 64;
-    bool flush_l2 = true, no_json = false, list_only = false;
-    uint64_t seed = 20240601;
-    int device = 0;
-    std::string json_path;
 };
 
 std::vector<std::string> rival_names() {
@@ -96,71 +92,55 @@ std::pair<size_t, size_t> parse_shape(const std::string &flag, const std::string
     return {(size_t)parse_size(flag, v.substr(0, x)), (size_t)parse_size(flag, v.substr(x + 1))};
 }
 
+/* The topk mode's own flags; false if a is not one of them. */
+bool parse_topk_flag(const std::string &a, ArgReader &args, Options &o) {
+    if (a == "--dtype") {
+        parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
+        o.dtype_set = true;
+    } else if (a == "--n") {
+        for (const std::string &s : split_list(args.value()))
+            o.ns.push_back((size_t)parse_size(a, s));
+    } else if (a == "--rows") {
+        for (const std::string &s : split_list(args.value())) o.shapes.push_back(parse_shape(a, s));
+    } else if (a == "--k") {
+        for (const std::string &s : split_list(args.value()))
+            o.ks.push_back((size_t)parse_size(a, s));
+    } else if (a == "--smallest") {
+        args.no_value();
+        o.largest = false;
+    } else if (a == "--index-bytes") {
+        const long long b = parse_int(a, args.value(), 4, 8);
+        if (b != 4 && b != 8) usage_error("--index-bytes: 4 or 8");
+        o.index_bytes = (size_t)b;
+    } else if (a == "--dist") {
+        std::vector<std::string> names;
+        for (int s = 0; s < kNumDists; ++s) names.push_back(dist_name(kDists[s]));
+        parse_names(a, args.value(), names, &o.dists, "all");
+    } else if (a == "--rivals") {
+        parse_names(a, args.value(), rival_names(), &o.rivals, "all");
+    } else if (a == "--check-rows") {
+        o.check_rows = (size_t)parse_int(a, args.value(), 1, 1 << 20);
+    } else if (a == "--no-workspace") {
+        args.no_value();
+        g_topk_no_workspace = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 Options parse(int argc, char **argv) {
     Options o;
     o.dists[dist_index(KEYGEN_RANDOM)] = true;
     o.rivals.assign(topk_rivals().size(), true);
-    ArgReader args(argc, argv);
-    std::string a;
-    while (args.next(&a)) {
-        if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        } else if (a == "--dtype") {
-            parse_names(a, args.value(), {"u32", "f32", "u64", "f64"}, &o.dtypes, "all");
-            o.dtype_set = true;
-        } else if (a == "--n") {
-            for (const std::string &s : split_list(args.value()))
-                o.ns.push_back((size_t)parse_size(a, s));
-        } else if (a == "--rows") {
-            for (const std::string &s : split_list(args.value()))
-                o.shapes.push_back(parse_shape(a, s));
-        } else if (a == "--k") {
-            for (const std::string &s : split_list(args.value()))
-                o.ks.push_back((size_t)parse_size(a, s));
-        } else if (a == "--smallest") {
-            args.no_value();
-            o.largest = false;
-        } else if (a == "--index-bytes") {
-            const long long b = parse_int(a, args.value(), 4, 8);
-            if (b != 4 && b != 8) usage_error("--index-bytes: 4 or 8");
-            o.index_bytes = (size_t)b;
-        } else if (a == "--dist") {
-            std::vector<std::string> names;
-            for (int s = 0; s < kNumDists; ++s) names.push_back(dist_name(kDists[s]));
-            parse_names(a, args.value(), names, &o.dists, "all");
-        } else if (a == "--rivals") {
-            parse_names(a, args.value(), rival_names(), &o.rivals, "all");
-        } else if (a == "--repeat") {
-            o.repeat = (int)parse_int(a, args.value(), 1, 1000);
-        } else if (a == "--warmup") {
-            o.warmup = (int)parse_int(a, args.value(), 1, 100);
-        } else if (a == "--check-rows") {
-            o.check_rows = (size_t)parse_int(a, args.value(), 1, 1 << 20);
-        } else if (a == "--no-workspace") {
-            args.no_value();
-            g_topk_no_workspace = true;
-        } else if (a == "--no-flush-l2") {
-            args.no_value();
-            o.flush_l2 = false;
-        } else if (a == "--seed") {
-            o.seed = (uint64_t)parse_int(a, args.value(), 0, (1ll << 62));
-        } else if (a == "--device") {
-            o.device = (int)parse_int(a, args.value(), 0, 1023);
-        } else if (a == "--json") {
-            o.json_path = args.value();
-            if (o.json_path.empty()) usage_error("--json: empty path");
-        } else if (a == "--no-json") {
-            args.no_value();
-            o.no_json = true;
-        } else if (a == "--list") {
-            args.no_value();
-            o.list_only = true;
-        } else {
-            usage_error("unknown argument '" + a + "'");
-        }
-    }
-    if (o.no_json && !o.json_path.empty()) usage_error("--json and --no-json exclude each other");
+    const CommonSpec spec = {kUsage,
+                             kFlagRepeat | kFlagWarmup | kFlagSeed | kFlagDevice | kFlagJson |
+                                 kFlagList | kFlagNoFlushL2,
+                             1};
+    parse_flags(argc, argv, spec, &o, [&o](const std::string &a, ArgReader &args) {
+        return parse_topk_flag(a, args, o);
+    });
+    check_common_flags(o);
     return o;
 }
 
