@@ -18,10 +18,10 @@
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
  *    (key, index) are kept (32-bit keys and a few thousand candidates:
- *    one block sorts them a chunk at a time and merges; else the leaf
- *    sorts them all); when fewer than k or more than the buffer holds
- *    pass, the radix select below (launched anyway; it reads the count)
- *    writes the k instead.
+ *    one block narrows them on chip by a radix select over their digits
+ *    to a few k and sorts those; else the leaf sorts them all); when
+ *    fewer than k or more than the buffer holds pass, the radix select
+ *    below (launched anyway; it reads the count) writes the k instead.
  *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -131,9 +131,14 @@ using warpsort::warp_items;
 #define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
 #define WS_TK_SAMPLE_BLOCKS 16
 /* Filter path, 32-bit keys: one block of this shape takes the candidates'
- * best k, a chunk of THREADS x 8 at a time (ws_tk_cand_kernel). */
+ * best k (ws_tk_cand_kernel) when at most WS_TK_CAND_EXPECTED are expected
+ * to pass: it narrows them to at most max(2k, THREADS) on chip (passes of
+ * UNROLL loads in flight per thread) and sorts those as one tile of at
+ * most TILE. */
 #define WS_TK_CAND_THREADS 1024
-#define WS_TK_CAND_CHUNK (WS_TK_CAND_THREADS * 8)
+#define WS_TK_CAND_TILE (WS_TK_CAND_THREADS * 8)
+#define WS_TK_CAND_EXPECTED (2 * WS_TK_CAND_TILE)
+#define WS_TK_CAND_UNROLL 8
 /* Filter pass: 16-byte loads per thread per step, threads per block. */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
@@ -1131,73 +1136,199 @@ __global__ void ws_tk_pad_kernel(const ws_tk_filter *fl, unsigned long long *ck,
     }
 }
 
-/* Shared memory of ws_tk_cand_kernel: one padded array, the best so far
- * in [0, WS_TK_FILTER_MAX_K), the chunk being sorted after it. */
+/* Shared memory of ws_tk_cand_kernel: the survivors (unpadded), then the
+ * padded tile that sorts them; one digit's bins and the scan's warp sums;
+ * the narrowing's shared scalars. */
 struct ws_tk_cand_smem {
-    uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_FILTER_MAX_K + WS_TK_CAND_CHUNK)];
+    uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
+    unsigned h[WS_TK_BINS];
+    unsigned part[WS_TK_CAND_THREADS / 32];
+    unsigned long long orx;    /* OR of every candidate XOR the first */
+    unsigned bin, before, cut; /* the digit's cut bin, the items before it, its count */
+    unsigned at;               /* survivors placed */
 };
 
+/* Sorts the s survivors (s <= THREADS x ITEMS, unpadded at sm.keys) as one
+ * tile of THREADS x ITEMS and writes the first k (k <= s) to results from
+ * out_base on. A tile's cost follows its real items (block_sort_tile); a
+ * smaller ITEMS gives more, shorter warp networks. */
+template <typename KB, int ITEMS>
+__device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem &sm, int s, int k, size_t out_base,
+                                                key_codec codec, const ws_tk_outputs &out) {
+    using U = uint64_t;
+    constexpr int T = WS_TK_CAND_THREADS;
+    const int lane = (int)threadIdx.x & 31, first = (int)threadIdx.x * ITEMS;
+    const int warp_first = first & ~(32 * ITEMS - 1);
+    warp_items<U, no_value, no_value, ITEMS> it;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        /* striped per warp: a warp holds tile items warp_first .. + 32 x
+         * ITEMS either way, so the sentinels still end up from s on */
+        const int e = warp_first + i * 32 + lane;
+        it.k[i] = e < s ? sm.keys[e] : sentinel<U>();
+    }
+    __syncthreads(); /* every survivor read before the tile overwrites them */
+    warpsort::block_sort_tile<32 * ITEMS, U, no_value, no_value, T, ITEMS>(
+        it, warpsort::tile_smem<U, no_value>{sm.keys, nullptr}, s);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (first + i < k)
+            ws_tk_put(out, out_base + (size_t)(first + i), decode((KB)(it.k[i] >> 32), codec),
+                      (uint32_t)it.k[i]);
+}
+
 /* 32-bit keys: the best k of the row's candidates (one u64 each, ordered
- * key above index: unique, so their order is the (key, index) order), to
- * results from out_base on, by one block. The candidates are the first
- * `count` of ck: all that passed the filter, or the radix select's k when
- * it missed. Each chunk of WS_TK_CAND_CHUNK is sorted on chip
- * (block_sort_tile; only its real items cost) and merged with the best k
- * so far (merge path, k outputs). Usually one chunk does it: the filter
- * keeps a few thousand candidates. */
+ * key above index: unique, so their order is the (key, index) order, ties
+ * and NaNs included), to results from out_base on, by one block. The
+ * candidates are the first n of ck: all that passed the filter, or the
+ * radix select's k when it missed.
+ *
+ * The filter keeps several times k, so the block first narrows them on
+ * chip by an exact radix select over the u64 words, read from L2 once per
+ * pass: an OR pass finds the highest bit where the words differ (the bits
+ * above it are common), then each pass histograms the next digit of up to
+ * 11 bits among the words sharing the prefix so far, and the bin holding
+ * the k-th word becomes the cut: the words below it are kept, the cut bin's
+ * are refined by the next digit, until the kept words and the cut bin are
+ * at most max(2k, THREADS) (the words are unique, so at the last digit the
+ * cut bin holds one word: ties never stop the narrowing, they only reach
+ * the index bits). One more pass collects the survivors, the words whose
+ * bits above the last digit are not above the cut's, and one tile of the
+ * next power of two of them (at least THREADS) sorts them; the first k are
+ * the result. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, size_t k,
                       size_t out_base, key_codec codec, ws_tk_outputs out) {
-    using U = uint64_t; /* the network's 8-byte word */
-    constexpr int T = WS_TK_CAND_THREADS, ITEMS = 8, MAXK = WS_TK_FILTER_MAX_K;
+    using U = uint64_t;
+    constexpr int T = WS_TK_CAND_THREADS, L = WS_TK_CAND_UNROLL, PER = WS_TK_BINS / T;
+    static_assert(PER == 2, "two bins per thread");
+    static_assert(2 * WS_TK_FILTER_MAX_K <= WS_TK_CAND_TILE, "the survivors fit one tile");
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
     ws_tk_cand_smem &sm = *reinterpret_cast<ws_tk_cand_smem *>(ws_tk_dyn);
-    U *chunk_base = sm.keys + warpsort::smem_index<U>(MAXK); /* MAXK: whole padding periods */
-    const size_t count = ws_tk_filter_hit(fl) ? fl->count : fl->k;
-    const int t = (int)threadIdx.x, lane = t & 31, first = t * ITEMS;
-    const int warp_first = first & ~(32 * ITEMS - 1);
-    int have = 0;
-    for (size_t c0 = 0; c0 < count; c0 += WS_TK_CAND_CHUNK) {
-        const int len =
-            count - c0 < (size_t)WS_TK_CAND_CHUNK ? (int)(count - c0) : WS_TK_CAND_CHUNK;
-        warp_items<U, no_value, no_value, ITEMS> it;
+    const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
+    const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
+    const unsigned keep = 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k : (unsigned)T;
+    if (t == 0) {
+        sm.orx = 0;
+        sm.at = 0;
+    }
+    __syncthreads();
+    /* the survivors: the words w with w >> top <= prefix >> top (all when
+     * top is 64), s of them */
+    int top = 64;
+    U prefix = 0;
+    unsigned s = n;
+    if (n > keep) {
+        const U w0 = ck[0];
+        U x = 0;
+        for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+            U w[L];
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const int e = warp_first + i * 32 + lane; /* striped per warp, as the segment sorts */
-            it.k[i] = e < len ? (U)ck[c0 + (size_t)e] : sentinel<U>();
+            for (int u = 0; u < L; u++) {
+                const unsigned j = b + (unsigned)(u * T + t);
+                w[u] = j < n ? (U)ck[j] : w0;
+            }
+#pragma unroll
+            for (int u = 0; u < L; u++) x |= w[u] ^ w0;
         }
-        warpsort::block_sort_tile<32 * ITEMS, U, no_value, no_value, T, ITEMS>(
-            it, warpsort::tile_smem<U, no_value>{chunk_base, nullptr}, len);
-        /* it: sorted items first .. first + 7 of the chunk */
-        const int m = have + len < (int)k ? have + len : (int)k;
-        if (have == 0) {
+        unsigned lo = (unsigned)x, hi = (unsigned)(x >> 32);
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++)
-                if (first + i < m) sm.keys[warpsort::smem_index<U>(first + i)] = it.k[i];
-        } else {
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++)
-                if (first + i < len) chunk_base[warpsort::smem_index<U>(first + i)] = it.k[i];
+        for (int m = 16; m >= 1; m /= 2) {
+            lo |= __shfl_xor_sync(0xFFFFFFFFu, lo, m);
+            hi |= __shfl_xor_sync(0xFFFFFFFFu, hi, m);
+        }
+        if (lane == 0 && (lo | hi)) atomicOr(&sm.orx, ((unsigned long long)hi << 32) | lo);
+        __syncthreads();
+        const U orx = sm.orx;
+        /* unique words differ somewhere (n > keep >= 2) */
+        top = orx ? 64 - __clzll((long long)orx) : 0;
+        prefix = top == 64 ? 0 : (w0 >> top) << top;
+        unsigned rem = (unsigned)k, kept = 0; /* the k-th word's rank among the prefix's */
+        while (s > keep && top > 0) {
+            const int width = top < WS_TK_DIGIT_BITS ? top : WS_TK_DIGIT_BITS;
+            const int shift = top - width;
+            const U mask = ((U)1 << width) - 1;
+            for (int q = t; q < WS_TK_BINS; q += T) sm.h[q] = 0;
             __syncthreads();
-            const int diag = first < m ? first : m;
-            U mk[ITEMS];
-            no_value mv[ITEMS];
-            warpsort::merge_items_to_registers<U, no_value, ITEMS>(
-                sm.keys, (const no_value *)nullptr, warpsort::merge_src{0, have, MAXK, len}, diag,
-                mk, mv);
-            __syncthreads(); /* every input read before the best is rewritten */
+            for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+                U w[L];
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++)
-                if (diag + i < m) sm.keys[warpsort::smem_index<U>(diag + i)] = mk[i];
+                for (int u = 0; u < L; u++) {
+                    const unsigned j = b + (unsigned)(u * T + t);
+                    w[u] = j < n ? (U)ck[j] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < L; u++) {
+                    const unsigned j = b + (unsigned)(u * T + t);
+                    const bool in = j < n && (top == 64 || ((w[u] ^ prefix) >> top) == 0);
+                    const unsigned bin = in ? (unsigned)((w[u] >> shift) & mask) : WS_TK_BINS;
+                    /* one add per distinct bin of the warp: ties and
+                     * narrow ranges would serialise on one counter */
+                    const unsigned peers = __match_any_sync(0xFFFFFFFFu, bin);
+                    if (in && lane == __ffs(peers) - 1) atomicAdd(&sm.h[bin], __popc(peers));
+                }
+            }
+            __syncthreads();
+            const unsigned c0 = sm.h[t * PER], c1 = sm.h[t * PER + 1], sum = c0 + c1;
+            unsigned incl = sum;
+            for (int off = 1; off < 32; off *= 2) {
+                const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+                if (lane >= off) incl += y;
+            }
+            if (lane == 31) sm.part[warp] = incl;
+            __syncthreads();
+            unsigned before = incl - sum;
+            for (int v = 0; v < warp; v++) before += sm.part[v];
+            /* exactly one thread holds the bin of the rem-th word (1 <=
+             * rem <= the words sharing the prefix) */
+            if (before < rem && before + sum >= rem) {
+                const int second = before + c0 < rem;
+                sm.bin = (unsigned)(t * PER + second);
+                sm.before = before + (second ? c0 : 0);
+                sm.cut = second ? c1 : c0;
+            }
+            __syncthreads();
+            kept += sm.before;
+            rem -= sm.before;
+            s = kept + sm.cut;
+            prefix |= (U)sm.bin << shift;
+            top = shift;
+            __syncthreads(); /* every read precedes the next digit's writes */
         }
-        have = m;
-        __syncthreads(); /* the best is whole; the chunk may be reused */
     }
-    for (int j = t; j < (int)k; j += T) {
-        const U v = sm.keys[warpsort::smem_index<U>(j)];
-        ws_tk_put(out, out_base + (size_t)j, decode((KB)(v >> 32), codec), (uint32_t)v);
+    /* collect the survivors (in any order: the sort orders them) */
+    const U bar = top >= 64 ? 0 : prefix >> top;
+    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+        U w[L];
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            w[u] = j < n ? (U)ck[j] : ~0ull;
+        }
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            const bool in = j < n && (top >= 64 || (w[u] >> top) <= bar);
+            const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
+            if (!ball) continue;
+            unsigned base = 0;
+            if (lane == 0) base = atomicAdd(&sm.at, (unsigned)__popc(ball));
+            base = __shfl_sync(0xFFFFFFFFu, base, 0);
+            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            if (in && at < (unsigned)WS_TK_CAND_TILE) sm.keys[at] = w[u];
+        }
     }
+    __syncthreads();
+    const int m = s < (unsigned)WS_TK_CAND_TILE ? (int)s : WS_TK_CAND_TILE;
+    if (m <= T)
+        ws_tk_cand_sort<KB, 1>(sm, m, (int)k, out_base, codec, out);
+    else if (m <= 2 * T)
+        ws_tk_cand_sort<KB, 2>(sm, m, (int)k, out_base, codec, out);
+    else if (m <= 4 * T)
+        ws_tk_cand_sort<KB, 4>(sm, m, (int)k, out_base, codec, out);
+    else
+        ws_tk_cand_sort<KB, 8>(sm, m, (int)k, out_base, codec, out);
 }
 
 /* The first k sorted candidates of one row to results from out_base on. */
@@ -1317,12 +1448,13 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.filter = 4 * p.cap <= row_len;
         if (kb == 4) {
             /* One block takes the candidates when about rank x n / S pass
-             * (what the filter keeps on average) fill at most two of its
-             * chunks and the device gives a block its 104 KB; more go to
-             * the leaf, all SMs. Below WS_TK_FILTER_MIN_K only the former
+             * (what the filter keeps on average) are at most
+             * WS_TK_CAND_EXPECTED (its passes over them stay short) and the
+             * device gives a block its shared memory (about 78 KB); more go
+             * to the leaf, all SMs. Below WS_TK_FILTER_MIN_K only the former
              * beats the warp path. */
             const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-            p.cand_block = expected <= 2.0 * WS_TK_CAND_CHUNK &&
+            p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
                            sizeof(ws_tk_cand_smem) <= ws_family_of(st->dev.family).smem_block;
             if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
         }

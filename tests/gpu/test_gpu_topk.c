@@ -12,6 +12,7 @@
  * every test reports SKIPPED and the program exits 77.
  */
 #include <cuda_runtime_api.h>
+#include <math.h>
 
 #include "../cpu/topk_cases.h"
 #include "gpu_memory.h"
@@ -301,6 +302,50 @@ static void test_filter(void **state) {
     free(hk);
 }
 
+/* The one-block candidate path's narrowing (32-bit keys, more candidates
+ * than max(2k, 1024) within the buffer): random keys in [0, 1) oriented so
+ * the best end is 1 (largest) or 0 (smallest), plus a group of G = 4k +
+ * 2048 keys (every P-th, P odd) that the sample sees about G x 2^14 / n
+ * times, so the threshold usually lands on the group: the group equal to
+ * a key at about rank k / 2 (the k-th among the ties: the cut bin holds
+ * them all down to the index bits), equal and better than every random
+ * key (all candidates tie: the result is the group's k lowest indices),
+ * NaNs of both signs, and alternating -0.0 / +0.0 at the best end. k from
+ * the path's lowest to its highest (2^24 keys there); each row either hits
+ * or falls back, both exact. */
+static void test_filter_narrow(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const size_t ks[] = {16, 100, 1000, 4096};
+    float *hk = malloc(((size_t)1 << 24) * sizeof(float));
+    assert_non_null(hk);
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        const size_t k = ks[ki], len = k > 1000 ? (size_t)1 << 24 : (size_t)1 << 22;
+        if (g_quick && len > ((size_t)1 << 22)) continue;
+        const size_t period = (len / (4 * k + 2048)) | 1;
+        for (int pat = 0; pat < 4; pat++)
+            for (int sm = 0; sm < 2; sm++) {
+                const float best = sm ? 0.0f : 1.0f, worse = sm ? 1.0f : -1.0f;
+                uint32_t x = 12345u + (uint32_t)(ki * 8 + (size_t)pat * 2 + (size_t)sm);
+                for (size_t i = 0; i < len; i++) {
+                    x = x * 1664525u + 1013904223u;
+                    const float u = (float)(x >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+                    hk[i] = sm ? u : 1.0f - u; /* near best: the best end */
+                    if (i % period != 3) continue;
+                    const size_t g = i / period;
+                    hk[i] = pat == 0   ? best + worse * (float)(k / 2) / (float)len
+                            : pat == 1 ? best - worse
+                            : pat == 2 ? (g & 1 ? -NAN : NAN)
+                                       : (g & 1 ? -0.0f : 0.0f);
+                }
+                if (pat == 3 && !sm)
+                    for (size_t i = 0; i < len; i++) hk[i] = -hk[i]; /* zeros the largest */
+                compare_f32_rows(hk, 1, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
+            }
+    }
+    free(hk);
+}
+
 /* A caller workspace: exactly the size asked suffices, one byte less on a
  * call that needs it fails and writes nothing. */
 static void test_workspace(void **state) {
@@ -487,7 +532,7 @@ int main(int argc, char **argv) {
     static char names[3][WARPSORT_DTYPE_COUNT_][48];
     static const char *const kinds[3] = {"single", "rows", "values_memory"};
     const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
-    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 6];
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 7];
     size_t count = 0;
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -499,6 +544,8 @@ int main(int argc, char **argv) {
     tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_filter", test_filter, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_workspace", test_workspace, NULL, NULL, NULL};
