@@ -1184,8 +1184,9 @@ __device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem &sm, int s, int 
  * radix select's k when it missed.
  *
  * The filter keeps several times k, so the block first narrows them on
- * chip by an exact radix select over the u64 words, read from L2 once per
- * pass: an OR pass finds the highest bit where the words differ (the bits
+ * chip by an exact radix select over the u64 words (the first THREADS x
+ * UNROLL, usually all, held in registers, the rest read from L2 once per
+ * pass): an OR pass finds the highest bit where the words differ (the bits
  * above it are common), then each pass histograms the next digit of up to
  * 11 bits among the words sharing the prefix so far, and the bin holding
  * the k-th word becomes the cut: the words below it are kept, the cut bin's
@@ -1219,18 +1220,32 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     int top = 64;
     U prefix = 0;
     unsigned s = n;
+    /* the first T x L words (usually all) stay in registers: each pass
+     * after the first reads only the rest from L2 */
+    U wc[L];
+#pragma unroll
+    for (int u = 0; u < L; u++) {
+        const unsigned j = (unsigned)(u * T + t);
+        wc[u] = j < n ? (U)ck[j] : 0;
+    }
+    const auto batch = [&](unsigned b, U(&w)[L]) {
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            w[u] = b == 0 ? wc[u] : j < n ? (U)ck[j] : 0;
+        }
+    };
     if (n > keep) {
         const U w0 = ck[0];
         U x = 0;
         for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
             U w[L];
+            batch(b, w);
 #pragma unroll
             for (int u = 0; u < L; u++) {
                 const unsigned j = b + (unsigned)(u * T + t);
-                w[u] = j < n ? (U)ck[j] : w0;
+                if (j < n) x |= w[u] ^ w0;
             }
-#pragma unroll
-            for (int u = 0; u < L; u++) x |= w[u] ^ w0;
         }
         unsigned lo = (unsigned)x, hi = (unsigned)(x >> 32);
 #pragma unroll
@@ -1253,11 +1268,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
             __syncthreads();
             for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
                 U w[L];
-#pragma unroll
-                for (int u = 0; u < L; u++) {
-                    const unsigned j = b + (unsigned)(u * T + t);
-                    w[u] = j < n ? (U)ck[j] : 0;
-                }
+                batch(b, w);
 #pragma unroll
                 for (int u = 0; u < L; u++) {
                     const unsigned j = b + (unsigned)(u * T + t);
@@ -1301,11 +1312,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     const U bar = top >= 64 ? 0 : prefix >> top;
     for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
         U w[L];
-#pragma unroll
-        for (int u = 0; u < L; u++) {
-            const unsigned j = b + (unsigned)(u * T + t);
-            w[u] = j < n ? (U)ck[j] : ~0ull;
-        }
+        batch(b, w);
 #pragma unroll
         for (int u = 0; u < L; u++) {
             const unsigned j = b + (unsigned)(u * T + t);
