@@ -251,8 +251,9 @@ static void test_filter(void **state) {
                    (tk_case_t){dts[(s + d) % 4], (int)(d & 1), shapes[s][0], shapes[s][1],
                                shapes[s][2], d == 2 ? KEYGEN_EQUAL : dists[(s + d) % 6], 500 + s,
                                d & 1 ? 8 : 4, d == 1 ? 8 : 0, d == 2 ? TK_KEYS_ONLY : TK_BOTH});
-    /* 32-bit keys: about 13 x n / 2^14 candidates at k = 4096, two chunks
-     * of the one-block path; more than it takes (about 9 x n / 2^14 pass at
+    /* 32-bit keys: about 13 x n / 2^14 candidates at k = 4096, which the
+     * one-block path narrows to at most 8192 (its largest tile); more than
+     * it takes (about 9 x n / 2^14 pass at
      * n = 2^25, k = 3500), so the leaf sorts them; either order */
     for (int sm = 0; sm < 2; sm++)
         run_on(&wt_device_memory,
