@@ -253,8 +253,8 @@ static void test_filter(void **state) {
                                d & 1 ? 8 : 4, d == 1 ? 8 : 0, d == 2 ? TK_KEYS_ONLY : TK_BOTH});
     /* 32-bit keys: about 13 x n / 2^14 candidates at k = 4096, which the
      * one-block path narrows to at most 8192 (its largest tile); more than
-     * it takes (about 9 x n / 2^14 pass at
-     * n = 2^25, k = 3500), so the leaf sorts them; either order */
+     * it takes (about 9 x n / 2^14 pass at n = 2^25, k = 3500), so the
+     * leaf sorts them; either order */
     for (int sm = 0; sm < 2; sm++)
         run_on(&wt_device_memory,
                (tk_case_t){sm ? WARPSORT_I32 : WARPSORT_F32, sm, 1, ((size_t)1 << 24) + 3, 4096,
