@@ -91,8 +91,8 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
      * few as that allows, so few count entries too. */
     /* Chunks are whole tiles of the count and of either scatter. */
     size_t threads = WS_DIST_THREADS;
-    threads = ws_max(threads, (size_t)ws_scatter_threads(false));
-    threads = ws_max(threads, (size_t)ws_scatter_threads(true));
+    threads = ws_max(threads, (size_t)ws_scatter_threads(false, kb + vb));
+    threads = ws_max(threads, (size_t)ws_scatter_threads(true, kb + vb));
     const size_t D = threads * (size_t)ws_dist_items(kb, vb);
     const size_t slots =
         (size_t)WS_DIST_BLOCKS_PER_SM * (size_t)(p->sm_count > 0 ? p->sm_count : 1);

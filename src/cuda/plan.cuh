@@ -66,9 +66,12 @@ __host__ __device__ constexpr int ws_scatter_min_blocks(int threads, int item_by
                : 1;
 }
 
-/* Threads of a scatter block (WS_SCATTER_THREADS_*, tuning.cuh). */
-__host__ __device__ constexpr int ws_scatter_threads(bool stable) {
-    return stable ? WS_SCATTER_THREADS_STABLE : WS_SCATTER_THREADS_UNSTABLE;
+/* Threads of a scatter block by stability and bytes per item
+ * (WS_SCATTER_THREADS_*, tuning.cuh). */
+__host__ __device__ constexpr int ws_scatter_threads(bool stable, int item_bytes) {
+    return stable             ? WS_SCATTER_THREADS_STABLE
+           : item_bytes >= 12 ? WS_SCATTER_THREADS_WIDE
+                              : WS_SCATTER_THREADS_UNSTABLE;
 }
 
 __host__ __device__ constexpr int ws_dist_items(int key_bytes, int value_bytes) {

@@ -223,6 +223,10 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 #ifndef WS_SCATTER_THREADS_STABLE
 #define WS_SCATTER_THREADS_STABLE 512
 #endif
+/* Unstable, 12- and 16-byte items (tiles of 8 items a thread). */
+#ifndef WS_SCATTER_THREADS_WIDE
+#define WS_SCATTER_THREADS_WIDE 1024
+#endif
 
 /* Distribution blocks per SM in level 0 of the sample sort (plan.cu):
  * three whole waves of the unstable scatter, which holds 1024 /
