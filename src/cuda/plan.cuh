@@ -57,13 +57,13 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 /* Occupancy floor (__launch_bounds__) of a scatter block of `threads`:
  * its loop waits at barriers and on shared-memory ranking and regrouping
  * (ncu: short-scoreboard and barrier stalls), so resident warps set its
- * speed. 32 warps an SM where the register cap (64 a thread) holds the
- * unstable 4-byte kernel without spills, 24 warps for the rest (ptxas -v).
- * The count kernel is left to ptxas: every floor tried made it spill. */
+ * speed. It asks for 1024 resident threads an SM for the unstable 4-byte
+ * kernel (a 64-register cap it fits without spills) and 768 for the rest
+ * (ptxas -v), in whole blocks, one at least. The count kernel is left to
+ * ptxas: every floor tried made it spill. */
 __host__ __device__ constexpr int ws_scatter_min_blocks(int threads, int item_bytes, bool stable) {
-    return (!stable && item_bytes <= 4 ? 1024 : 768) / threads > 0
-               ? (!stable && item_bytes <= 4 ? 1024 : 768) / threads
-               : 1;
+    const int per_sm = !stable && item_bytes <= 4 ? 1024 : 768;
+    return per_sm / threads > 0 ? per_sm / threads : 1;
 }
 
 /* Threads of a scatter block by stability and bytes per item
