@@ -103,7 +103,8 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     ws_level_ctl *ctl = (ws_level_ctl *)(ws + L.ctl);
     ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
     /* Argsort and stable sorts need a stable distribution; the rest rank
-     * with atomics (the scatter's shared memory shrinks 4x). */
+     * with atomics on one set of block counters instead of counters and
+     * lane masks per warp (ws_dist_smem). */
     constexpr int SCATTER_THREADS = ws_scatter_threads(STABLE, S::KEY_BYTES + S::VALUE_BYTES);
     auto count = ws_dist_count<KB, DI>;
     auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS>;
