@@ -140,12 +140,25 @@ typedef struct warpsort_config {
     size_t host_ring_bytes;     /* pinned staging ring for pageable host arrays, allocated on
                                    first use and kept until warpsort_destroy; 0 = 128 MiB
                                    (4 slots of 32 MiB); at least 16 KiB */
+    /* CUDA backend, host arrays sorted out of core: the devices that share the work
+     * (see "Host arrays on several GPUs"). device_count 0 = device alone (devices is then
+     * ignored); 1 .. WARPSORT_MAX_DEVICES = devices[0 .. device_count), distinct ordinals,
+     * copied by warpsort_create; WARPSORT_ALL_DEVICES (devices NULL) = every device present
+     * when CUDA is initialised. Everything else (device arrays, host arrays whose workspace
+     * fits device's budget, top-k, batched rows and segments) runs on device only. */
+    const int *devices;
+    int device_count;
     /* New fields go here, at the end, with their default added to
      * WARPSORT_CONFIG_INIT (see src/core/context.c, ws_config_read). */
 } warpsort_config_t;
 
 #define WARPSORT_CONFIG_INIT \
-    { sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u, 0, 0 }
+    { sizeof(warpsort_config_t), WARPSORT_BACKEND_AUTO, 0, NULL, 0u, 0, 0, NULL, 0 }
+
+/* config.device_count: every CUDA device present (config.devices NULL). */
+#define WARPSORT_ALL_DEVICES (-1)
+/* The most entries config.devices may list. */
+#define WARPSORT_MAX_DEVICES 64
 
 /* Opaque handle. One context may be used by one host thread at a time. */
 typedef struct warpsort_context warpsort_context_t;
@@ -167,9 +180,24 @@ typedef struct warpsort_context warpsort_context_t;
  * longer than a round trip to the GPU. Device pointers always go to the GPU.
  * When AUTO finds no usable device it takes the CPU backend for good and
  * says why in warpsort_last_error (after warpsort_get_backend, or after the
- * call that tried). */
+ * call that tried).
+ * A device list (config devices / device_count) is checked here on every
+ * build and backend: a device_count below WARPSORT_ALL_DEVICES or above
+ * WARPSORT_MAX_DEVICES, devices NULL with device_count > 0 (NULL_POINTER),
+ * devices not NULL with WARPSORT_ALL_DEVICES, a negative or a repeated
+ * ordinal give INVALID_ARGUMENT. Where CUDA is initialised (here for backend
+ * CUDA, on first use for AUTO), an ordinal with no device behind it gives
+ * BACKEND_UNAVAILABLE, as a bad `device` does (AUTO then takes the CPU, with
+ * the reason in warpsort_last_error). warpsort_create_error names the bad
+ * entry ("devices[2] = 1 repeats devices[0]"). */
 WARPSORT_API warpsort_status_t warpsort_create(warpsort_context_t **ctx,
                                                const warpsort_config_t *config);
+
+/* Why the calling thread's last warpsort_create failed ("" after one that
+ * succeeded, or before any): the detail that warpsort_last_error gives for
+ * the calls of a context, for the call that could not make one. Per thread;
+ * valid until that thread's next warpsort_create. Never NULL. */
+WARPSORT_API const char *warpsort_create_error(void);
 
 /* Frees the context and its cached workspace. NULL is a no-op. Waits for
  * work the context enqueued to finish first. */
@@ -243,6 +271,21 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * point (allocation, budget too small, CUDA error) leaves them
  * byte-identical. Only the final copy back itself (a device-to-host copy in
  * core, a host memcpy out of core) runs after that point.
+ * Host arrays on several GPUs (config devices / device_count): an array that
+ * goes out of core is sorted by one host thread per listed device, each with
+ * its own stream, pinned ring, workspace and device budget (device_budget_bytes
+ * applies to each device; 0 = each device's free memory), on its own PCIe
+ * link: phase 1 hands the runs out to the devices as they come free, phase 2
+ * the ranges, so both phases run on all devices at once. Runs are as long as
+ * the device with the least room can sort; the cuts, the host memory and the
+ * failure safety are those of the one-device path; the call fails on
+ * the first failure of any device, stops the others at their next piece, and
+ * names the device in warpsort_last_error. The host staging threads
+ * (cpu_threads) are shared out among the devices. Arrays whose workspace fits
+ * `device`'s budget stay on `device` alone: with G devices the out-of-core
+ * route moves every byte over a bus twice (G buses) against once (one bus) in
+ * core, so it only wins from G >= 3, and sorting in core across devices would
+ * need about five times each device's share of device memory.
  * Diagnostics: with the environment variable WARPSORT_TRACE=FILE set, every
  * host-array call appends a timeline of its copies, staging threads, sorts
  * and merges to FILE (CSV; bench/plot.py --timeline draws it).

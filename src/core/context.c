@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,21 +47,97 @@ static int ws_config_read(const warpsort_config_t *config, warpsort_config_t *ou
     return 1;
 }
 
+/* Why this thread's last warpsort_create failed: a context cannot carry the
+ * message of the call that could not make it. Per thread, so concurrent
+ * creates never see each other's text. */
+static _Thread_local char ws_create_message[WS_ERROR_MAX];
+
+const char *warpsort_create_error(void) { return ws_create_message; }
+
+static warpsort_status_t ws_create_fail(warpsort_status_t st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static warpsort_status_t ws_create_fail(warpsort_status_t st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ws_create_message, sizeof ws_create_message, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* The device list's rules that need no device (warpsort.h, warpsort_create);
+ * the ordinals' range is checked where CUDA is initialised. */
+static warpsort_status_t ws_check_device_list(const warpsort_config_t *c) {
+    const int count = c->device_count;
+    if (count == 0) return WARPSORT_OK;
+    if (count == WARPSORT_ALL_DEVICES) {
+        if (c->devices)
+            return ws_create_fail(WARPSORT_INVALID_ARGUMENT,
+                                  "device_count = WARPSORT_ALL_DEVICES takes devices = NULL");
+        return WARPSORT_OK;
+    }
+    if (count < 0 || count > WARPSORT_MAX_DEVICES)
+        return ws_create_fail(WARPSORT_INVALID_ARGUMENT,
+                              "device_count = %d: 0, WARPSORT_ALL_DEVICES or 1 to %d", count,
+                              WARPSORT_MAX_DEVICES);
+    if (!c->devices)
+        return ws_create_fail(WARPSORT_NULL_POINTER, "devices is NULL with device_count = %d",
+                              count);
+    for (int i = 0; i < count; i++) {
+        if (c->devices[i] < 0)
+            return ws_create_fail(WARPSORT_INVALID_ARGUMENT, "devices[%d] = %d is negative", i,
+                                  c->devices[i]);
+        for (int k = 0; k < i; k++)
+            if (c->devices[k] == c->devices[i])
+                return ws_create_fail(WARPSORT_INVALID_ARGUMENT,
+                                      "devices[%d] = %d repeats devices[%d]", i, c->devices[i], k);
+    }
+    return WARPSORT_OK;
+}
+
+static void ws_context_free(warpsort_context_t *ctx) {
+    free(ctx->devices);
+    free(ctx->cpu_scratch);
+    free(ctx);
+}
+
 warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_config_t *user_config) {
-    if (!out) return WARPSORT_NULL_POINTER;
+    ws_create_message[0] = '\0';
+    if (!out) return ws_create_fail(WARPSORT_NULL_POINTER, "ctx is NULL");
     *out = NULL;
     warpsort_config_t cfg;
-    if (!ws_config_read(user_config, &cfg)) return WARPSORT_INVALID_ARGUMENT;
+    if (!ws_config_read(user_config, &cfg))
+        return ws_create_fail(WARPSORT_INVALID_ARGUMENT,
+                              "config->struct_size = %zu is no layout this library knows "
+                              "(start from WARPSORT_CONFIG_INIT)",
+                              user_config->struct_size);
     const warpsort_config_t *config = &cfg;
     if (config->backend != WARPSORT_BACKEND_AUTO && config->backend != WARPSORT_BACKEND_CPU &&
         config->backend != WARPSORT_BACKEND_CUDA)
-        return WARPSORT_INVALID_ARGUMENT;
-    if (config->device < 0) return WARPSORT_INVALID_ARGUMENT;
+        return ws_create_fail(WARPSORT_INVALID_ARGUMENT, "unknown backend %d",
+                              (int)config->backend);
+    if (config->device < 0)
+        return ws_create_fail(WARPSORT_INVALID_ARGUMENT, "device = %d is negative", config->device);
     if (config->host_ring_bytes && config->host_ring_bytes < 16384)
-        return WARPSORT_INVALID_ARGUMENT;
+        return ws_create_fail(WARPSORT_INVALID_ARGUMENT,
+                              "host_ring_bytes = %zu: 0 (the default) or at least 16384",
+                              config->host_ring_bytes);
+    warpsort_status_t list_st = ws_check_device_list(config);
+    if (list_st != WARPSORT_OK) return list_st;
 
     warpsort_context_t *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return WARPSORT_OUT_OF_MEMORY;
+    if (!ctx) return ws_create_fail(WARPSORT_OUT_OF_MEMORY, "cannot allocate the context");
+    if (config->device_count > 0) {
+        ctx->devices = malloc((size_t)config->device_count * sizeof(int));
+        if (!ctx->devices) {
+            free(ctx);
+            return ws_create_fail(WARPSORT_OUT_OF_MEMORY, "cannot allocate the device list");
+        }
+        memcpy(ctx->devices, config->devices, (size_t)config->device_count * sizeof(int));
+    }
+    ctx->device_count = config->device_count;
     ctx->device = config->device;
     ctx->stream = config->stream;
     ctx->cpu_threads = config->cpu_threads ? config->cpu_threads : ws_cpu_count();
@@ -76,14 +154,16 @@ warpsort_status_t warpsort_create(warpsort_context_t **out, const warpsort_confi
     if (config->backend == WARPSORT_BACKEND_CUDA) {
         warpsort_status_t st = ws_cuda_init(ctx);
         if (st != WARPSORT_OK) {
-            free(ctx);
+            ws_create_fail(st, "%s", ctx->last_error);
+            ws_context_free(ctx);
             return st;
         }
     }
 #else
     if (config->backend == WARPSORT_BACKEND_CUDA) {
-        free(ctx);
-        return WARPSORT_BACKEND_UNAVAILABLE;
+        ws_context_free(ctx);
+        return ws_create_fail(WARPSORT_BACKEND_UNAVAILABLE,
+                              "backend CUDA: this library was built without the CUDA backend");
     }
     if (config->backend == WARPSORT_BACKEND_AUTO)
         ws_error(ctx, WARPSORT_OK, "AUTO chose the CPU backend: built without the CUDA backend");
@@ -98,8 +178,7 @@ void warpsort_destroy(warpsort_context_t *ctx) {
 #ifdef WARPSORT_HAVE_CUDA
     if (ctx->cuda) ws_cuda_destroy(ctx);
 #endif
-    free(ctx->cpu_scratch);
-    free(ctx);
+    ws_context_free(ctx);
 }
 
 #ifdef WARPSORT_HAVE_CUDA

@@ -27,6 +27,9 @@ struct warpsort_context {
     unsigned cpu_threads;       /* resolved: >= 1 */
     size_t device_budget_bytes; /* config: 0 = free device memory */
     size_t host_ring_bytes;     /* config: 0 = default ring */
+    int *devices;               /* config: out-of-core devices (owned copy); NULL with none */
+    int device_count;           /* config: 0 none; WARPSORT_ALL_DEVICES until CUDA
+                                   initialisation lists them (src/cuda/device.cu) */
     void *cuda;                 /* struct ws_cuda_state*, owned by src/cuda */
     void *cpu_scratch;          /* CPU backend scratch, kept for the next call */
     size_t cpu_scratch_bytes;

@@ -18,6 +18,12 @@
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
+ *   WARPSORT_TEST_OOC_WORKERS=K  host arrays sorted out of core use K workers
+ *                                (2-16), all on the context's device (config
+ *                                devices ignored), each with its own stream,
+ *                                ring and workspace and 1/K of the device budget:
+ *                                the several-GPU code, concurrency included, on
+ *                                a machine with one GPU
  *
  * ws_pipeline_test_fail_at (src/cuda/pipeline/pipeline.h) is the one hook
  * set by a call instead: the k-th pipeline checkpoint fails.
@@ -41,6 +47,7 @@ typedef struct ws_test_hooks {
     char smem_limit_bad[64];   /* the variable's text when it is not a byte count */
     int force_no_kernel_image;
     char trace_path[WS_TRACE_PATH_MAX]; /* "": no trace */
+    unsigned ooc_workers;               /* 0: the config's devices */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

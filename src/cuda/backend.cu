@@ -267,8 +267,9 @@ void ws_cuda_destroy(warpsort_context_t *ctx) {
     ws_device_guard g;
     if (ws_enter_device(ctx->device, &g) == cudaSuccess) {
         (void)cudaStreamSynchronize(st->stream);
-        ws_pipe_destroy(ctx);
+        ws_pipe_destroy(ctx); /* and the out-of-core workers */
         ws_workspace_release(st);
+        if (st->own_stream) (void)cudaStreamDestroy(st->stream);
         ws_leave_device(&g);
     }
     (void)cudaGetLastError();

@@ -101,6 +101,22 @@ static warpsort_status_t ws_find_device(warpsort_context_t *ctx) {
     if (ctx->device >= count)
         return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE, "CUDA device %d requested, %d present",
                         ctx->device, count);
+    /* The out-of-core device list (core checked the rest): every device, or
+     * ordinals that exist. */
+    if (ctx->device_count == WARPSORT_ALL_DEVICES) {
+        if (count > WARPSORT_MAX_DEVICES) count = WARPSORT_MAX_DEVICES;
+        int *all = (int *)malloc((size_t)count * sizeof(int));
+        if (!all) return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate the device list");
+        for (int i = 0; i < count; i++) all[i] = i;
+        free(ctx->devices);
+        ctx->devices = all;
+        ctx->device_count = count;
+    }
+    for (int i = 0; i < ctx->device_count; i++)
+        if (ctx->devices[i] >= count)
+            return ws_error(ctx, WARPSORT_BACKEND_UNAVAILABLE,
+                            "devices[%d] = %d: CUDA device %d requested, %d present", i,
+                            ctx->devices[i], ctx->devices[i], count);
     return WARPSORT_OK;
 }
 

@@ -12,7 +12,8 @@
 #include "core/internal.h"
 #include "plan.cuh"
 
-struct ws_pipe; /* pipeline/: ring, streams, events; created on first use */
+struct ws_pipe;    /* pipeline/: ring, streams, events; created on first use */
+struct ws_workers; /* pipeline/workers.cu: out-of-core workers on the listed devices */
 
 /* What the device offers, read once at initialisation. The smem_limit test
  * hook caps the shared memory so the rows of smaller chips run on a larger
@@ -33,6 +34,12 @@ struct ws_cuda_state {
     int workspace_external;
     ws_pipe *pipe;                /* host-array pipeline, NULL until a call needs it */
     unsigned test_fail_countdown; /* test hook: the Nth pipeline checkpoint fails */
+    /* Out of core on several devices (pipeline/workers.cu): */
+    ws_workers *workers;      /* the workers' contexts, NULL until a call needs them */
+    int own_stream;           /* 1: a worker's stream, created with it and destroyed here */
+    unsigned *fail_countdown; /* a worker's: its parent's test_fail_countdown; else NULL */
+    const int *stop;          /* while workers run: nonzero once one of them failed */
+    unsigned thread_share;    /* while workers run: this one's staging threads; 0: all */
 };
 
 static inline ws_cuda_state *ws_state(const warpsort_context_t *ctx) {

@@ -162,9 +162,13 @@ static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, co
     const unsigned char *fv = d->levels % 2 ? d->bv : d->av;
     WS_CUDA_TRY(ctx, cudaEventRecord(p->done_ev, ws_state(ctx)->stream));
     const double t_wait = ws_trace_now(p);
-    if (!d->one_stream) WS_CUDA_TRY(ctx, cudaEventSynchronize(p->done_ev));
+    /* A job with a landing hook must have read all its input before the
+     * hook runs (it hands the blocks read out for writing): on one stream
+     * too, the wait comes first. */
+    if (!d->one_stream || j->before_out) WS_CUDA_TRY(ctx, cudaEventSynchronize(p->done_ev));
     ws_trace_host(p, t_wait, "host", "wait for the device");
     WS_TRY(ws_checkpoint(ctx, "writing the result back"));
+    if (j->before_out) WS_TRY(j->before_out(j->before_out_arg));
     if (j->keys_out)
         WS_TRY(ws_d2h(ctx, p, j->keys_out, fk, n * kb, direct || j->keys_out_pinned, j->out_map, 0,
                       kb));

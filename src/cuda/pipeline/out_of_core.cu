@@ -4,6 +4,8 @@
  * at exact ranks and sorted again in core, landing in scratch blocks that
  * are copied into the caller's arrays only at the end.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -165,20 +167,22 @@ static void ws_prefault(const warpsort_context_t *ctx, ws_pipe *p, unsigned char
 struct ws_scratch {
     unsigned char *s1k, *s1v, *spk, *spv; /* S1 and the spare blocks */
     size_t kbytes, vbytes, spkbytes, spvbytes;
-    size_t *cur, *next, *released; /* per run */
-    size_t *ids, *free_ids;        /* output block -> block; the unused free blocks */
-    ws_seg *segs;
+    size_t *released;       /* per run: its blocks handed to the free list */
+    size_t *ids, *free_ids; /* output block -> block; the unused free blocks */
+    size_t *starts;         /* phase 2: the ring of range starts (ws_ooc) */
+    unsigned char *read;    /* phase 2: the ring's "read to the end" flags */
+    ws_seg *segs;           /* phase 2: each worker's pieces of its range */
 };
 static void ws_scratch_free(ws_scratch *s) {
     ws_big_free(s->s1k, s->kbytes);
     ws_big_free(s->s1v, s->vbytes);
     ws_big_free(s->spk, s->spkbytes);
     ws_big_free(s->spv, s->spvbytes);
-    free(s->cur);
-    free(s->next);
     free(s->released);
     free(s->ids);
     free(s->free_ids);
+    free(s->starts);
+    free(s->read);
     free(s->segs);
 }
 
@@ -212,9 +216,11 @@ static void ws_gather(const warpsort_context_t *ctx, ws_pipe *p, unsigned char *
 }
 
 /* The out-of-core geometry: runs of `run` items (whole blocks), output
- * blocks of B items (a slot of keys), and the spare blocks a range may need. */
+ * blocks of B items (a slot of keys), the spare blocks a range may need, the
+ * workers and phase 2's ring of range starts (ws_ooc). */
 struct ws_ooc_shape {
-    size_t run, B, count, s1_blocks, spares;
+    size_t run, B, count, s1_blocks, spares, ranges, ring;
+    unsigned workers;
 };
 
 /* Host scratch S1 (n items), the spare blocks and the bookkeeping, touched
@@ -231,14 +237,14 @@ static warpsort_status_t ws_ooc_scratch(warpsort_context_t *ctx, ws_pipe *p, con
     s->s1v = vb ? ws_big_alloc(s->vbytes) : NULL;
     s->spk = s->spkbytes ? ws_big_alloc(s->spkbytes) : NULL;
     s->spv = s->spvbytes ? ws_big_alloc(s->spvbytes) : NULL;
-    s->cur = (size_t *)calloc(g->count, sizeof(size_t));
-    s->next = (size_t *)calloc(g->count, sizeof(size_t));
     s->released = (size_t *)calloc(g->count, sizeof(size_t));
     s->ids = (size_t *)calloc(g->s1_blocks, sizeof(size_t));
     s->free_ids = (size_t *)calloc(g->s1_blocks + g->spares, sizeof(size_t));
-    s->segs = (ws_seg *)calloc(g->count, sizeof(ws_seg));
+    s->starts = (size_t *)calloc(g->ring * g->count, sizeof(size_t));
+    s->read = (unsigned char *)calloc(g->ring, 1);
+    s->segs = (ws_seg *)calloc((size_t)g->workers * g->count, sizeof(ws_seg));
     if (!s->s1k || (vb && !s->s1v) || (s->spkbytes && !s->spk) || (s->spvbytes && !s->spv) ||
-        !s->cur || !s->next || !s->released || !s->ids || !s->free_ids || !s->segs)
+        !s->released || !s->ids || !s->free_ids || !s->starts || !s->read || !s->segs)
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
                         s->kbytes + s->vbytes + s->spkbytes + s->spvbytes, n);
@@ -265,12 +271,157 @@ static warpsort_status_t ws_ooc_sort(warpsort_context_t *ctx, ws_pipe *p, const 
     return WARPSORT_OK;
 }
 
-/* Phase 1: runs, each sorted in core into S1. */
-static warpsort_status_t ws_ooc_runs(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                     const ws_ooc_shape *g, ws_scratch *s, size_t budget) {
+/* What the workers share. Phase 1 takes runs from next_run (atomic). Phase 2,
+ * under mu: ranges are handed out in order (next_range), each with the cut
+ * at its end found from the cut at its start (ws_split_at reads only
+ * positions at or past the start, which no range has landed in yet: a block
+ * is written only once every range that reads it has been read, below).
+ * Ranges are read and land out of order. Range i's start cut lives in slot
+ * i % ring of s->starts from when range i - 1 is handed out until every
+ * range before i has been read (the watermark passes i); a range is handed
+ * out only while that keeps at most `ring` cuts alive.
+ *
+ * Landing: a range that has been read (its job's before_out hook, called once
+ * the device is done with its input) marks itself read; the watermark moves
+ * past every read range at its front, and every block of run q below the cut
+ * at the watermark goes to the free list (all ranges that read it have been
+ * read); then the range takes its output blocks, waiting while too few are
+ * free. No range ever waits on a range behind it that is still reading for
+ * long: once every range handed out has been read, the watermark is at the
+ * next range, at most count + 1 blocks of S1 below it are still held (a part
+ * read block per run, the array's last short block) and so count + 3 spare
+ * blocks leave enough for every waiting range (the one-worker argument of
+ * ws_out_of_core_with). If that ever failed, the waiting ranges report it
+ * (INTERNAL) instead of waiting for good. */
+struct ws_ooc_slot; /* a worker's current range */
+struct ws_ooc {
+    warpsort_context_t *ctx;
+    const ws_job *top;
+    ws_ooc_shape g;
+    ws_scratch *s;
+    ws_runs runs;
+    ws_blockmap map;
+    size_t next_run; /* phase 1, taken with atomics */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next_range, watermark; /* ranges handed out; ranges below it all read */
+    size_t holding, waiting;      /* ranges handed out and not finished; those waiting to land */
+    size_t nfree;                 /* free_ids[0 .. nfree): blocks free to land in */
+};
+struct ws_ooc_slot {
+    ws_ooc *o;
+    ws_worker *w;
+    size_t range, nsegs, j0, nb;
+};
+
+/* Hands range i's blocks of S1 below the watermark's cut to the free list
+ * (the array's last block, short when B does not divide n, never: it cannot
+ * hold B items). Under mu. */
+static void ws_ooc_release(ws_ooc *o) {
+    const ws_ooc_shape *g = &o->g;
+    ws_scratch *s = o->s;
+    const size_t last_short = o->top->n % g->B ? g->s1_blocks - 1 : g->s1_blocks;
+    const size_t *cut = s->starts + (o->watermark % g->ring) * g->count;
+    for (size_t q = 0; q < g->count; q++)
+        for (const size_t done = cut[q] / g->B; s->released[q] < done; s->released[q]++) {
+            const size_t id = q * (g->run / g->B) + s->released[q];
+            if (id != last_short) s->free_ids[o->nfree++] = id;
+        }
+}
+
+static void ws_ooc_wake(void *arg) {
+    ws_ooc *o = (ws_ooc *)arg;
+    pthread_mutex_lock(&o->mu);
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+static warpsort_status_t ws_ooc_stopped(ws_ooc *o, ws_worker *w) {
+    pthread_mutex_unlock(&o->mu);
+    return ws_error(w->ctx, WARPSORT_INTERNAL, "out of core: stopped, another worker failed");
+}
+
+/* The next range for worker sl->w: its cuts and pieces of every run (in
+ * s->segs, the worker's share); *got 0 when none is left. */
+static warpsort_status_t ws_ooc_take(ws_ooc *o, ws_ooc_slot *sl, int *got) {
+    const ws_ooc_shape *g = &o->g;
+    ws_scratch *s = o->s;
+    const size_t kb = o->top->kb, vb = o->top->vb, n = o->top->n;
+    *got = 0;
+    pthread_mutex_lock(&o->mu);
+    while (!ws_workers_stopped(sl->w->ctx) && o->next_range < g->ranges &&
+           o->next_range + 1 - o->watermark >= g->ring)
+        pthread_cond_wait(&o->cv, &o->mu);
+    if (ws_workers_stopped(sl->w->ctx)) return ws_ooc_stopped(o, sl->w);
+    if (o->next_range == g->ranges) {
+        pthread_mutex_unlock(&o->mu);
+        return WARPSORT_OK;
+    }
+    const size_t i = o->next_range++, k0 = i * g->run, k1 = n - k0 < g->run ? n : k0 + g->run;
+    const size_t *from = s->starts + (i % g->ring) * g->count;
+    size_t *to = s->starts + ((i + 1) % g->ring) * g->count;
+    const double t0 = ws_trace_now(sl->w->p);
+    ws_split_at(&o->runs, k1, from, to);
+    ws_trace_host(sl->w->p, t0, "phase", "split the runs");
+    ws_seg *segs = s->segs + (size_t)sl->w->index * g->count;
+    sl->nsegs = 0;
+    for (size_t q = 0; q < g->count; q++)
+        if (to[q] > from[q]) {
+            const size_t at = q * g->run + from[q];
+            segs[sl->nsegs++] =
+                ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, to[q] - from[q]};
+        }
+    s->read[i % g->ring] = 0;
+    o->holding++;
+    pthread_mutex_unlock(&o->mu);
+    sl->range = i;
+    sl->j0 = k0 / g->B;
+    sl->nb = (k1 - k0 + g->B - 1) / g->B;
+    *got = 1;
+    return WARPSORT_OK;
+}
+
+/* The range's before_out hook (pipe.h): it has been read; land it. */
+static warpsort_status_t ws_ooc_land(void *arg) {
+    ws_ooc_slot *sl = (ws_ooc_slot *)arg;
+    ws_ooc *o = sl->o;
+    const ws_ooc_shape *g = &o->g;
+    ws_scratch *s = o->s;
+    pthread_mutex_lock(&o->mu);
+    s->read[sl->range % g->ring] = 1;
+    const size_t before = o->watermark;
+    while (o->watermark < o->next_range && s->read[o->watermark % g->ring]) o->watermark++;
+    if (o->watermark != before) {
+        ws_ooc_release(o);
+        pthread_cond_broadcast(&o->cv);
+    }
+    o->waiting++;
+    while (o->nfree < sl->nb && !ws_workers_stopped(sl->w->ctx)) {
+        if (o->waiting == o->holding) {
+            const size_t nfree = o->nfree;
+            o->waiting--;
+            pthread_mutex_unlock(&o->mu);
+            return ws_error(sl->w->ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu",
+                            nfree, sl->nb);
+        }
+        pthread_cond_wait(&o->cv, &o->mu);
+    }
+    o->waiting--;
+    if (ws_workers_stopped(sl->w->ctx)) return ws_ooc_stopped(o, sl->w);
+    for (size_t j = 0; j < sl->nb; j++) s->ids[sl->j0 + j] = s->free_ids[--o->nfree];
+    pthread_mutex_unlock(&o->mu);
+    return WARPSORT_OK;
+}
+
+/* Phase 1, one worker: runs taken in turn, each sorted in core into S1. */
+static warpsort_status_t ws_ooc_runs(ws_worker *w, void *arg) {
+    ws_ooc *o = (ws_ooc *)arg;
+    const ws_job *top = o->top;
     const size_t n = top->n, kb = top->kb, vb = top->vb;
-    for (size_t q = 0; q < g->count; q++) {
-        const size_t b = q * g->run, m = n - b < g->run ? n - b : g->run;
+    for (;;) {
+        const size_t q = __atomic_fetch_add(&o->next_run, 1, __ATOMIC_RELAXED);
+        if (q >= o->g.count) return WARPSORT_OK;
+        const size_t b = q * o->g.run, m = n - b < o->g.run ? n - b : o->g.run;
         ws_seg seg = {top->segs[0].keys + b * kb,
                       top->iota || !vb ? NULL : top->segs[0].vals + b * vb, m};
         ws_job sub = *top;
@@ -278,74 +429,63 @@ static warpsort_status_t ws_ooc_runs(warpsort_context_t *ctx, ws_pipe *p, const 
         sub.nsegs = 1;
         sub.n = m;
         sub.iota_base = top->iota_base + b;
-        sub.keys_out = s->s1k + b * kb;
-        sub.vals_out = vb ? s->s1v + b * vb : NULL;
+        sub.keys_out = o->s->s1k + b * kb;
+        sub.vals_out = vb ? o->s->s1v + b * vb : NULL;
         sub.keys_out_pinned = sub.vals_out_pinned = 0;
-        WS_TRY(ws_ooc_sort(ctx, p, &sub, budget, "sorting a run"));
+        WS_TRY(ws_ooc_sort(w->ctx, w->p, &sub, w->budget, "sorting a run"));
     }
-    return WARPSORT_OK;
 }
 
-/* Range [k0, k1)'s pieces of every run into s->segs (returns their count);
- * the blocks of S1 the range reads to the end go to the free list: free once
- * its copy in is done, which is before its copy out starts. */
-static size_t ws_ooc_gather_range(const ws_job *top, const ws_ooc_shape *g, ws_scratch *s,
-                                  size_t *nfree) {
-    const size_t kb = top->kb, vb = top->vb;
-    const size_t last_short =
-        top->n % g->B ? g->s1_blocks - 1 : g->s1_blocks; /* never handed out */
-    size_t nsegs = 0;
-    for (size_t q = 0; q < g->count; q++) {
-        const size_t c = s->next[q] - s->cur[q];
-        if (c) {
-            const size_t at = q * g->run + s->cur[q];
-            s->segs[nsegs++] = ws_seg{s->s1k + at * kb, vb ? s->s1v + at * vb : NULL, c};
-        }
-        for (const size_t done = s->next[q] / g->B; s->released[q] < done; s->released[q]++) {
-            const size_t id = q * (g->run / g->B) + s->released[q];
-            if (id != last_short) s->free_ids[(*nfree)++] = id;
-        }
-    }
-    return nsegs;
-}
-
-/* Phase 2: ranges of `run` outputs at exact ranks, each gathered from every
- * run and sorted in core into blocks S1 no longer needs (the runs are read
- * front to back) or spare ones. */
-static warpsort_status_t ws_ooc_ranges(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                       const ws_ooc_shape *g, ws_scratch *s, const ws_blockmap *map,
-                                       size_t budget) {
-    const size_t n = top->n;
-    const ws_runs runs = {s->s1k,   n, g->run, g->count, top->kb, ws_dtype_kind((int)top->dtype),
-                          top->desc};
-    size_t nfree = 0;
-    for (size_t i = 0; i < g->spares; i++) s->free_ids[nfree++] = g->s1_blocks + i;
-    for (size_t k0 = 0; k0 < n;) {
-        const size_t k1 = n - k0 < g->run ? n : k0 + g->run;
-        const double t0 = ws_trace_now(p);
-        ws_split_at(&runs, k1, s->cur, s->next);
-        ws_trace_host(p, t0, "phase", "split the runs");
-        const size_t nsegs = ws_ooc_gather_range(top, g, s, &nfree);
-        const size_t j0 = k0 / g->B, nb = (k1 - k0 + g->B - 1) / g->B;
-        if (nfree < nb)
-            return ws_error(ctx, WARPSORT_INTERNAL, "out of core: %zu free blocks for %zu", nfree,
-                            nb);
-        for (size_t j = 0; j < nb; j++) s->ids[j0 + j] = s->free_ids[--nfree];
-        ws_blockmap range_map = *map;
-        range_map.ids = s->ids + j0;
-        ws_job sub = *top;
-        sub.segs = s->segs;
-        sub.nsegs = nsegs;
-        sub.n = k1 - k0;
+/* Phase 2, one worker: ranges of `run` outputs at exact ranks, each
+ * gathered from every run, sorted in core and landed (ws_ooc_land). */
+static warpsort_status_t ws_ooc_ranges(ws_worker *w, void *arg) {
+    ws_ooc *o = (ws_ooc *)arg;
+    ws_ooc_slot sl = {o, w, 0, 0, 0, 0};
+    for (;;) {
+        int got = 0;
+        WS_TRY(ws_ooc_take(o, &sl, &got));
+        if (!got) return WARPSORT_OK;
+        ws_blockmap range_map = o->map;
+        range_map.ids = o->s->ids + sl.j0;
+        ws_job sub = *o->top;
+        sub.segs = o->s->segs + (size_t)w->index * o->g.count;
+        sub.nsegs = sl.nsegs;
+        sub.n = sl.range + 1 == o->g.ranges ? o->top->n - sl.range * o->g.run : o->g.run;
         sub.keys_in_pinned = sub.vals_in_pinned = 0;
         sub.iota = 0; /* the indices were made in phase 1 */
         sub.keys_out_pinned = sub.vals_out_pinned = 0;
         sub.out_map = &range_map; /* keys_out / vals_out: wanted or not, as the caller's */
-        WS_TRY(ws_ooc_sort(ctx, p, &sub, budget, "sorting a range"));
-        size_t *t = s->cur;
-        s->cur = s->next;
-        s->next = t;
-        k0 = k1;
+        sub.before_out = ws_ooc_land;
+        sub.before_out_arg = &sl;
+        const warpsort_status_t r = ws_ooc_sort(w->ctx, w->p, &sub, w->budget, "sorting a range");
+        pthread_mutex_lock(&o->mu);
+        o->holding--;
+        pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        if (r != WARPSORT_OK) return r;
+    }
+}
+
+/* The longest run every worker can sort in core under its own budget. */
+static warpsort_status_t ws_ooc_run_length(warpsort_context_t *ctx, const ws_job *top,
+                                           const ws_worker *ws, unsigned count, size_t *run) {
+    const size_t n = top->n, kb = top->kb, vb = top->vb;
+    *run = n;
+    for (unsigned i = 0; i < count; i++) {
+        const size_t r = ws_run_items(ws[i].ctx, n, kb, vb, ws[i].budget);
+        if (r < WS_OOC_MIN_RUN) {
+            const size_t one = ws_job_layout_for(ws[i].ctx, WS_OOC_MIN_RUN, kb, vb, 1).total;
+            const size_t most =
+                ws_job_layout_for(ws[i].ctx, WS_OOC_MIN_RUN, kb, vb, WS_MAX_PIECES).total;
+            char dev[48] = "";
+            if (count > 1 || ws[i].ctx != ctx)
+                snprintf(dev, sizeof dev, " on CUDA device %d", ws[i].ctx->device);
+            return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
+                            "device budget of %zu bytes%s is too small: sorting out of core "
+                            "needs at least %zu bytes for this key and value size",
+                            ws[i].budget, dev, one > most ? one : most);
+        }
+        if (r < *run) *run = r;
     }
     return WARPSORT_OK;
 }
@@ -353,36 +493,53 @@ static warpsort_status_t ws_ooc_ranges(warpsort_context_t *ctx, ws_pipe *p, cons
 static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
                                              size_t budget, ws_scratch *s) {
     const size_t n = top->n, kb = top->kb, vb = top->vb;
+    ws_worker *workers = NULL;
     ws_ooc_shape g;
-    g.run = ws_run_items(ctx, n, kb, vb, budget);
-    if (g.run < WS_OOC_MIN_RUN) {
-        const size_t one = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, 1).total;
-        const size_t most = ws_job_layout_for(ctx, WS_OOC_MIN_RUN, kb, vb, WS_MAX_PIECES).total;
-        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
-                        "device budget of %zu bytes is too small: sorting out of core needs at "
-                        "least %zu bytes for this key and value size",
-                        budget, one > most ? one : most);
-    }
+    WS_TRY(ws_workers_get(ctx, top, budget, &workers, &g.workers));
+    WS_TRY(ws_ooc_run_length(ctx, top, workers, g.workers, &g.run));
     /* Runs (and so ranges) are whole blocks, so every range starts a block. */
     g.B = p->slot_bytes / kb;
     if (g.B > g.run) g.B = g.run;
     g.run -= g.run % g.B;
     g.count = (n + g.run - 1) / g.run;
+    g.ranges = g.count;
     g.s1_blocks = (n + g.B - 1) / g.B;
     /* A range's output needs ceil(size / B) blocks; once it has been read,
      * every run has given back all its blocks but at most one partly read,
      * and the array's last block (short when B does not divide n) is never
-     * handed out, so count + 3 spare blocks always suffice. */
+     * handed out, so count + 3 spare blocks always suffice: with one worker
+     * each range lands right after it has been read; with several, once all
+     * ranges handed out have been read (ws_ooc). */
     g.spares = g.count + 3;
+    /* Range starts alive at once: one per worker's range and as many again
+     * for ranges read ahead of the watermark, plus the next range's. */
+    g.ring = 2 * (size_t)g.workers + 2;
     WS_TRY(ws_ooc_scratch(ctx, p, top, &g, s));
-    WS_TRY(ws_ooc_runs(ctx, p, top, &g, s, budget));
-    const ws_blockmap map = {{s->s1k, s->s1v}, {s->spk, s->spv}, g.s1_blocks, g.B, s->ids};
-    WS_TRY(ws_ooc_ranges(ctx, p, top, &g, s, &map, budget));
+    ws_ooc o;
+    memset(&o, 0, sizeof o);
+    o.ctx = ctx;
+    o.top = top;
+    o.g = g;
+    o.s = s;
+    o.runs = ws_runs{s->s1k, n, g.run, g.count, kb, ws_dtype_kind((int)top->dtype), top->desc};
+    o.map = ws_blockmap{{s->s1k, s->s1v}, {s->spk, s->spv}, g.s1_blocks, g.B, s->ids};
+    for (size_t i = 0; i < g.spares; i++) s->free_ids[o.nfree++] = g.s1_blocks + i;
+    if (pthread_mutex_init(&o.mu, NULL) != 0)
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "out of core: cannot make a mutex");
+    if (pthread_cond_init(&o.cv, NULL) != 0) {
+        pthread_mutex_destroy(&o.mu);
+        return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "out of core: cannot make a condition");
+    }
+    warpsort_status_t r = ws_workers_run(ctx, ws_ooc_runs, ws_ooc_wake, &o);
+    if (r == WARPSORT_OK) r = ws_workers_run(ctx, ws_ooc_ranges, ws_ooc_wake, &o);
+    pthread_cond_destroy(&o.cv);
+    pthread_mutex_destroy(&o.mu);
+    WS_TRY(r);
     /* Final and complete: only now the caller's arrays change. */
     WS_TRY(ws_checkpoint(ctx, "writing the result back"));
     const double t_back = ws_trace_now(p);
-    if (top->keys_out) ws_gather(ctx, p, top->keys_out, &map, 0, kb, n);
-    if (top->vals_out) ws_gather(ctx, p, top->vals_out, &map, 1, vb, n);
+    if (top->keys_out) ws_gather(ctx, p, top->keys_out, &o.map, 0, kb, n);
+    if (top->vals_out) ws_gather(ctx, p, top->vals_out, &o.map, 1, vb, n);
     ws_trace_host(p, t_back, "phase", "copy back");
     return WARPSORT_OK;
 }

@@ -8,10 +8,20 @@
 
 #include "pipe.h"
 
-/* Test hook (pipeline.h): the k-th checkpoint from now on fails. */
+/* Where the workers of a call on several devices stop once one has failed,
+ * and the test hook (pipeline.h): the k-th checkpoint from now on fails,
+ * counted over the context and all its workers (one counter, taken with a
+ * compare-and-swap: the workers pass checkpoints concurrently). */
 warpsort_status_t ws_checkpoint(warpsort_context_t *ctx, const char *where) {
     ws_cuda_state *st = ws_state(ctx);
-    if (st->test_fail_countdown && --st->test_fail_countdown == 0)
+    if (st->stop && __atomic_load_n(st->stop, __ATOMIC_ACQUIRE))
+        return ws_error(ctx, WARPSORT_INTERNAL, "stopped at %s: another worker failed", where);
+    unsigned *c = st->fail_countdown ? st->fail_countdown : &st->test_fail_countdown;
+    unsigned v = __atomic_load_n(c, __ATOMIC_RELAXED);
+    while (v &&
+           !__atomic_compare_exchange_n(c, &v, v - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+    }
+    if (v == 1)
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "forced failure (test hook) at %s", where);
     return WARPSORT_OK;
 }
@@ -55,6 +65,7 @@ static void ws_pipe_free(ws_pipe *p) {
 
 void ws_pipe_destroy(warpsort_context_t *ctx) {
     ws_cuda_state *st = ws_state(ctx);
+    if (st) ws_workers_destroy(ctx);
     if (st && st->pipe) {
         ws_pipe_free(st->pipe);
         st->pipe = NULL;

@@ -92,7 +92,13 @@ struct ws_job {
     int keys_out_pinned, vals_out_pinned;
     const ws_blockmap *out_map; /* not NULL: the output goes to these blocks (pageable),
                                    keys_out / vals_out only say whether it is wanted */
-    size_t n, kb, vb;           /* vb 0: keys only */
+    /* Not NULL: called once the device is done with the job, so every input
+     * byte has been read, and before the first output byte is written; it may
+     * wait, fills out_map's ids (out of core, phase 2: the blocks to land in),
+     * and an error from it fails the job with nothing written. */
+    warpsort_status_t (*before_out)(void *arg);
+    void *before_out_arg;
+    size_t n, kb, vb; /* vb 0: keys only */
     warpsort_dtype_t dtype;
     bool stable;
     int desc;
@@ -142,6 +148,39 @@ ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t 
 unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot,
                        size_t budget);
 warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces);
+
+/*--- pipeline.cu ---*/
+/* Device memory a host-array job may use on ctx's device (which is current). */
+warpsort_status_t ws_budget(warpsort_context_t *ctx, const ws_job *j, size_t *budget);
+
+/*--- workers.cu: one host thread per device, for the out-of-core phases ---*/
+/* One worker: a context on its device (the caller's, or a child the caller
+ * owns) with its pipeline and device budget. */
+struct ws_worker {
+    warpsort_context_t *ctx;
+    ws_pipe *p;
+    size_t budget;
+    unsigned index;
+};
+/* The workers of an out-of-core job on ctx: config devices (or the
+ * WARPSORT_TEST_OOC_WORKERS hook), else ctx alone. Children are created on
+ * first use and kept until warpsort_destroy; every call gets their pipelines
+ * and budgets afresh. budget: ctx's, when ctx is a worker. */
+warpsort_status_t ws_workers_get(warpsort_context_t *ctx, const ws_job *j, size_t budget,
+                                 ws_worker **out, unsigned *count);
+/* Runs fn(worker, arg) on every worker at once, one host thread each (the
+ * first on the calling thread), its device current. The first failure wins:
+ * it stops the others at their next checkpoint, calls wake(arg) so that
+ * workers waiting on the caller's condition variable can see it (through
+ * ws_workers_stopped), and is returned with the device named in ctx's
+ * message. A failed worker's streams are drained before this returns. */
+typedef warpsort_status_t (*ws_worker_fn)(ws_worker *w, void *arg);
+warpsort_status_t ws_workers_run(warpsort_context_t *ctx, ws_worker_fn fn, void (*wake)(void *),
+                                 void *arg);
+/* 1 once a worker of the running ws_workers_run has failed. */
+int ws_workers_stopped(const warpsort_context_t *ctx);
+/* Frees the children (their devices made current in turn). */
+void ws_workers_destroy(warpsort_context_t *ctx);
 
 /*--- out_of_core.cu: runs, then exact key-range splits ---*/
 warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,

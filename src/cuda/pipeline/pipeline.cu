@@ -61,6 +61,22 @@
  * with a second scratch array). Hook: phase 2 re-sorts each range from
  * scratch; a K-way merge of its pieces (they are sorted runs) would do less
  * work.
+ *
+ * Several devices (config devices, workers.cu): both phases are sequences of
+ * independent in-core jobs, each bound by one PCIe link, so one host thread
+ * per device takes the next run (phase 1) and the next range (phase 2) from
+ * a shared counter and sorts it through its own context (the caller's for
+ * the caller's device, a kept child context for each other one: stream,
+ * ring, staging threads, workspace, budget). R is the least of the devices'
+ * runs. Phase 2 hands ranges out in order (their cuts depend on the cut
+ * before) but they are read and land in any order; a range lands only in
+ * blocks that every range reading them has finished reading (out_of_core.cu,
+ * ws_ooc), which the same count + 3 spare blocks make always possible. The
+ * first failure on any device stops the others at their next checkpoint;
+ * the caller's arrays are written only by the last step, as with one device.
+ * In-core jobs stay on one device: sorting across devices in core would
+ * need the NCCL path (src/nccl) and about five times each device's share of
+ * device memory, and only beats one bus pass from three devices on.
  */
 #include <string.h>
 
@@ -69,7 +85,7 @@
 /* Device budget: the caller's workspace, the configured budget, or the
  * free memory plus what the cached workspace already holds (it is freed
  * before a larger one is allocated), less a sixteenth. */
-static warpsort_status_t ws_budget(warpsort_context_t *ctx, const ws_job *j, size_t *budget) {
+warpsort_status_t ws_budget(warpsort_context_t *ctx, const ws_job *j, size_t *budget) {
     ws_cuda_state *st = ws_state(ctx);
     if (st->workspace_external) {
         *budget = st->workspace_bytes;

@@ -36,10 +36,13 @@ static void ws_copy_part(void *arg, unsigned t) {
         ws_copy_streaming(c->dst + b, c->src + b, len);
     }
 }
-/* Host threads for a task of `useful` shares: cpu_threads, at most
+/* Host threads for a task of `useful` shares: cpu_threads (while workers on
+ * several devices run, this worker's share of them), at most
  * WS_CPU_MAX_THREADS and `useful`, at least 1. */
 unsigned ws_host_threads(const warpsort_context_t *ctx, size_t useful) {
     size_t t = ctx->cpu_threads < WS_CPU_MAX_THREADS ? ctx->cpu_threads : WS_CPU_MAX_THREADS;
+    const unsigned share = ws_state(ctx)->thread_share;
+    if (share && t > share) t = share;
     if (t > useful) t = useful;
     return t < 1 ? 1u : (unsigned)t;
 }
