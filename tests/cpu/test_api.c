@@ -508,6 +508,91 @@ static void test_last_error_lifetime(void **state) {
     assert_string_equal(warpsort_last_error(f->ctx), "");
 }
 
+/* Creates with a device list; returns the status, *ctx NULL on failure. */
+static warpsort_status_t create_with_devices(warpsort_backend_t backend, const int *devices,
+                                             int count, warpsort_context_t **ctx) {
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = backend;
+    cfg.devices = devices;
+    cfg.device_count = count;
+    *ctx = (warpsort_context_t *)ctx; /* garbage: create must clear it */
+    return warpsort_create(ctx, &cfg);
+}
+
+/* The device list's rules that need no GPU (warpsort.h, warpsort_create):
+ * rejected on every build and backend, with warpsort_create_error naming
+ * the bad entry. */
+static void test_device_list(void **state) {
+    (void)state;
+    static const struct {
+        int devices[4];
+        int count, null_list;
+        warpsort_status_t want;
+        const char *says;
+    } bad[] = {
+        {{0, -1}, 2, 0, WARPSORT_INVALID_ARGUMENT, "devices[1] = -1 is negative"},
+        {{1, 0, 1}, 3, 0, WARPSORT_INVALID_ARGUMENT, "devices[2] = 1 repeats devices[0]"},
+        {{3, 3}, 2, 0, WARPSORT_INVALID_ARGUMENT, "devices[1] = 3 repeats devices[0]"},
+        {{0}, -2, 0, WARPSORT_INVALID_ARGUMENT, "device_count = -2"},
+        {{0}, WARPSORT_MAX_DEVICES + 1, 0, WARPSORT_INVALID_ARGUMENT, "device_count = 65"},
+        {{0}, 2, 1, WARPSORT_NULL_POINTER, "devices is NULL with device_count = 2"},
+        {{0}, WARPSORT_ALL_DEVICES, 0, WARPSORT_INVALID_ARGUMENT, "WARPSORT_ALL_DEVICES"},
+    };
+    const warpsort_backend_t backends[] = {WARPSORT_BACKEND_CPU, WARPSORT_BACKEND_AUTO,
+                                           WARPSORT_BACKEND_CUDA};
+    int many[WARPSORT_MAX_DEVICES + 1] = {0};
+    for (int i = 0; i <= WARPSORT_MAX_DEVICES; i++) many[i] = i;
+    for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            warpsort_context_t *ctx;
+            const int *list = bad[i].null_list                           ? NULL
+                              : bad[i].count == WARPSORT_MAX_DEVICES + 1 ? many
+                                                                         : bad[i].devices;
+            const warpsort_status_t st = create_with_devices(backends[b], list, bad[i].count, &ctx);
+            if (st != bad[i].want || ctx != NULL)
+                fail_msg("backend %s, case %zu: %s (want %s)", warpsort_backend_name(backends[b]),
+                         i, warpsort_status_name(st), warpsort_status_name(bad[i].want));
+            if (!strstr(warpsort_create_error(), bad[i].says))
+                fail_msg("case %zu: create error '%s' does not say '%s'", i,
+                         warpsort_create_error(), bad[i].says);
+        }
+    /* Accepted lists: the CPU backend never uses them; device_count 0
+     * ignores devices; a success clears the last create error. */
+    const int two[2] = {1, 0};
+    warpsort_context_t *ctx;
+    assert_int_equal(create_with_devices(WARPSORT_BACKEND_CPU, two, 2, &ctx), WARPSORT_OK);
+    assert_string_equal(warpsort_create_error(), "");
+    uint32_t keys[3] = {3, 1, 2};
+    assert_int_equal(warpsort_sort(ctx, keys, 3, WARPSORT_U32, 0), WARPSORT_OK);
+    assert_int_equal(keys[0], 1);
+    warpsort_destroy(ctx);
+    const int negative[1] = {-5};
+    assert_int_equal(create_with_devices(WARPSORT_BACKEND_CPU, negative, 0, &ctx), WARPSORT_OK);
+    warpsort_destroy(ctx);
+    assert_int_equal(create_with_devices(WARPSORT_BACKEND_CPU, NULL, WARPSORT_ALL_DEVICES, &ctx),
+                     WARPSORT_OK);
+    warpsort_destroy(ctx);
+    /* An ordinal with no device behind it: BACKEND_UNAVAILABLE where CUDA is
+     * asked for and there is no such device (without the CUDA backend: for
+     * any list); AUTO takes the CPU and says why. */
+    const int far[2] = {0, 4095};
+    warpsort_status_t st = create_with_devices(WARPSORT_BACKEND_CUDA, far, 2, &ctx);
+    assert_int_equal(st, WARPSORT_BACKEND_UNAVAILABLE);
+    assert_null(ctx);
+    assert_true(strlen(warpsort_create_error()) > 0);
+    if (WT_BUILT_WITH_CUDA && strstr(warpsort_create_error(), "CUDA device 0") == NULL &&
+        strstr(warpsort_create_error(), "no CUDA device") == NULL &&
+        strstr(warpsort_create_error(), "devices[1] = 4095") == NULL)
+        fail_msg("create error '%s' names neither the device nor devices[1]",
+                 warpsort_create_error());
+    assert_int_equal(create_with_devices(WARPSORT_BACKEND_AUTO, far, 2, &ctx), WARPSORT_OK);
+    if (warpsort_get_backend(ctx) == WARPSORT_BACKEND_CPU && WT_BUILT_WITH_CUDA &&
+        !strstr(warpsort_last_error(ctx), "CUDA"))
+        fail_msg("AUTO does not say why CUDA is unusable: '%s'", warpsort_last_error(ctx));
+    assert_int_equal(warpsort_get_backend(ctx), WARPSORT_BACKEND_CPU);
+    warpsort_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     if (wt_cmocka_options(argc, argv) < 0) return 2;
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -532,6 +617,7 @@ int main(int argc, char **argv) {
         T(test_dtype_table),
         T(test_backend_names),
         T(test_last_error_lifetime),
+        T(test_device_list),
     };
 #undef T
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);

@@ -241,24 +241,63 @@ int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsig
 
 int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
                             size_t device_budget) {
+    return cli_open_context_devices(ctx, backend, threads, device_budget, NULL, 0);
+}
+
+int cli_open_context_devices(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
+                             size_t device_budget, const int *devices, int device_count) {
     warpsort_config_t config = WARPSORT_CONFIG_INIT;
     config.backend = backend;
     config.cpu_threads = threads;
     config.device_budget_bytes = device_budget;
+    config.devices = device_count > 0 ? devices : NULL;
+    config.device_count = device_count;
+    /* The first listed device also sorts what fits it, in core. */
+    if (device_count > 0) config.device = devices[0];
     warpsort_status_t st = warpsort_create(ctx, &config);
     if (st != WARPSORT_OK) {
-        /* The reason is only told to AUTO (on the CPU context it returns). */
-        char why[512] = "";
-        warpsort_context_t *probe = NULL;
-        config.backend = WARPSORT_BACKEND_AUTO;
-        if (st == WARPSORT_BACKEND_UNAVAILABLE && warpsort_create(&probe, &config) == WARPSORT_OK &&
-            warpsort_get_backend(probe) == WARPSORT_BACKEND_CPU) /* AUTO resolves, says why */
-            snprintf(why, sizeof why, " (%s)", warpsort_last_error(probe));
-        warpsort_destroy(probe);
+        char why[600] = "";
+        if (*warpsort_create_error()) snprintf(why, sizeof why, " (%s)", warpsort_create_error());
         cli_error("cannot use backend %s: %s: %s%s", warpsort_backend_name(backend),
                   warpsort_status_name(st), warpsort_status_string(st), why);
         return 0;
     }
+    return 1;
+}
+
+int cli_parse_devices(const char *option, const char *text, int *devices, int *count) {
+    if (strcmp(text, "all") == 0) {
+        *count = WARPSORT_ALL_DEVICES;
+        return 1;
+    }
+    int n = 0;
+    for (const char *p = text;;) {
+        uint64_t v;
+        const char *start = p;
+        if (!parse_digits(&p, &v) || (*p != ',' && *p != '\0')) {
+            cli_error("%s: bad device list '%s' at '%s' (all, or device numbers like 0,1)", option,
+                      text, start);
+            return 0;
+        }
+        if (v > 1023) {
+            cli_error("%s: device %llu in '%s' is out of range", option, (unsigned long long)v,
+                      text);
+            return 0;
+        }
+        if (n == WARPSORT_MAX_DEVICES) {
+            cli_error("%s: more than %d devices in '%s'", option, WARPSORT_MAX_DEVICES, text);
+            return 0;
+        }
+        for (int i = 0; i < n; i++)
+            if (devices[i] == (int)v) {
+                cli_error("%s: device %d appears twice in '%s'", option, devices[i], text);
+                return 0;
+            }
+        devices[n++] = (int)v;
+        if (*p == '\0') break;
+        p++;
+    }
+    *count = n;
     return 1;
 }
 

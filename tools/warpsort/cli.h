@@ -74,6 +74,13 @@ int cli_open_context(warpsort_context_t **ctx, warpsort_backend_t backend, unsig
  * free device memory; larger arrays are sorted out of core). */
 int cli_open_context_budget(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
                             size_t device_budget);
+/* The same with the devices that sort host arrays out of core (count 0:
+ * none; WARPSORT_ALL_DEVICES: every device; see warpsort_config_t). */
+int cli_open_context_devices(warpsort_context_t **ctx, warpsort_backend_t backend, unsigned threads,
+                             size_t device_budget, const int *devices, int device_count);
+/* Parses --devices: "all" (*count = WARPSORT_ALL_DEVICES) or a comma list of
+ * distinct device ordinals ("0,1"), at most WARPSORT_MAX_DEVICES of them. */
+int cli_parse_devices(const char *option, const char *text, int *devices, int *count);
 /* "cpu (2 threads)" or "cuda". */
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len);
 

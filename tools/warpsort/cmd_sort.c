@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum {
     OPT_DTYPE,
@@ -19,7 +20,8 @@ enum {
     OPT_THREADS,
     OPT_DEVICE_BUDGET,
     OPT_ROW_LENGTH,
-    OPT_OFFSETS
+    OPT_OFFSETS,
+    OPT_DEVICES
 };
 
 static const cli_opt_t sort_opts[] = {
@@ -35,6 +37,7 @@ static const cli_opt_t sort_opts[] = {
     {OPT_DEVICE_BUDGET, "device-budget", 0, 1},
     {OPT_ROW_LENGTH, "row-length", 0, 1},
     {OPT_OFFSETS, "offsets", 0, 1},
+    {OPT_DEVICES, "devices", 0, 1},
 };
 
 /* Largest --threads accepted: far above any machine, low enough to catch typos. */
@@ -43,14 +46,16 @@ static const cli_opt_t sort_opts[] = {
 typedef struct sort_job {
     const char *input, *output, *values, *values_out;
     warpsort_dtype_t dtype;
-    int have_dtype, have_value_bytes;
+    int have_dtype, have_value_bytes, have_backend;
     size_t value_bytes;
     unsigned flags;
     warpsort_backend_t backend;
     unsigned threads;
-    size_t device_budget; /* bytes; 0 = free device memory */
-    uint64_t row_length;  /* rows of this many keys; 0 = one array */
-    const char *offsets;  /* segments by num_segments + 1 u64 offsets; NULL = none */
+    size_t device_budget;              /* bytes; 0 = free device memory */
+    uint64_t row_length;               /* rows of this many keys; 0 = one array */
+    const char *offsets;               /* segments by num_segments + 1 u64 offsets; NULL = none */
+    int devices[WARPSORT_MAX_DEVICES]; /* --devices: out of core on these; */
+    int device_count;                  /* 0 none, WARPSORT_ALL_DEVICES all */
 } sort_job_t;
 
 static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
@@ -81,7 +86,7 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
             ok = job->have_value_bytes = cli_parse_value_bytes(v, &job->value_bytes);
             break;
         case OPT_VALUES_OUT: job->values_out = v; break;
-        case OPT_BACKEND: ok = cli_parse_backend(v, &job->backend); break;
+        case OPT_BACKEND: ok = job->have_backend = cli_parse_backend(v, &job->backend); break;
         case OPT_THREADS:
             ok = cli_parse_u64("--threads", v, CLI_MAX_THREADS, &threads);
             job->threads = (unsigned)threads;
@@ -97,6 +102,9 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
             }
             break;
         case OPT_OFFSETS: job->offsets = v; break;
+        case OPT_DEVICES:
+            ok = cli_parse_devices("--devices", v, job->devices, &job->device_count);
+            break;
         default: break;
         }
         if (!ok) return 0;
@@ -113,6 +121,13 @@ static int parse_sort_args(int argc, char **argv, sort_job_t *job) {
         cli_error("sort: --values-out and --value-bytes need --values VFILE");
         return 0;
     }
+    if (job->device_count && job->backend == WARPSORT_BACKEND_CPU) {
+        cli_error("sort: --devices picks CUDA devices; --backend cpu uses none");
+        return 0;
+    }
+    /* Devices asked for by number mean the GPU: a bad one is an error, not a
+     * quiet fall back to the CPU (which --backend auto would make). */
+    if (job->device_count && !job->have_backend) job->backend = WARPSORT_BACKEND_CUDA;
     if (job->row_length && job->offsets) {
         cli_error("sort: --row-length and --offsets exclude each other");
         return 0;
@@ -222,7 +237,9 @@ int cmd_sort(int argc, char **argv) {
             goto done;
         }
     }
-    if (!cli_open_context_budget(&ctx, job.backend, job.threads, job.device_budget)) goto done;
+    if (!cli_open_context_devices(&ctx, job.backend, job.threads, job.device_budget, job.devices,
+                                  job.device_count))
+        goto done;
 
     warpsort_status_t st = sort_call(ctx, &job, keys, values, n, offsets, num_offsets);
     if (st == WARPSORT_OK) st = warpsort_synchronize(ctx);
@@ -234,13 +251,23 @@ int cmd_sort(int argc, char **argv) {
     }
     if (!write_outputs(&job, keys, n * key_size, values, n * job.value_bytes)) goto done;
 
-    char backend[64];
+    char backend[320];
     cli_describe_backend(ctx, job.threads, backend, sizeof backend);
     char batch[64] = "";
     if (job.row_length)
         snprintf(batch, sizeof batch, " in %zu rows", n / (size_t)job.row_length);
     else if (job.offsets)
         snprintf(batch, sizeof batch, " in %zu segments", num_offsets - 1);
+    if (job.device_count && warpsort_last_backend(ctx) == WARPSORT_BACKEND_CUDA) {
+        size_t len = strlen(backend);
+        if (job.device_count == WARPSORT_ALL_DEVICES)
+            snprintf(backend + len, sizeof backend - len, " (devices: all)");
+        for (int i = 0; i < job.device_count && len + 16 < sizeof backend; i++) {
+            snprintf(backend + len, sizeof backend - len, "%s%d%s", i ? "," : " (devices ",
+                     job.devices[i], i + 1 == job.device_count ? ")" : "");
+            len = strlen(backend);
+        }
+    }
     printf("sorted %zu %s keys%s%s %s%s on %s -> %s\n", n, warpsort_dtype_name(job.dtype), batch,
            values ? " with values" : "",
            (job.flags & WARPSORT_DESCENDING) ? "descending" : "ascending",
