@@ -46,7 +46,13 @@ class HostTrial final : public Trial {
         h_.vals = in.regime.pairs() ? in.vals.get() : nullptr;
     }
     void reset() override {
-        std::memcpy(h_.keys, in_.pristine.get(), in_.n * in_.regime.key_bytes());
+        /* On all cores: the out-of-core rows restore tens of GiB per run. */
+        const size_t kb = in_.regime.key_bytes();
+        unsigned char *dst = (unsigned char *)h_.keys;
+        const unsigned char *src = (const unsigned char *)in_.pristine.get();
+        parallel_for(in_.n, [&](size_t first, size_t count) {
+            std::memcpy(dst + first * kb, src + first * kb, count * kb);
+        });
         if (h_.vals) fill_iota_host(h_.vals, (size_t)in_.regime.value_bytes, in_.n);
     }
     bool run(double *ms, std::string *err) override {
@@ -93,7 +99,11 @@ std::string make_input(HostContext &c, HostInput &in) {
         (vb && !in.vals.allocate(vb, pinned)))
         return "host allocation";
     generate_input_host(r, in.n, c.opt.seed, in.pristine.get());
-    std::memcpy(in.keys.get(), in.pristine.get(), kb); /* touch every page before timing copies */
+    /* Touches every page before timing copies, on all cores (64 GiB at --ooc-n 2^34). */
+    unsigned char *dst = (unsigned char *)in.keys.get();
+    const unsigned char *src = (const unsigned char *)in.pristine.get();
+    parallel_for(kb,
+                 [&](size_t first, size_t count) { std::memcpy(dst + first, src + first, count); });
     if (vb) fill_iota_host(in.vals.get(), (size_t)r.value_bytes, in.n);
     in.bus_ms = bus_ms(in.keys.get(), kb, c.opt.repeat);
     if (vb) in.bus_ms += bus_ms(in.vals.get(), vb, c.opt.repeat);
@@ -180,6 +190,27 @@ void run_input(HostContext &c, const Regime &r, size_t n) {
     }
 }
 
+/* --devices: the out-of-core row of regime r (with or without a budget)
+ * again on the device list, after a warm-up call (it starts the other
+ * devices' contexts and rings); its note and results give the speedup over
+ * the one-device row of the same run. */
+void run_out_of_core_devices(HostContext &c, const Regime &r, HostInput &in,
+                             const HostVerifier &ver, const Row &one_device, int repeat) {
+    const RivalEnv env = {c.gpu.device, c.gpu.stream};
+    std::string why;
+    std::unique_ptr<HostRival> multi =
+        make_warpsort_host_devices(r, env, c.opt.devices, c.opt.device_count, &why);
+    if (!multi) throw BenchError("warpsort-host: " + why);
+    Row row = host_row(c, "warpsort-host:devices=" + c.opt.devices_label, r, in, ver, 1, repeat,
+                       multi.get());
+    if (row.status == RowStatus::Ok && one_device.status == RowStatus::Ok) {
+        const double speedup = one_device.median_ms / row.median_ms;
+        row.note += strprintf("; %.2fx the one-device row", speedup);
+        row.results.num("speedup_vs_one_device", speedup);
+    }
+    emit(c, row);
+}
+
 /* --ooc-n: u32 keys, pageable, sorted under the device budget (the first
  * call of a fresh context on its own row, then the calls after it), without
  * a budget, and by the CPU backend. */
@@ -206,10 +237,16 @@ void run_out_of_core(HostContext &c) {
     if (first.status == RowStatus::Ok)
         first.note += "; the first call of its context also faults its host scratch in";
     emit(c, first);
-    emit(c, host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2),
-                     budgeted.get()));
+    Row one_budgeted =
+        host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2), budgeted.get());
+    emit(c, one_budgeted);
     budgeted.reset();
-    emit(c, host_row(c, "warpsort-host", r, in, ver, 1, std::max(1, c.opt.repeat / 2)));
+    Row one_free = host_row(c, "warpsort-host", r, in, ver, 1, std::max(1, c.opt.repeat / 2));
+    emit(c, one_free);
+    if (c.opt.device_count) {
+        run_out_of_core_devices(c, rb, in, ver, one_budgeted, std::max(2, c.opt.repeat / 2));
+        run_out_of_core_devices(c, r, in, ver, one_free, std::max(1, c.opt.repeat / 2));
+    }
     if (std::find(c.opt.rivals.begin(), c.opt.rivals.end(), "warpsort-cpu") == c.opt.rivals.end())
         return;
     Row cpu = make_row(regime_label(r), regime_fields(r), in.n, "warpsort-cpu");
@@ -245,6 +282,10 @@ void list_plan(const HostOptions &o) {
         std::printf(
             "u32 keys random pageable   n=%-11llu out of core under %llu bytes, budget-free, cpu\n",
             (unsigned long long)o.ooc_n, (unsigned long long)o.ooc_budget);
+    if (o.ooc_n && o.device_count)
+        std::printf("u32 keys random pageable   n=%-11llu the same on devices %s, under the "
+                    "budget and budget-free\n",
+                    (unsigned long long)o.ooc_n, o.devices_label.c_str());
 }
 
 /* Device, self-test, results file: false if the harness cannot run. */

@@ -26,6 +26,11 @@ struct HostOptions : CommonOptions {
                                        "warpsort-cpu"};
     uint64_t cpu_max_n = (uint64_t)1 << 28;
     uint64_t ooc_n = 0, ooc_budget = (uint64_t)4 << 30;
+    /* --devices: the out-of-core rows again on these devices at once
+     * (config devices); device_count 0: not asked, WARPSORT_ALL_DEVICES: all. */
+    std::vector<int> devices;
+    int device_count = 0;
+    std::string devices_label; /* "0+1" or "all" */
     uint64_t timeline_n = 0;
     std::string trace = "host-timeline.csv";
 };

@@ -21,7 +21,8 @@ const char *const kHostUsage =
     "every result verified on the host. Each row also gives the bus limit measured\n"
     "in the same run: H2D + D2H of the array by plain cudaMemcpy.\n"
     "\n"
-    "  --sizes LIST        n per row: 10M, 100M, 2G (powers of ten) or 2^k (default 10M,100M)\n"
+    "  --sizes LIST        n per row: 10M, 100M, 2G (powers of ten) or 2^k (default 10M,100M);\n"
+    "                      none: no such rows (only --ooc-n's)\n"
     "  --kinds LIST        DTYPE-keys or DTYPE-pairs, DTYPE u32,f32,u64,f64\n"
     "                      (default u32-keys,u32-pairs,u64-keys)\n"
     "  --value-bytes 4|8   width of the values of pairs (default 4)\n"
@@ -40,6 +41,10 @@ const char *const kHostUsage =
     "  --ooc-budget BYTES  this device budget (default 4G): the first call of the\n"
     "                      process on its own row (it also faults the host scratch in),\n"
     "                      the calls after it, the budget-free call, the CPU backend\n"
+    "  --devices LIST|all  with --ooc-n: the same out-of-core rows (under the budget,\n"
+    "                      then budget-free) again with the context's device list set\n"
+    "                      to LIST (e.g. 0,1) or every GPU, in the same run, each row\n"
+    "                      verified and its speedup over the one-device row noted\n"
     "  --timeline N        instead of the rows: one pinned and one pageable sort of N\n"
     "                      u32 keys (after a warm-up), then two out-of-core sorts of\n"
     "                      --ooc-n keys if given, traced by the library (WARPSORT_TRACE)\n"
@@ -88,6 +93,24 @@ std::vector<std::string> parse_rivals(const std::string &flag, const std::string
     return out;
 }
 
+/* --devices: "all" or distinct ordinals "0,1" (the library checks that
+ * they exist when the row's context is made). */
+void parse_devices(const std::string &flag, const std::string &v, HostOptions &o) {
+    o.devices.clear();
+    o.devices_label = v == "all" ? "all" : "";
+    o.device_count = WARPSORT_ALL_DEVICES;
+    if (v == "all") return;
+    for (const std::string &item : split_list(v)) {
+        const int d = (int)parse_int(flag, item, 0, 1023);
+        if (std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end())
+            usage_error(flag + ": device " + item + " appears twice in '" + v + "'");
+        o.devices.push_back(d);
+        o.devices_label += (o.devices_label.empty() ? "" : "+") + item;
+    }
+    if (o.devices.size() > WARPSORT_MAX_DEVICES) usage_error(flag + ": too many devices");
+    o.device_count = (int)o.devices.size();
+}
+
 /* The host mode's own flags; false if a is not one of them. */
 bool parse_host_flag(const std::string &a, ArgReader &args, HostOptions &o, int &value_bytes) {
     if (a == "--no-cpu") {
@@ -96,7 +119,11 @@ bool parse_host_flag(const std::string &a, ArgReader &args, HostOptions &o, int 
                        o.rivals.end());
     } else if (a == "--sizes") {
         o.sizes.clear();
-        for (const std::string &s : split_list(args.value())) o.sizes.push_back(parse_size(a, s));
+        const std::string v = args.value();
+        if (v != "none")
+            for (const std::string &s : split_list(v)) o.sizes.push_back(parse_size(a, s));
+    } else if (a == "--devices") {
+        parse_devices(a, args.value(), o);
     } else if (a == "--kinds")
         o.kinds = parse_kinds(a, args.value());
     else if (a == "--value-bytes")
@@ -138,6 +165,7 @@ HostOptions parse_host_args(int argc, char **argv) {
         if (r.value_bytes) r.value_bytes = value_bytes;
     check_common_flags(o);
     if (o.ooc_budget == 0) usage_error("--ooc-budget: must be above 0");
+    if (o.device_count && !o.ooc_n) usage_error("--devices: needs --ooc-n");
     return o;
 }
 

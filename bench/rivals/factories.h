@@ -17,6 +17,12 @@ DeviceFactory make_warpsort_cuda, make_cub_radix, make_cub_radix_i32, make_cub_m
     make_cub_segmented, make_cub_segmented_radix, make_thrust, make_seed_naive, make_seed_hybrid;
 HostFactory make_warpsort_host, make_warpsort_cpu;
 
+/* warpsort-host with a device list (config devices / device_count): host
+ * arrays that go out of core are sorted on all those devices at once. */
+std::unique_ptr<HostRival> make_warpsort_host_devices(const Regime &r, const RivalEnv &env,
+                                                      const std::vector<int> &devices,
+                                                      int device_count, std::string *why);
+
 /* A device rival run on host arrays: synchronous copies in, the device sort
  * on env.stream, copies out (the host mode's "<rival>+copy" rows). */
 std::unique_ptr<HostRival> make_copy_sort_copy(const RivalInfo &device_rival, const Regime &r,
