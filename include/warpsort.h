@@ -277,10 +277,12 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * applies to each device; 0 = each device's free memory), on its own PCIe
  * link: phase 1 hands the runs out to the devices as they come free, phase 2
  * the ranges, so both phases run on all devices at once. Runs are as long as
- * the device with the least room can sort; the cuts, the host memory and the
- * failure safety are those of the one-device path; the call fails on
- * the first failure of any device, stops the others at their next piece, and
- * names the device in warpsort_last_error. The host staging threads
+ * the device with the least room can sort; the cuts, the host scratch and the
+ * failure safety are those of the one-device path (each device other than
+ * `device` adds a pinned ring of host_ring_bytes, its workspace and its
+ * context, kept until warpsort_destroy); the call fails on the first failure
+ * of any device, stops the others at their next piece, and names the device
+ * in warpsort_last_error. The host staging threads
  * (cpu_threads) are shared out among the devices. Arrays whose workspace fits
  * `device`'s budget stay on `device` alone: with G devices the out-of-core
  * route moves every byte over a bus twice (G buses) against once (one bus) in
