@@ -5,24 +5,30 @@
  * orientation (descending bits for the largest), compared
  * lexicographically: the lower index wins ties and the order is total.
  *
- * Four paths, chosen per call from k, the rows and the row length
+ * Five paths, chosen per call from k, the rows and the row length
  * (ws_tk_plan_for):
  *  - best path, k = 1 on rows of WS_TK_BEST_MIN_LEN or more: one launch
  *    (after a memset of the rows' counters). Each block keeps the best
  *    (key, index) of its chunk of a row, one read of the keys, then the
  *    last block of the row to finish (a ticket counter) picks the best of
  *    the row's blocks and writes the result.
+ *  - row blocks, k <= 256 on rows of up to a few thousand keys (any number
+ *    of rows, one array included): one launch, a block per row. The block
+ *    reads its row once into registers, narrows it on chip by a radix
+ *    select over (ordered key, index) words (ws_tk_narrow: digits below
+ *    the bits every word shares, until at most 256 or 512 words can still
+ *    be among the best k) and one warp sorts those.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; 32-bit keys from k = 16 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
- *    (key, index) are kept (32-bit keys and a few thousand candidates:
- *    one block narrows them on chip by a radix select over their digits
+ *    (key, index) are kept (a few thousand candidates, and k <= 128 for
+ *    64-bit keys: one block narrows them on chip, as the row blocks do,
  *    to a few k and sorts those; else the leaf sorts them all); when
  *    fewer than k or more than the buffer holds pass, the radix select
  *    below (launched anyway; it reads the count) writes the k instead.
- *  - warp path, k <= 256 and rows shorter than 2^32 - 1: every warp owns a
+ *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
  *    items in registers (ITEMS = 1..8). The chunk's first 32 x ITEMS items
@@ -139,6 +145,21 @@ using warpsort::warp_items;
 #define WS_TK_CAND_TILE (WS_TK_CAND_THREADS * 8)
 #define WS_TK_CAND_EXPECTED (2 * WS_TK_CAND_TILE)
 #define WS_TK_CAND_UNROLL 8
+/* ... for 64-bit keys (k at most 16 x this), whose survivors (at most 32 x
+ * this) one warp sorts. */
+#define WS_TK_CAND_SI64 8
+/* Row blocks (ws_tk_rows_kernel): k at most this; bytes of keys a thread
+ * holds in registers; threads per block from MIN to MAX (a power of two
+ * holding the row, or MAX); rows up to MAX_PASSES x MAX threads' worth of
+ * registers (the rest is read again from L2 at every pass of the select). */
+#define WS_TK_ROWS_MAX_K 256
+#define WS_TK_ROWS_ITEMS 32
+#define WS_TK_ROWS_MIN_THREADS 64
+#define WS_TK_ROWS_MAX_THREADS 512
+#define WS_TK_ROWS_MAX_PASSES 4
+/* ... and threads an SM holds at least (a register bound; every supported
+ * SM holds 1024). */
+#define WS_TK_ROWS_SM_THREADS 1024
 /* Filter pass: 16-byte loads per thread per step, threads per block. */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
@@ -1136,25 +1157,241 @@ __global__ void ws_tk_pad_kernel(const ws_tk_filter *fl, unsigned long long *ck,
     }
 }
 
-/* Shared memory of ws_tk_cand_kernel: the survivors (unpadded), then the
- * padded tile that sorts them; one digit's bins and the scan's warp sums;
- * the narrowing's shared scalars. */
-struct ws_tk_cand_smem {
-    uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
+/*=== on-chip narrowing (the filter's candidate block, the row blocks) ===*/
+
+/* An item as one unsigned word: its ordered key above its 32-bit index.
+ * Words are unique and sort in (key, index) order, ties and NaNs included:
+ * 64 bits for 32-bit keys, 128 for 64-bit keys. */
+__extension__ typedef unsigned __int128 ws_tk_u128;
+template <typename KB>
+struct ws_tk_word_of {
+    using type = uint64_t;
+};
+template <>
+struct ws_tk_word_of<uint64_t> {
+    using type = ws_tk_u128;
+};
+template <typename KB>
+using ws_tk_word = typename ws_tk_word_of<KB>::type;
+
+template <typename W, typename KB>
+__device__ __forceinline__ W ws_tk_pack(KB o, uint32_t i) {
+    return ((W)o << 32) | (W)i;
+}
+template <typename KB, typename W>
+__device__ __forceinline__ KB ws_tk_word_key(W w) {
+    return (KB)(w >> 32);
+}
+/* Significant bits of x (0 for 0). */
+__device__ __forceinline__ int ws_tk_width(uint64_t x) {
+    return x ? 64 - __clzll((long long)x) : 0;
+}
+__device__ __forceinline__ int ws_tk_width(ws_tk_u128 x) {
+    const uint64_t hi = (uint64_t)(x >> 64);
+    return hi ? 128 - __clzll((long long)hi) : ws_tk_width((uint64_t)x);
+}
+
+/* Shared memory of a narrowing by a block of T threads: one digit's bins,
+ * the scan's warp sums, the OR of every word XOR the first (low and high
+ * 64 bits), the cut bin, the words before it and in it, the survivors
+ * placed. The block zeroes orx and at, then a barrier, before narrowing. */
+template <int T>
+struct ws_tk_narrow_smem {
     unsigned h[WS_TK_BINS];
-    unsigned part[WS_TK_CAND_THREADS / 32];
-    unsigned long long orx;    /* OR of every candidate XOR the first */
-    unsigned bin, before, cut; /* the digit's cut bin, the items before it, its count */
-    unsigned at;               /* survivors placed */
+    unsigned part[T / 32];
+    unsigned long long orx[2];
+    unsigned bin, before, cut, at;
 };
 
-/* Sorts the s survivors (s <= THREADS x ITEMS, unpadded at sm.keys) as one
- * tile of THREADS x ITEMS and writes the first k (k <= s) to results from
- * out_base on. A tile's cost follows its real items (block_sort_tile); a
- * smaller ITEMS gives more, shorter warp networks. */
+/* Where a narrowing ended: the s survivors are the words not above
+ * limit. */
+template <typename W>
+struct ws_tk_cut {
+    W limit;
+    unsigned s;
+};
+
+/* The best k (k <= n) of n unique words by an exact radix select over
+ * their bits, narrowed until at most keep (keep >= k) survive. item(b, u)
+ * gives this thread's word j = b + u x T + threadIdx.x of the block's n
+ * (u < L, a constant; b a multiple of T x L), anything for j >= n
+ * (ignored); w0 is word 0. An OR pass finds the highest
+ * bit where the words differ (the bits above it are common), then each
+ * pass histograms the next digit of up to 11 bits among the words sharing
+ * the prefix so far, and the bin holding the k-th word becomes the cut:
+ * the words below it are kept, the cut bin's are refined by the next
+ * digit, until the kept words and the cut bin are at most keep (the words
+ * are unique, so at the last digit the cut bin holds one word: ties never
+ * stop the narrowing, they only reach the index bits). Every thread of
+ * the block calls it; it ends after a barrier. */
+template <typename W, int T, int L, typename Item>
+__device__ __forceinline__ ws_tk_cut<W> ws_tk_narrow(ws_tk_narrow_smem<T> &sm, const Item &item,
+                                                     unsigned n, unsigned k, unsigned keep, W w0) {
+    constexpr int WBITS = 8 * (int)sizeof(W), PER = WS_TK_BINS / T;
+    static_assert(WS_TK_BINS % T == 0, "whole bins per thread");
+    const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
+    ws_tk_cut<W> c = {~(W)0, n};
+    if (n <= keep) return c;
+    W x = 0;
+    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+#pragma unroll
+        for (int u = 0; u < L; u++)
+            if (b + (unsigned)(u * T + t) < n) x |= item(b, u) ^ w0;
+    }
+#pragma unroll
+    for (int h = 0; h < WBITS / 64; h++) {
+        unsigned long long y = (unsigned long long)(x >> (64 * h));
+#pragma unroll
+        for (int m = 16; m >= 1; m /= 2) y |= __shfl_xor_sync(0xFFFFFFFFu, y, m);
+        if (lane == 0 && y) atomicOr(&sm.orx[h], y);
+    }
+    __syncthreads();
+    W orx = (W)sm.orx[0];
+    if (WBITS > 64) orx |= (W)sm.orx[1] << (WBITS > 64 ? 64 : 0);
+    /* unique words differ somewhere (n > keep >= 1) */
+    int top = ws_tk_width(orx);
+    W prefix = top == WBITS ? 0 : (w0 >> top) << top;
+    unsigned rem = k, kept = 0; /* the k-th word's rank among the prefix's */
+    unsigned s = n;
+    while (s > keep && top > 0) {
+        const int width = top < WS_TK_DIGIT_BITS ? top : WS_TK_DIGIT_BITS;
+        const int shift = top - width;
+        const unsigned mask = (1u << width) - 1;
+        /* the words sharing the prefix: w & high == prefix */
+        const W high = top >= WBITS ? (W)0 : ~(W)0 << top;
+        for (int q = t; q < WS_TK_BINS; q += T) sm.h[q] = 0;
+        __syncthreads();
+        for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+#pragma unroll
+            for (int u = 0; u < L; u++) {
+                const unsigned j = b + (unsigned)(u * T + t);
+                const W w = item(b, u);
+                const bool in = j < n && (w & high) == prefix;
+                /* plain adds: a warp's adds to one counter serialise, but
+                 * __match_any_sync to combine them costs more than that
+                 * on any input (bench/NOTES.md) */
+                if (in) atomicAdd(&sm.h[(unsigned)(w >> shift) & mask], 1u);
+            }
+        }
+        __syncthreads();
+        unsigned sum = 0;
+#pragma unroll
+        for (int q = 0; q < PER; q++) sum += sm.h[t * PER + q];
+        unsigned incl = sum;
+#pragma unroll
+        for (int off = 1; off < 32; off *= 2) {
+            const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+            if (lane >= off) incl += y;
+        }
+        if (lane == 31) sm.part[warp] = incl;
+        __syncthreads();
+        unsigned before = incl - sum;
+        for (int v = 0; v < warp; v++) before += sm.part[v];
+        /* exactly one thread holds the bin of the rem-th word (1 <= rem <=
+         * the words sharing the prefix) */
+        if (before < rem && before + sum >= rem) {
+            int q = t * PER;
+            while (before + sm.h[q] < rem) before += sm.h[q++];
+            sm.bin = (unsigned)q;
+            sm.before = before;
+            sm.cut = sm.h[q];
+        }
+        __syncthreads();
+        kept += sm.before;
+        rem -= sm.before;
+        s = kept + sm.cut;
+        prefix |= (W)sm.bin << shift;
+        top = shift;
+        __syncthreads(); /* every read precedes the next digit's writes */
+    }
+    c.limit = top >= WBITS ? ~(W)0 : prefix | ~(~(W)0 << top);
+    c.s = s;
+    return c;
+}
+
+/* Stores the survivors of a narrowing, in any order, at dst[0 .. min(s,
+ * cap)) (sm.at zeroed before the narrowing); ends after a barrier. */
+template <typename W, int T, int L, typename Item>
+__device__ __forceinline__ void ws_tk_collect(ws_tk_narrow_smem<T> &sm, const Item &item,
+                                              unsigned n, const ws_tk_cut<W> &c, W *dst,
+                                              unsigned cap) {
+    const int t = (int)threadIdx.x, lane = t & 31;
+    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            const W w = item(b, u);
+            const bool in = j < n && w <= c.limit;
+            const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
+            if (!ball) continue;
+            unsigned base = 0;
+            if (lane == 0) base = atomicAdd(&sm.at, (unsigned)__popc(ball));
+            base = __shfl_sync(0xFFFFFFFFu, base, 0);
+            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            if (in && at < cap) dst[at] = w;
+        }
+    }
+    __syncthreads();
+}
+
+/* Sorts the s survivors at sw[0 .. s) (k <= s <= 32 x SI) with one warp's
+ * network, as (key, index) items, and writes the first k to results from
+ * out_base on. Called by one whole warp. */
+template <typename KB, int SI, typename W>
+__device__ __forceinline__ void ws_tk_warp_finish_n(const W *sw, unsigned s, unsigned k,
+                                                    size_t out_base, key_codec codec,
+                                                    const ws_tk_outputs &out) {
+    const int lane = (int)threadIdx.x & 31;
+    warp_items<KB, no_value, uint32_t, SI> it;
+#pragma unroll
+    for (int r = 0; r < SI; r++) {
+        const unsigned e = (unsigned)(r * 32 + lane);
+        const W w = e < s ? sw[e] : ~(W)0;
+        it.k[r] = ws_tk_word_key<KB>(w);
+        it.p[r] = (uint32_t)w;
+    }
+    warpsort::warp_sort_registers<32 * SI>(it, lane * SI);
+#pragma unroll
+    for (int r = 0; r < SI; r++) {
+        const unsigned j = (unsigned)(lane * SI + r);
+        if (j < k) ws_tk_put(out, out_base + j, decode(it.k[r], codec), it.p[r]);
+    }
+}
+/* The same with the smallest network that holds s (s <= 32 x SI). */
+template <typename KB, int SI, typename W>
+__device__ __forceinline__ void ws_tk_warp_finish(const W *sw, unsigned s, unsigned k,
+                                                  size_t out_base, key_codec codec,
+                                                  const ws_tk_outputs &out) {
+    if constexpr (SI > 1) {
+        if (s <= 16u * SI) {
+            ws_tk_warp_finish<KB, SI / 2>(sw, s, k, out_base, codec, out);
+            return;
+        }
+    }
+    ws_tk_warp_finish_n<KB, SI>(sw, s, k, out_base, codec, out);
+}
+
+/* Shared memory of ws_tk_cand_kernel: the survivors (unpadded; 32-bit keys:
+ * then the padded tile that sorts them), and the narrowing's. */
+template <typename KB>
+struct ws_tk_cand_smem {
+    uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
+    ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
+};
+template <>
+struct ws_tk_cand_smem<uint64_t> {
+    ws_tk_u128 keys[32 * WS_TK_CAND_SI64];
+    ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
+};
+
+/* 32-bit keys: sorts the s survivors (s <= THREADS x ITEMS, unpadded at
+ * sm.keys) as one tile of THREADS x ITEMS and writes the first k (k <= s)
+ * to results from out_base on. A tile's cost follows its real items
+ * (block_sort_tile); a smaller ITEMS gives more, shorter warp networks. */
 template <typename KB, int ITEMS>
-__device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem &sm, int s, int k, size_t out_base,
-                                                key_codec codec, const ws_tk_outputs &out) {
+__device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem<KB> &sm, int s, int k,
+                                                size_t out_base, key_codec codec,
+                                                const ws_tk_outputs &out) {
     using U = uint64_t;
     constexpr int T = WS_TK_CAND_THREADS;
     const int lane = (int)threadIdx.x & 31, first = (int)threadIdx.x * ITEMS;
@@ -1177,165 +1414,115 @@ __device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem &sm, int s, int 
                       (uint32_t)it.k[i]);
 }
 
-/* 32-bit keys: the best k of the row's candidates (one u64 each, ordered
- * key above index: unique, so their order is the (key, index) order, ties
- * and NaNs included), to results from out_base on, by one block. The
- * candidates are the first n of ck: all that passed the filter, or the
- * radix select's k when it missed.
- *
- * The filter keeps several times k, so the block first narrows them on
- * chip by an exact radix select over the u64 words (the first THREADS x
- * UNROLL, usually all, held in registers, the rest read from L2 once per
- * pass): an OR pass finds the highest bit where the words differ (the bits
- * above it are common), then each pass histograms the next digit of up to
- * 11 bits among the words sharing the prefix so far, and the bin holding
- * the k-th word becomes the cut: the words below it are kept, the cut bin's
- * are refined by the next digit, until the kept words and the cut bin are
- * at most max(2k, THREADS) (the words are unique, so at the last digit the
- * cut bin holds one word: ties never stop the narrowing, they only reach
- * the index bits). One more pass collects the survivors, the words whose
- * bits above the last digit are not above the cut's, and one tile of the
- * next power of two of them (at least THREADS) sorts them; the first k are
- * the result. */
+/* The best k of the row's candidates, to results from out_base on, by one
+ * block. The candidates are the first n of ck (and ci): all that passed
+ * the filter, or the radix select's k when it missed; as words (32-bit
+ * keys: one u64 in ck; 64-bit keys: the ordered key in ck, the index in
+ * ci). The filter keeps several times k, so the block narrows them on chip
+ * (ws_tk_narrow; the first THREADS x UNROLL words, usually all, held in
+ * registers, the rest read from L2 once per pass) to at most max(2k,
+ * THREADS) (32-bit keys; sorted as one tile of the next power of two of
+ * them, at least THREADS) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
+ * half that; sorted by one warp); the first k are the result. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
-    ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, size_t k,
-                      size_t out_base, key_codec codec, ws_tk_outputs out) {
-    using U = uint64_t;
-    constexpr int T = WS_TK_CAND_THREADS, L = WS_TK_CAND_UNROLL, PER = WS_TK_BINS / T;
-    static_assert(PER == 2, "two bins per thread");
-    static_assert(2 * WS_TK_FILTER_MAX_K <= WS_TK_CAND_TILE, "the survivors fit one tile");
+    ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
+                      size_t k, size_t out_base, key_codec codec, ws_tk_outputs out) {
+    using W = ws_tk_word<KB>;
+    constexpr int T = WS_TK_CAND_THREADS, L = WS_TK_CAND_UNROLL;
+    constexpr bool WIDE = sizeof(KB) == 8;
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
-    ws_tk_cand_smem &sm = *reinterpret_cast<ws_tk_cand_smem *>(ws_tk_dyn);
+    ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
     const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
-    const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
-    const unsigned keep = 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k : (unsigned)T;
+    const int t = (int)threadIdx.x;
+    const unsigned cap = WIDE ? 32u * WS_TK_CAND_SI64 : (unsigned)WS_TK_CAND_TILE;
+    const unsigned keep = WIDE                            ? cap
+                          : 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k
+                                                          : (unsigned)T;
     if (t == 0) {
-        sm.orx = 0;
-        sm.at = 0;
+        sm.nw.orx[0] = sm.nw.orx[1] = 0;
+        sm.nw.at = 0;
     }
     __syncthreads();
-    /* the survivors: the words w with w >> top <= prefix >> top (all when
-     * top is 64), s of them */
-    int top = 64;
-    U prefix = 0;
-    unsigned s = n;
-    /* the first T x L words (usually all) stay in registers: each pass
-     * after the first reads only the rest from L2 */
-    U wc[L];
+    const auto word = [&](unsigned j) -> W {
+        if constexpr (WIDE)
+            return ws_tk_pack<W>((KB)ck[j], ci[j]);
+        else
+            return (W)ck[j];
+    };
+    W wc[L];
 #pragma unroll
     for (int u = 0; u < L; u++) {
         const unsigned j = (unsigned)(u * T + t);
-        wc[u] = j < n ? (U)ck[j] : 0;
+        wc[u] = j < n ? word(j) : 0;
     }
-    const auto batch = [&](unsigned b, U(&w)[L]) {
-#pragma unroll
-        for (int u = 0; u < L; u++) {
-            const unsigned j = b + (unsigned)(u * T + t);
-            w[u] = b == 0 ? wc[u] : j < n ? (U)ck[j] : 0;
-        }
+    const auto item = [&](unsigned b, int u) -> W {
+        const unsigned j = b + (unsigned)(u * T + t);
+        return b == 0 ? wc[u] : j < n ? word(j) : 0;
     };
-    if (n > keep) {
-        const U w0 = ck[0];
-        U x = 0;
-        for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
-            U w[L];
-            batch(b, w);
-#pragma unroll
-            for (int u = 0; u < L; u++) {
-                const unsigned j = b + (unsigned)(u * T + t);
-                if (j < n) x |= w[u] ^ w0;
-            }
-        }
-        unsigned lo = (unsigned)x, hi = (unsigned)(x >> 32);
-#pragma unroll
-        for (int m = 16; m >= 1; m /= 2) {
-            lo |= __shfl_xor_sync(0xFFFFFFFFu, lo, m);
-            hi |= __shfl_xor_sync(0xFFFFFFFFu, hi, m);
-        }
-        if (lane == 0 && (lo | hi)) atomicOr(&sm.orx, ((unsigned long long)hi << 32) | lo);
-        __syncthreads();
-        const U orx = sm.orx;
-        /* unique words differ somewhere (n > keep >= 2) */
-        top = orx ? 64 - __clzll((long long)orx) : 0;
-        prefix = top == 64 ? 0 : (w0 >> top) << top;
-        unsigned rem = (unsigned)k, kept = 0; /* the k-th word's rank among the prefix's */
-        while (s > keep && top > 0) {
-            const int width = top < WS_TK_DIGIT_BITS ? top : WS_TK_DIGIT_BITS;
-            const int shift = top - width;
-            const U mask = ((U)1 << width) - 1;
-            for (int q = t; q < WS_TK_BINS; q += T) sm.h[q] = 0;
-            __syncthreads();
-            for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
-                U w[L];
-                batch(b, w);
-#pragma unroll
-                for (int u = 0; u < L; u++) {
-                    const unsigned j = b + (unsigned)(u * T + t);
-                    const bool in = j < n && (top == 64 || ((w[u] ^ prefix) >> top) == 0);
-                    const unsigned bin = in ? (unsigned)((w[u] >> shift) & mask) : WS_TK_BINS;
-                    /* one add per distinct bin of the warp: ties and
-                     * narrow ranges would serialise on one counter */
-                    const unsigned peers = __match_any_sync(0xFFFFFFFFu, bin);
-                    if (in && lane == __ffs(peers) - 1) atomicAdd(&sm.h[bin], __popc(peers));
-                }
-            }
-            __syncthreads();
-            const unsigned c0 = sm.h[t * PER], c1 = sm.h[t * PER + 1], sum = c0 + c1;
-            unsigned incl = sum;
-            for (int off = 1; off < 32; off *= 2) {
-                const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
-                if (lane >= off) incl += y;
-            }
-            if (lane == 31) sm.part[warp] = incl;
-            __syncthreads();
-            unsigned before = incl - sum;
-            for (int v = 0; v < warp; v++) before += sm.part[v];
-            /* exactly one thread holds the bin of the rem-th word (1 <=
-             * rem <= the words sharing the prefix) */
-            if (before < rem && before + sum >= rem) {
-                const int second = before + c0 < rem;
-                sm.bin = (unsigned)(t * PER + second);
-                sm.before = before + (second ? c0 : 0);
-                sm.cut = second ? c1 : c0;
-            }
-            __syncthreads();
-            kept += sm.before;
-            rem -= sm.before;
-            s = kept + sm.cut;
-            prefix |= (U)sm.bin << shift;
-            top = shift;
-            __syncthreads(); /* every read precedes the next digit's writes */
-        }
+    /* n >= k >= 1 */
+    const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
+    ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
+    if constexpr (WIDE) {
+        if (t < 32)
+            ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
+    } else {
+        const int m = c.s < cap ? (int)c.s : (int)cap;
+        if (m <= T)
+            ws_tk_cand_sort<KB, 1>(sm, m, (int)k, out_base, codec, out);
+        else if (m <= 2 * T)
+            ws_tk_cand_sort<KB, 2>(sm, m, (int)k, out_base, codec, out);
+        else if (m <= 4 * T)
+            ws_tk_cand_sort<KB, 4>(sm, m, (int)k, out_base, codec, out);
+        else
+            ws_tk_cand_sort<KB, 8>(sm, m, (int)k, out_base, codec, out);
     }
-    /* collect the survivors (in any order: the sort orders them) */
-    const U bar = top >= 64 ? 0 : prefix >> top;
-    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
-        U w[L];
-        batch(b, w);
-#pragma unroll
-        for (int u = 0; u < L; u++) {
-            const unsigned j = b + (unsigned)(u * T + t);
-            const bool in = j < n && (top >= 64 || (w[u] >> top) <= bar);
-            const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
-            if (!ball) continue;
-            unsigned base = 0;
-            if (lane == 0) base = atomicAdd(&sm.at, (unsigned)__popc(ball));
-            base = __shfl_sync(0xFFFFFFFFu, base, 0);
-            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
-            if (in && at < (unsigned)WS_TK_CAND_TILE) sm.keys[at] = w[u];
-        }
+}
+
+/*=== row blocks ===*/
+
+/* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or half
+ * as many for 64-bit keys and 512 survivors (48 registers of them in the
+ * sorting warp). */
+__host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si) {
+    return WS_TK_ROWS_SM_THREADS / T / (kb == 8 && si == 16 ? 2 : 1);
+}
+
+/* One block of T threads per row (row_len <= WS_TK_ROWS_MAX_LEN, k <= 16 x
+ * SI): the row's first T x L keys are read once into registers (the rest,
+ * for rows over T x L, again from L2 at every pass), narrowed on chip to
+ * at most 32 x SI (word i is (ordered key i, i)), and those are sorted by
+ * one warp; the first k are the row's results. */
+template <typename KB, int T, int SI>
+__global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
+    ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
+                      ws_tk_outputs out) {
+    using W = ws_tk_word<KB>;
+    constexpr int L = WS_TK_ROWS_ITEMS / (int)sizeof(KB);
+    constexpr unsigned CAP = 32u * SI;
+    __shared__ ws_tk_narrow_smem<T> sm;
+    __shared__ W sw[CAP];
+    const KB *rk = keys + (size_t)blockIdx.x * row_len;
+    const unsigned n = (unsigned)row_len;
+    const int t = (int)threadIdx.x;
+    if (t == 0) {
+        sm.orx[0] = sm.orx[1] = 0;
+        sm.at = 0;
     }
+    const auto word = [&](unsigned j) -> W {
+        return ws_tk_pack<W>(encode(j < n ? rk[j] : KB(0), codec), j);
+    };
+    W wr[L];
+#pragma unroll
+    for (int u = 0; u < L; u++) wr[u] = word((unsigned)(u * T + t));
     __syncthreads();
-    const int m = s < (unsigned)WS_TK_CAND_TILE ? (int)s : WS_TK_CAND_TILE;
-    if (m <= T)
-        ws_tk_cand_sort<KB, 1>(sm, m, (int)k, out_base, codec, out);
-    else if (m <= 2 * T)
-        ws_tk_cand_sort<KB, 2>(sm, m, (int)k, out_base, codec, out);
-    else if (m <= 4 * T)
-        ws_tk_cand_sort<KB, 4>(sm, m, (int)k, out_base, codec, out);
-    else
-        ws_tk_cand_sort<KB, 8>(sm, m, (int)k, out_base, codec, out);
+    const auto item = [&](unsigned b, int u) -> W {
+        return b == 0 ? wr[u] : word(b + (unsigned)(u * T + t));
+    };
+    const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
+    const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
+    ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
+    if (t < 32) ws_tk_warp_finish<KB, SI>(sw, c.s, k, (size_t)blockIdx.x * k, codec, out);
 }
 
 /* The first k sorted candidates of one row to results from out_base on. */
@@ -1362,11 +1549,14 @@ struct ws_tk_plan {
     int best;          /* best path (k = 1) */
     unsigned best_cpr; /* best path: blocks per row, each a chunk of best_chunk */
     size_t best_chunk, best_part, best_done;
+    int rows_block;   /* row blocks (ws_tk_rows_kernel) */
+    int rows_threads; /* ... threads per block */
+    int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
     int warp_path;
     int filter;     /* filter path (else radix when not the warp path) */
     unsigned rank;  /* filter path: the threshold's rank in the sample */
     size_t cap;     /* filter path: candidates kept */
-    int cand_block; /* filter path, 32-bit keys: the best k by one block (ws_tk_cand_kernel) */
+    int cand_block; /* filter path: the best k by one block (ws_tk_cand_kernel) */
     int items;      /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
@@ -1448,23 +1638,37 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.total = at;
         return p;
     }
+    /* Rows that a few blocks' registers hold: one block each. */
+    const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
+    p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
+                   row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread;
+    if (p.rows_block) {
+        size_t t = WS_TK_ROWS_MIN_THREADS;
+        while (t < WS_TK_ROWS_MAX_THREADS && t * per_thread < row_len) t *= 2;
+        p.rows_threads = (int)t;
+        p.rows_si = k <= 128 ? 8 : 16;
+        p.total = at;
+        return p;
+    }
     const size_t filter_min_k = kb == 4 ? WS_TK_FILTER_MIN_K32 : WS_TK_FILTER_MIN_K;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
-        if (kb == 4) {
-            /* One block takes the candidates when about rank x n / S pass
-             * (what the filter keeps on average) are at most
-             * WS_TK_CAND_EXPECTED (its passes over them stay short) and the
-             * device gives a block its shared memory (about 78 KB); more go
-             * to the leaf, all SMs. Below WS_TK_FILTER_MIN_K only the former
-             * beats the warp path. */
-            const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-            p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
-                           sizeof(ws_tk_cand_smem) <= ws_family_of(st->dev.family).smem_block;
-            if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
-        }
+        /* One block takes the candidates when about rank x n / S pass
+         * (what the filter keeps on average) are at most
+         * WS_TK_CAND_EXPECTED (its passes over them stay short), the device
+         * gives a block its shared memory (about 78 KB for 32-bit keys) and
+         * (64-bit keys) one warp sorts the survivors; more go to the leaf,
+         * all SMs. Below WS_TK_FILTER_MIN_K only the former beats the warp
+         * path. */
+        const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
+        const size_t cand_smem =
+            kb == 4 ? sizeof(ws_tk_cand_smem<uint32_t>) : sizeof(ws_tk_cand_smem<uint64_t>);
+        p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
+                       cand_smem <= ws_family_of(st->dev.family).smem_block &&
+                       (kb == 4 || 2 * k <= 32 * WS_TK_CAND_SI64);
+        if (kb == 4 && k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
     if (p.filter) {
@@ -1476,8 +1680,8 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.seg_cnt = take(2 * p.tiles * WS_TK_SELECT_WARPS * sizeof(unsigned));
         p.blk_base = take(2 * p.tiles * sizeof(unsigned long long)); /* grid <= tiles */
         p.surv_keys = take(p.cap * sizeof(unsigned long long));
-        if (kb == 8) {
-            p.surv_idx = take(p.cap * sizeof(uint32_t));
+        if (kb == 8) p.surv_idx = take(p.cap * sizeof(uint32_t));
+        if (kb == 8 && !p.cand_block) {
             /* by index, then stably by key: (key, index) order */
             p.sort_plan = ws_plan_make(&st->dev, p.cap, 4, 8);
             p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
@@ -1715,6 +1919,35 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     return WARPSORT_OK;
 }
 
+template <typename KB, int T>
+static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
+                              key_codec codec, const ws_tk_outputs &out, cudaStream_t stream) {
+    const unsigned grid = (unsigned)a->rows, k = (unsigned)a->k;
+    if (p.rows_si == 8)
+        ws_tk_rows_kernel<KB, T, 8>
+            <<<grid, T, 0, stream>>>((const KB *)keys, a->row_len, k, codec, out);
+    else
+        ws_tk_rows_kernel<KB, T, 16>
+            <<<grid, T, 0, stream>>>((const KB *)keys, a->row_len, k, codec, out);
+}
+
+/* Row blocks: one launch, a block per row. */
+template <typename KB>
+static warpsort_status_t ws_tk_rows_path(warpsort_context_t *ctx, const ws_tk_plan &p,
+                                         const ws_topk_args_t *a, const void *keys, key_codec codec,
+                                         const ws_tk_outputs &out, cudaStream_t stream) {
+    static_assert(WS_TK_ROWS_MIN_THREADS == 64 && WS_TK_ROWS_MAX_THREADS == 512,
+                  "one instance per block shape");
+    switch (p.rows_threads) {
+    case 64: ws_tk_launch_rows<KB, 64>(p, a, keys, codec, out, stream); break;
+    case 128: ws_tk_launch_rows<KB, 128>(p, a, keys, codec, out, stream); break;
+    case 256: ws_tk_launch_rows<KB, 256>(p, a, keys, codec, out, stream); break;
+    default: ws_tk_launch_rows<KB, 512>(p, a, keys, codec, out, stream); break;
+    }
+    WS_CUDA_TRY(ctx, cudaGetLastError());
+    return WARPSORT_OK;
+}
+
 /* k = 1: the rows' counters zeroed, then one launch (ws_tk_best_kernel). */
 template <typename KB>
 static warpsort_status_t ws_tk_best_path(warpsort_context_t *ctx, const ws_tk_plan &p,
@@ -1754,11 +1987,10 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
     const unsigned filter_grid =
         ws_tk_grid(n, WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)), st);
-    if constexpr (MODE == 1)
-        if (p.cand_block)
-            WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  (int)sizeof(ws_tk_cand_smem)));
+    if (p.cand_block)
+        WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)sizeof(ws_tk_cand_smem<KB>)));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
@@ -1766,13 +1998,12 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
             <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
         WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
                                                      ctx->device, st, stream)));
-        if constexpr (MODE == 1)
-            if (p.cand_block) {
-                ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, sizeof(ws_tk_cand_smem), stream>>>(
-                    fl, ck, k, row * k, codec, out);
-                WS_CUDA_TRY(ctx, cudaGetLastError());
-                continue;
-            }
+        if (p.cand_block) {
+            ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, sizeof(ws_tk_cand_smem<KB>), stream>>>(
+                fl, ck, ci, k, row * k, codec, out);
+            WS_CUDA_TRY(ctx, cudaGetLastError());
+            continue;
+        }
         ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);
         WS_CUDA_TRY(ctx, cudaGetLastError());
         const char *failed = NULL;
@@ -1840,6 +2071,9 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     if (p.best)
         s = kb == 4 ? ws_tk_best_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
                     : ws_tk_best_path<uint64_t>(ctx, p, a, keys, codec, ws, out, stream);
+    else if (p.rows_block)
+        s = kb == 4 ? ws_tk_rows_path<uint32_t>(ctx, p, a, keys, codec, out, stream)
+                    : ws_tk_rows_path<uint64_t>(ctx, p, a, keys, codec, out, stream);
     else if (kb == 4)
         s = p.filter      ? ws_tk_filter_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)
             : p.warp_path ? ws_tk_warp_path<uint32_t>(ctx, p, a, keys, codec, ws, out, stream)

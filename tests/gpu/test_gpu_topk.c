@@ -183,6 +183,48 @@ static void test_paths(void **state) {
     }
 }
 
+/* The row blocks' switches: threads per block (rows of up to 8 x 64 ..
+ * 8 x 512 32-bit keys, 4 x 64 .. 4 x 512 64-bit keys in registers), rows
+ * read again from L2 (up to 4 times that), the longest row either takes
+ * (16384 / 8192 keys) and one more (the warp path), 256 / 512 survivors
+ * (k 128 / 129), the largest k (256) and one more; ties (all keys equal:
+ * the cut reaches the index bits), few values, NaNs and +-0.0, sorted and
+ * reversed rows, values and both index sizes. */
+static void test_rows_block(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_I32,
+                                    WARPSORT_F64, WARPSORT_U32, WARPSORT_I64};
+    const keygen_dist_t dists[] = {KEYGEN_EQUAL,  KEYGEN_FEW,    KEYGEN_NAN_MIX,
+                                   KEYGEN_RANDOM, KEYGEN_SORTED, KEYGEN_REVERSED};
+    const size_t lens[] = {2,    255,  256,  257,  512,  513,   1025,
+                           2049, 4096, 4097, 8192, 8193, 16384, 16385};
+    const size_t ks[] = {1, 2, 31, 32, 33, 128, 129, 255, 256, 257};
+    size_t at = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0] + 1; ki++, at++) {
+            const size_t len = lens[li];
+            const size_t k = ki < sizeof ks / sizeof ks[0] ? ks[ki] : len - (len > 1);
+            if (k > len || (g_quick && at % 3)) continue;
+            const warpsort_dtype_t dt = dts[at % (sizeof dts / sizeof dts[0])];
+            const keygen_dist_t dist = dists[(at / 2) % (sizeof dists / sizeof dists[0])];
+            const size_t rows = 1 + at % 5;
+            run_on(&wt_device_memory,
+                   (tk_case_t){dt, (int)(at & 1), rows, len, k, dist, 900 + at, at & 2 ? 8 : 4,
+                               at % 4 == 1   ? 4
+                               : at % 4 == 3 ? 8
+                                             : 0,
+                               TK_BOTH});
+        }
+    /* many rows: a grid of thousands of blocks */
+    for (int sm = 0; sm < 2; sm++) {
+        run_on(&wt_device_memory, (tk_case_t){WARPSORT_F32, sm, 4096, 4096, 32, KEYGEN_RANDOM,
+                                              990 + (size_t)sm, 4, 0, TK_BOTH});
+        run_on(&wt_device_memory, (tk_case_t){WARPSORT_U64, sm, 777, 3001, 200, KEYGEN_FEW,
+                                              992 + (size_t)sm, 8, 8, TK_BOTH});
+    }
+}
+
 /* keys (host, f32) through the GPU (device memory) and the CPU backend:
  * identical keys and 8-byte indices. */
 static void compare_f32_rows(const float *hk, size_t rows, size_t len, size_t k, unsigned flags) {
@@ -228,7 +270,8 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    const size_t ks[] = {64, 65, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
+    /* 64-bit keys: one block takes the candidates up to k = 128 */
+    const size_t ks[] = {64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
@@ -352,7 +395,8 @@ static void test_filter_narrow(void **state) {
 static void test_workspace(void **state) {
     REQUIRE_GPU();
     (void)state;
-    const size_t shapes[][3] = {{1, 100000, 50}, {1, 100000, 3000}, {64, 1000, 32}};
+    /* (row blocks need no workspace: their rows are longer here) */
+    const size_t shapes[][3] = {{1, 100000, 50}, {1, 100000, 3000}, {64, 100000, 32}};
     for (size_t s = 0; s < 3; s++) {
         const size_t rows = shapes[s][0], len = shapes[s][1], k = shapes[s][2];
         size_t bytes = 0;
@@ -533,7 +577,7 @@ int main(int argc, char **argv) {
     static char names[3][WARPSORT_DTYPE_COUNT_][48];
     static const char *const kinds[3] = {"single", "rows", "values_memory"};
     const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
-    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 7];
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 8];
     size_t count = 0;
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -545,6 +589,7 @@ int main(int argc, char **argv) {
     tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_filter", test_filter, NULL, NULL, NULL};
+    tests[count++] = (struct CMUnitTest){"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL};
     tests[count++] =
