@@ -153,8 +153,8 @@ using warpsort::warp_items;
  * holding the row, or MAX); rows up to MAX_PASSES x MAX threads' worth of
  * registers (the rest is read again from L2 at every pass of the select). */
 #define WS_TK_ROWS_MAX_K 256
-#define WS_TK_ROWS_ITEMS 32
-#define WS_TK_ROWS_MIN_THREADS 64
+#define WS_TK_ROWS_ITEMS 64
+#define WS_TK_ROWS_MIN_THREADS 128
 #define WS_TK_ROWS_MAX_THREADS 512
 #define WS_TK_ROWS_MAX_PASSES 4
 /* ... and threads an SM holds at least (a register bound; every supported
@@ -1421,9 +1421,10 @@ __device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem<KB> &sm, int s, 
  * ci). The filter keeps several times k, so the block narrows them on chip
  * (ws_tk_narrow; the first THREADS x UNROLL words, usually all, held in
  * registers, the rest read from L2 once per pass) to at most max(2k,
- * THREADS) (32-bit keys; sorted as one tile of the next power of two of
- * them, at least THREADS) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
- * half that; sorted by one warp); the first k are the result. */
+ * THREADS) (32-bit keys) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
+ * half that). Up to 32 x WS_TK_CAND_SI64 survivors are sorted by one warp,
+ * more as one tile of the next power of two of them (at least THREADS);
+ * the first k are the result. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
@@ -1464,6 +1465,10 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
     ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
     if constexpr (WIDE) {
+        if (t < 32)
+            ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
+    } else if (c.s <= 32u * WS_TK_CAND_SI64) {
+        /* few survivors: one warp's network, no merge rounds */
         if (t < 32)
             ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
     } else {
@@ -1509,15 +1514,16 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
         sm.orx[0] = sm.orx[1] = 0;
         sm.at = 0;
     }
-    const auto word = [&](unsigned j) -> W {
-        return ws_tk_pack<W>(encode(j < n ? rk[j] : KB(0), codec), j);
-    };
-    W wr[L];
+    /* ordered keys in registers; a word pairs one with its index (no
+     * instructions for 32-bit keys: two registers) */
+    const auto key = [&](unsigned j) -> KB { return encode(j < n ? rk[j] : KB(0), codec); };
+    KB o[L];
 #pragma unroll
-    for (int u = 0; u < L; u++) wr[u] = word((unsigned)(u * T + t));
+    for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
     __syncthreads();
     const auto item = [&](unsigned b, int u) -> W {
-        return b == 0 ? wr[u] : word(b + (unsigned)(u * T + t));
+        const unsigned j = b + (unsigned)(u * T + t);
+        return ws_tk_pack<W>(b == 0 ? o[u] : key(j), j);
     };
     const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
     const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
@@ -1936,10 +1942,9 @@ template <typename KB>
 static warpsort_status_t ws_tk_rows_path(warpsort_context_t *ctx, const ws_tk_plan &p,
                                          const ws_topk_args_t *a, const void *keys, key_codec codec,
                                          const ws_tk_outputs &out, cudaStream_t stream) {
-    static_assert(WS_TK_ROWS_MIN_THREADS == 64 && WS_TK_ROWS_MAX_THREADS == 512,
+    static_assert(WS_TK_ROWS_MIN_THREADS == 128 && WS_TK_ROWS_MAX_THREADS == 512,
                   "one instance per block shape");
     switch (p.rows_threads) {
-    case 64: ws_tk_launch_rows<KB, 64>(p, a, keys, codec, out, stream); break;
     case 128: ws_tk_launch_rows<KB, 128>(p, a, keys, codec, out, stream); break;
     case 256: ws_tk_launch_rows<KB, 256>(p, a, keys, codec, out, stream); break;
     default: ws_tk_launch_rows<KB, 512>(p, a, keys, codec, out, stream); break;
