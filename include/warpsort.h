@@ -282,8 +282,11 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * `device` adds a pinned ring of host_ring_bytes, its workspace and its
  * context, kept until warpsort_destroy); the call fails on the first failure
  * of any device, stops the others at their next piece, and names the device
- * in warpsort_last_error. The host staging threads
- * (cpu_threads) are shared out among the devices. Arrays whose workspace fits
+ * in warpsort_last_error ("CUDA device D: ..."). With any list but `device`
+ * alone, every failure that involves a device names it, in core too; only
+ * the out-of-core steps on host memory alone (allocating the host scratch,
+ * the final copy back) name none. The host staging threads (cpu_threads)
+ * are shared out among the devices. Arrays whose workspace fits
  * `device`'s budget stay on `device` alone: with G devices the out-of-core
  * route moves every byte over a bus twice (G buses) against once (one bus) in
  * core, so it only wins from G >= 3, and sorting in core across devices would

@@ -248,8 +248,9 @@ static warpsort_status_t ws_ooc_scratch(warpsort_context_t *ctx, ws_pipe *p, con
         return ws_error(ctx, WARPSORT_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host scratch to sort %zu items out of core",
                         s->kbytes + s->vbytes + s->spkbytes + s->spvbytes, n);
-    /* The pool comes with the ring; the scratch is always staged. */
-    WS_TRY(ws_pipe_ring(ctx, p));
+    /* The pool comes with the ring; the scratch is always staged. The ring
+     * is ctx's as a worker too: a failure names its device. */
+    WS_TRY(ws_on_device(ctx, ctx->device, ws_pipe_ring(ctx, p)));
     const double t_touch = ws_trace_now(p);
     ws_prefault(ctx, p, s->s1k, s->kbytes);
     ws_prefault(ctx, p, s->s1v, s->vbytes);

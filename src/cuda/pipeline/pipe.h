@@ -177,6 +177,18 @@ warpsort_status_t ws_workers_get(warpsort_context_t *ctx, const ws_job *j, size_
 typedef warpsort_status_t (*ws_worker_fn)(ws_worker *w, void *arg);
 warpsort_status_t ws_workers_run(warpsort_context_t *ctx, ws_worker_fn fn, void (*wake)(void *),
                                  void *arg);
+/* 1 when ctx's host-array calls may run on a device other than its own or
+ * on several workers (config devices, the WARPSORT_TEST_OOC_WORKERS hook):
+ * then every failure that involves a device names it in ctx's message, in
+ * core too (the caller cannot tell which route a call takes). Failures that
+ * involve no device (out of core: host allocations of the scratch and its
+ * bookkeeping, the final host copy back) name none. A list of ctx's own
+ * device alone keeps the one-device messages. */
+int ws_names_devices(const warpsort_context_t *ctx);
+/* r, with ctx's message prefixed "CUDA device <device>: " when r failed and
+ * ws_names_devices(ctx). For failures on the calling thread; the workers'
+ * are named by ws_workers_run. */
+warpsort_status_t ws_on_device(warpsort_context_t *ctx, int device, warpsort_status_t r);
 /* 1 once a worker of the running ws_workers_run has failed. */
 int ws_workers_stopped(const warpsort_context_t *ctx);
 /* Frees the children (their devices made current in turn). */

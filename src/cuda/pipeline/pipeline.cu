@@ -74,6 +74,9 @@
  * ws_ooc), which the same count + 3 spare blocks make always possible. The
  * first failure on any device stops the others at their next checkpoint;
  * the caller's arrays are written only by the last step, as with one device.
+ * On such a context every failure that involves a device names it, in core
+ * too (ws_names_devices); only the out-of-core steps on host memory alone
+ * (allocating the host scratch, the final copy back) name none.
  * In-core jobs stay on one device: sorting across devices in core would
  * need the NCCL path (src/nccl) and about five times each device's share of
  * device memory, and only beats one bus pass from three devices on.
@@ -107,20 +110,22 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
     ws_cuda_state *st = ws_state(ctx);
     const int armed = st->test_fail_countdown != 0;
     ws_pipe *p = NULL;
-    warpsort_status_t r = ws_pipe_get(ctx, &p);
+    /* Failures here and in core are on ctx's device (ws_on_device names it
+     * when ctx has several devices); out of core names its own. */
+    warpsort_status_t r = ws_on_device(ctx, ctx->device, ws_pipe_get(ctx, &p));
     if (r != WARPSORT_OK) return r;
     ws_trace_start(ctx, p);
 
     size_t budget = 0;
     const int fixed = st->workspace_external || ctx->device_budget_bytes;
-    r = ws_budget(ctx, j, &budget);
+    r = ws_on_device(ctx, ctx->device, ws_budget(ctx, j, &budget));
     if (r != WARPSORT_OK) {
         ws_trace_finish(p);
         return r;
     }
     const unsigned pieces = ws_pieces_for(ctx, j->n, j->kb, j->vb, p->slot_bytes, budget);
     if (pieces) {
-        r = ws_incore(ctx, p, j, pieces);
+        r = ws_on_device(ctx, ctx->device, ws_incore(ctx, p, j, pieces));
         if (r != WARPSORT_OK) ws_drain(ctx, p);
         /* No budget was set and the free memory was not there after all
          * (fragmentation, another process): out of core in half of it. */
@@ -129,10 +134,11 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
             if (r == WARPSORT_OK) ctx->last_error[0] = '\0';
         }
     } else if (st->workspace_external) {
-        r = ws_error(ctx, WARPSORT_WORKSPACE_TOO_SMALL,
-                     "workspace of %zu bytes given, sorting %zu host items needs %zu",
-                     st->workspace_bytes, j->n,
-                     ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total);
+        r = ws_on_device(ctx, ctx->device,
+                         ws_error(ctx, WARPSORT_WORKSPACE_TOO_SMALL,
+                                  "workspace of %zu bytes given, sorting %zu host items needs %zu",
+                                  st->workspace_bytes, j->n,
+                                  ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total));
     } else {
         r = ws_out_of_core(ctx, p, j, budget);
     }

@@ -43,15 +43,30 @@ static int ws_worker_device(const warpsort_context_t *ctx, unsigned i) {
     return ctx->device_count > 0 ? ctx->devices[i] : ctx->device;
 }
 
+int ws_names_devices(const warpsort_context_t *ctx) {
+    if (ctx->hooks.ooc_workers || ctx->device_count > 1) return 1;
+    return ctx->device_count == 1 && ctx->devices[0] != ctx->device;
+}
+
+warpsort_status_t ws_on_device(warpsort_context_t *ctx, int device, warpsort_status_t r) {
+    if (r == WARPSORT_OK || !ws_names_devices(ctx)) return r;
+    char why[WS_ERROR_MAX]; /* last_error cannot be both format argument and target */
+    snprintf(why, sizeof why, "%s", ctx->last_error);
+    return ws_error(ctx, r, "CUDA device %d: %.480s", device, why);
+}
+
 /* A child context on `device`: the caller's settings, its own stream and
  * staging threads, no trace (the trace records the caller's pipeline), and
- * the caller's test countdown (state.h). */
+ * the caller's test countdown (state.h). Every failure names `device`. */
 static warpsort_status_t ws_child_make(warpsort_context_t *ctx, int device, unsigned threads,
                                        warpsort_context_t **out) {
     *out = NULL;
-    WS_TRY(ws_checkpoint(ctx, "starting a worker"));
+    WS_TRY(ws_on_device(ctx, device, ws_checkpoint(ctx, "starting a worker")));
     warpsort_context_t *c = (warpsort_context_t *)calloc(1, sizeof *c);
-    if (!c) return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate a worker's context");
+    if (!c)
+        return ws_on_device(
+            ctx, device,
+            ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate a worker's context"));
     c->requested = c->backend = c->last_backend = WARPSORT_BACKEND_CUDA;
     c->device = device;
     c->cpu_threads = threads;
@@ -74,7 +89,7 @@ static warpsort_status_t ws_child_make(warpsort_context_t *ctx, int device, unsi
     if (err != cudaSuccess) {
         ws_cuda_destroy(c);
         free(c);
-        return ws_cuda_fail(ctx, err, "creating a worker's stream");
+        return ws_on_device(ctx, device, ws_cuda_fail(ctx, err, "creating a worker's stream"));
     }
     ws_cuda_state *cs = ws_state(c);
     cs->stream = s;
@@ -125,7 +140,7 @@ warpsort_status_t ws_workers_get(warpsort_context_t *ctx, const ws_job *j, size_
         if (dev == ctx->device && !ctx_taken) {
             ctx_taken = 1;
             w->ctx = ctx;
-            WS_TRY(ws_pipe_get(ctx, &w->p));
+            WS_TRY(ws_on_device(ctx, dev, ws_pipe_get(ctx, &w->p)));
             w->budget = budget / on_device;
             continue;
         }
@@ -134,7 +149,8 @@ warpsort_status_t ws_workers_get(warpsort_context_t *ctx, const ws_job *j, size_
         w->ctx = ws->child[i];
         ws_device_guard g;
         cudaError_t err = ws_enter_device(dev, &g);
-        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "cudaSetDevice");
+        if (err != cudaSuccess)
+            return ws_on_device(ctx, dev, ws_cuda_fail(ctx, err, "cudaSetDevice"));
         warpsort_status_t st = ws_pipe_get(w->ctx, &w->p);
         if (st == WARPSORT_OK) st = ws_budget(w->ctx, j, &w->budget);
         ws_leave_device(&g);
