@@ -1384,16 +1384,15 @@ struct ws_tk_cand_smem<uint64_t> {
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
 };
 
-/* 32-bit keys: sorts the s survivors (s <= THREADS x ITEMS, unpadded at
- * sm.keys) as one tile of THREADS x ITEMS and writes the first k (k <= s)
- * to results from out_base on. A tile's cost follows its real items
- * (block_sort_tile); a smaller ITEMS gives more, shorter warp networks. */
-template <typename KB, int ITEMS>
-__device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem<KB> &sm, int s, int k,
-                                                size_t out_base, key_codec codec,
-                                                const ws_tk_outputs &out) {
+/* 32-bit keys: sorts the s survivors (words; s <= T x ITEMS, unpadded at
+ * keys, which holds smem_slots(T x ITEMS) words) as one tile of T x ITEMS
+ * and writes the first k (k <= s) to results from out_base on. A tile's
+ * cost follows its real items (block_sort_tile); a smaller ITEMS gives
+ * more, shorter warp networks. Every thread of the block calls it. */
+template <typename KB, int T, int ITEMS>
+__device__ __forceinline__ void ws_tk_tile_sort(uint64_t *keys, int s, int k, size_t out_base,
+                                                key_codec codec, const ws_tk_outputs &out) {
     using U = uint64_t;
-    constexpr int T = WS_TK_CAND_THREADS;
     const int lane = (int)threadIdx.x & 31, first = (int)threadIdx.x * ITEMS;
     const int warp_first = first & ~(32 * ITEMS - 1);
     warp_items<U, no_value, no_value, ITEMS> it;
@@ -1402,16 +1401,28 @@ __device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem<KB> &sm, int s, 
         /* striped per warp: a warp holds tile items warp_first .. + 32 x
          * ITEMS either way, so the sentinels still end up from s on */
         const int e = warp_first + i * 32 + lane;
-        it.k[i] = e < s ? sm.keys[e] : sentinel<U>();
+        it.k[i] = e < s ? keys[e] : sentinel<U>();
     }
     __syncthreads(); /* every survivor read before the tile overwrites them */
     warpsort::block_sort_tile<32 * ITEMS, U, no_value, no_value, T, ITEMS>(
-        it, warpsort::tile_smem<U, no_value>{sm.keys, nullptr}, s);
+        it, warpsort::tile_smem<U, no_value>{keys, nullptr}, s);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (first + i < k)
             ws_tk_put(out, out_base + (size_t)(first + i), decode((KB)(it.k[i] >> 32), codec),
                       (uint32_t)it.k[i]);
+}
+/* The same with the smallest tile that holds s (s <= T x MAXI). */
+template <typename KB, int T, int MAXI>
+__device__ __forceinline__ void ws_tk_tile_finish(uint64_t *keys, int s, int k, size_t out_base,
+                                                  key_codec codec, const ws_tk_outputs &out) {
+    if constexpr (MAXI > 1) {
+        if (s <= T * MAXI / 2) {
+            ws_tk_tile_finish<KB, T, MAXI / 2>(keys, s, k, out_base, codec, out);
+            return;
+        }
+    }
+    ws_tk_tile_sort<KB, T, MAXI>(keys, s, k, out_base, codec, out);
 }
 
 /* The best k of the row's candidates, to results from out_base on, by one
@@ -1421,10 +1432,9 @@ __device__ __forceinline__ void ws_tk_cand_sort(ws_tk_cand_smem<KB> &sm, int s, 
  * ci). The filter keeps several times k, so the block narrows them on chip
  * (ws_tk_narrow; the first THREADS x UNROLL words, usually all, held in
  * registers, the rest read from L2 once per pass) to at most max(2k,
- * THREADS) (32-bit keys) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
- * half that). Up to 32 x WS_TK_CAND_SI64 survivors are sorted by one warp,
- * more as one tile of the next power of two of them (at least THREADS);
- * the first k are the result. */
+ * THREADS) (32-bit keys; sorted as one tile of the next power of two of
+ * them, at least THREADS) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
+ * half that; sorted by one warp); the first k are the result. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
@@ -1467,20 +1477,9 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     if constexpr (WIDE) {
         if (t < 32)
             ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
-    } else if (c.s <= 32u * WS_TK_CAND_SI64) {
-        /* few survivors: one warp's network, no merge rounds */
-        if (t < 32)
-            ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
     } else {
         const int m = c.s < cap ? (int)c.s : (int)cap;
-        if (m <= T)
-            ws_tk_cand_sort<KB, 1>(sm, m, (int)k, out_base, codec, out);
-        else if (m <= 2 * T)
-            ws_tk_cand_sort<KB, 2>(sm, m, (int)k, out_base, codec, out);
-        else if (m <= 4 * T)
-            ws_tk_cand_sort<KB, 4>(sm, m, (int)k, out_base, codec, out);
-        else
-            ws_tk_cand_sort<KB, 8>(sm, m, (int)k, out_base, codec, out);
+        ws_tk_tile_finish<KB, T, WS_TK_CAND_TILE / T>(sm.keys, m, (int)k, out_base, codec, out);
     }
 }
 
@@ -1496,8 +1495,9 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
 /* One block of T threads per row (row_len <= WS_TK_ROWS_MAX_LEN, k <= 16 x
  * SI): the row's first T x L keys are read once into registers (the rest,
  * for rows over T x L, again from L2 at every pass), narrowed on chip to
- * at most 32 x SI (word i is (ordered key i, i)), and those are sorted by
- * one warp; the first k are the row's results. */
+ * at most 32 x SI (word i is (ordered key i, i)), and those are sorted
+ * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
+ * (key, index) items); the first k are the row's results. */
 template <typename KB, int T, int SI>
 __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
@@ -1505,8 +1505,13 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     using W = ws_tk_word<KB>;
     constexpr int L = WS_TK_ROWS_ITEMS / (int)sizeof(KB);
     constexpr unsigned CAP = 32u * SI;
+    constexpr bool WIDE = sizeof(KB) == 8;
+    /* survivors; 32-bit keys: also the tile that sorts them (at most the
+     * larger of CAP and T words) */
+    constexpr int SW =
+        WIDE ? (int)CAP : warpsort::smem_slots<uint64_t>((int)CAP > T ? (int)CAP : T);
     __shared__ ws_tk_narrow_smem<T> sm;
-    __shared__ W sw[CAP];
+    __shared__ W sw[SW];
     const KB *rk = keys + (size_t)blockIdx.x * row_len;
     const unsigned n = (unsigned)row_len;
     const int t = (int)threadIdx.x;
@@ -1528,7 +1533,13 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
     const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
     ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
-    if (t < 32) ws_tk_warp_finish<KB, SI>(sw, c.s, k, (size_t)blockIdx.x * k, codec, out);
+    const size_t out_base = (size_t)blockIdx.x * k;
+    if constexpr (WIDE) {
+        if (t < 32) ws_tk_warp_finish<KB, SI>(sw, c.s, k, out_base, codec, out);
+    } else {
+        constexpr int MAXI = (int)CAP > T ? (int)CAP / T : 1;
+        ws_tk_tile_finish<KB, T, MAXI>(sw, (int)c.s, (int)k, out_base, codec, out);
+    }
 }
 
 /* The first k sorted candidates of one row to results from out_base on. */
