@@ -12,12 +12,13 @@
  *    (key, index) of its chunk of a row, one read of the keys, then the
  *    last block of the row to finish (a ticket counter) picks the best of
  *    the row's blocks and writes the result.
- *  - row blocks, k <= 256 on rows of up to a few thousand keys (any number
- *    of rows, one array included): one launch, a block per row. The block
- *    reads its row once into registers, narrows it on chip by a radix
- *    select over (ordered key, index) words (ws_tk_narrow: digits below
- *    the bits every word shares, until at most 256 or 512 words can still
- *    be among the best k) and one warp sorts those.
+ *  - row blocks, k <= 1024 (64-bit keys: 256) on rows of up to 32768
+ *    (16384) keys, any number of rows, one array included: one launch, a
+ *    block per row. The block reads its row once into registers, narrows
+ *    it on chip by a radix select over (ordered key, index) words
+ *    (ws_tk_narrow: digits below the bits every word shares, until at
+ *    most 256 .. 2048, at least 2k, can still be among the best k) and
+ *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp).
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; 32-bit keys from k = 16 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
@@ -148,11 +149,13 @@ using warpsort::warp_items;
 /* ... for 64-bit keys (k at most 16 x this), whose survivors (at most 32 x
  * this) one warp sorts. */
 #define WS_TK_CAND_SI64 8
-/* Row blocks (ws_tk_rows_kernel): k at most this; bytes of keys a thread
+/* Row blocks (ws_tk_rows_kernel): k at most this (32-bit keys, sorted by
+ * a block tile; 64-bit keys, sorted by one warp); bytes of keys a thread
  * holds in registers; threads per block from MIN to MAX (a power of two
  * holding the row, or MAX); rows up to MAX_PASSES x MAX threads' worth of
  * registers (the rest is read again from L2 at every pass of the select). */
-#define WS_TK_ROWS_MAX_K 256
+#define WS_TK_ROWS_MAX_K32 1024
+#define WS_TK_ROWS_MAX_K64 256
 #define WS_TK_ROWS_ITEMS 64
 #define WS_TK_ROWS_MIN_THREADS 128
 #define WS_TK_ROWS_MAX_THREADS 512
@@ -1492,8 +1495,8 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
     return WS_TK_ROWS_SM_THREADS / T / (kb == 8 && si == 16 ? 2 : 1);
 }
 
-/* One block of T threads per row (row_len <= WS_TK_ROWS_MAX_LEN, k <= 16 x
- * SI): the row's first T x L keys are read once into registers (the rest,
+/* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
+ * T x L, k <= 16 x SI): the row's first T x L keys are read once into registers (the rest,
  * for rows over T x L, again from L2 at every pass), narrowed on chip to
  * at most 32 x SI (word i is (ordered key i, i)), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
@@ -1657,13 +1660,17 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     }
     /* Rows that a few blocks' registers hold: one block each. */
     const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
-    p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
+    p.rows_block = k <= (kb == 4 ? WS_TK_ROWS_MAX_K32 : WS_TK_ROWS_MAX_K64) &&
+                   rows <= 0x7FFFFFFFull &&
                    row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread;
     if (p.rows_block) {
+        /* survivors: at least 2k, 32 x rows_si of them */
+        p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
+        /* a tile of them takes at most 8 items a thread */
         size_t t = WS_TK_ROWS_MIN_THREADS;
-        while (t < WS_TK_ROWS_MAX_THREADS && t * per_thread < row_len) t *= 2;
+        while (t < WS_TK_ROWS_MAX_THREADS && (t * per_thread < row_len || t * 8 < 32u * p.rows_si))
+            t *= 2;
         p.rows_threads = (int)t;
-        p.rows_si = k <= 128 ? 8 : 16;
         p.total = at;
         return p;
     }
@@ -1940,12 +1947,17 @@ template <typename KB, int T>
 static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
                               key_codec codec, const ws_tk_outputs &out, cudaStream_t stream) {
     const unsigned grid = (unsigned)a->rows, k = (unsigned)a->k;
+    const KB *in = (const KB *)keys;
     if (p.rows_si == 8)
-        ws_tk_rows_kernel<KB, T, 8>
-            <<<grid, T, 0, stream>>>((const KB *)keys, a->row_len, k, codec, out);
-    else
-        ws_tk_rows_kernel<KB, T, 16>
-            <<<grid, T, 0, stream>>>((const KB *)keys, a->row_len, k, codec, out);
+        ws_tk_rows_kernel<KB, T, 8><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+    else if (p.rows_si == 16)
+        ws_tk_rows_kernel<KB, T, 16><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+    else if constexpr (sizeof(KB) == 4) {
+        if (p.rows_si == 32)
+            ws_tk_rows_kernel<KB, T, 32><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+        else if constexpr (T >= 256)
+            ws_tk_rows_kernel<KB, T, 64><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+    }
 }
 
 /* Row blocks: one launch, a block per row. */

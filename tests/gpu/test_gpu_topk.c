@@ -186,8 +186,9 @@ static void test_paths(void **state) {
 /* The row blocks' switches: threads per block (rows of up to 8 x 64 ..
  * 8 x 512 32-bit keys, 4 x 64 .. 4 x 512 64-bit keys in registers), rows
  * read again from L2 (up to 4 times that), the longest row either takes
- * (16384 / 8192 keys) and one more (the warp path), 256 / 512 survivors
- * (k 128 / 129), the largest k (256) and one more; ties (all keys equal:
+ * (16384 / 8192 keys) and one more (the warp path), 256 .. 2048 survivors
+ * (k 128 / 129, 256 / 257, 512 / 513), the largest k (1024 for 32-bit
+ * keys, 256 for 64-bit) and one more; ties (all keys equal:
  * the cut reaches the index bits), few values, NaNs and +-0.0, sorted and
  * reversed rows, values and both index sizes. */
 static void test_rows_block(void **state) {
@@ -199,7 +200,7 @@ static void test_rows_block(void **state) {
                                    KEYGEN_RANDOM, KEYGEN_SORTED, KEYGEN_REVERSED};
     const size_t lens[] = {2,    255,  256,  257,  512,  513,   1025,
                            2049, 4096, 4097, 8192, 8193, 16384, 16385};
-    const size_t ks[] = {1, 2, 31, 32, 33, 128, 129, 255, 256, 257};
+    const size_t ks[] = {1, 2, 31, 32, 33, 128, 129, 255, 256, 257, 512, 513, 1024, 1025};
     size_t at = 0;
     for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0] + 1; ki++, at++) {
@@ -222,6 +223,8 @@ static void test_rows_block(void **state) {
                                               990 + (size_t)sm, 4, 0, TK_BOTH});
         run_on(&wt_device_memory, (tk_case_t){WARPSORT_U64, sm, 777, 3001, 200, KEYGEN_FEW,
                                               992 + (size_t)sm, 8, 8, TK_BOTH});
+        run_on(&wt_device_memory, (tk_case_t){WARPSORT_U32, sm, 1000, 10007, 1000, KEYGEN_NAN_MIX,
+                                              994 + (size_t)sm, 4, 4, TK_BOTH});
     }
 }
 
