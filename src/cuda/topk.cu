@@ -20,11 +20,11 @@
  *    most 256 .. 2048, at least 2k, can still be among the best k) and
  *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp).
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows; 32-bit keys from k = 16 when one block takes the candidates),
+ *    rows; from k = 16 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
- *    (key, index) are kept (a few thousand candidates, and k <= 128 for
+ *    (key, index) are kept (a few thousand candidates, and k <= 256 for
  *    64-bit keys: one block narrows them on chip, as the row blocks do,
  *    to a few k and sorts those; else the leaf sorts them all); when
  *    fewer than k or more than the buffer holds pass, the radix select
@@ -123,10 +123,10 @@ using warpsort::warp_items;
  * small part of the row), and at most this many rows when k would fit the
  * warp path (which takes every row in one launch). */
 #define WS_TK_FILTER_MIN_K 65
-/* ... for 32-bit keys, whose candidates one block takes (ws_tk_cand_kernel):
- * the path then costs about what k = 65 does at any smaller k, which beats
- * the warp path from about k = 16 (bench/NOTES.md). */
-#define WS_TK_FILTER_MIN_K32 16
+/* ... when one block takes the candidates (ws_tk_cand_kernel): the path
+ * then costs about what k = 65 does at any smaller k, which beats the warp
+ * path from about k = 16 (bench/NOTES.md). */
+#define WS_TK_FILTER_MIN_K_BLOCK 16
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
@@ -148,7 +148,7 @@ using warpsort::warp_items;
 #define WS_TK_CAND_UNROLL 8
 /* ... for 64-bit keys (k at most 16 x this), whose survivors (at most 32 x
  * this) one warp sorts. */
-#define WS_TK_CAND_SI64 8
+#define WS_TK_CAND_SI64 16
 /* Row blocks (ws_tk_rows_kernel): k at most this (32-bit keys, sorted by
  * a block tile; 64-bit keys, sorted by one warp); bytes of keys a thread
  * holds in registers; threads per block from MIN to MAX (a power of two
@@ -1674,7 +1674,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.total = at;
         return p;
     }
-    const size_t filter_min_k = kb == 4 ? WS_TK_FILTER_MIN_K32 : WS_TK_FILTER_MIN_K;
+    const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
@@ -1692,7 +1692,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
                        cand_smem <= ws_family_of(st->dev.family).smem_block &&
                        (kb == 4 || 2 * k <= 32 * WS_TK_CAND_SI64);
-        if (kb == 4 && k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
+        if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
     if (p.filter) {

@@ -273,8 +273,8 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    /* 64-bit keys: one block takes the candidates up to k = 128 */
-    const size_t ks[] = {64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
+    /* one block takes the candidates from k = 16 (64-bit keys: up to 256) */
+    const size_t ks[] = {15, 16, 64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
