@@ -47,6 +47,25 @@ static void pinned_release(void *p, void *user) {
 const wt_memory_t wt_pinned_memory = {"pinned host", pinned_alloc, pinned_release,
                                       wt_host_copy,  wt_host_copy, NULL};
 
+int wt_gpu_probe(warpsort_context_t **keep) {
+    warpsort_context_t *ctx = NULL;
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    const warpsort_status_t st = warpsort_create(&ctx, &cfg);
+    if (keep)
+        *keep = ctx;
+    else
+        warpsort_destroy(ctx);
+    if (st == WARPSORT_OK) return 1;
+    if (st == WARPSORT_BACKEND_UNAVAILABLE) {
+        fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n", warpsort_create_error());
+        return 0;
+    }
+    fprintf(stderr, "cannot create a CUDA context: %s (%s)\n", warpsort_status_name(st),
+            warpsort_create_error());
+    return -1;
+}
+
 warpsort_context_t *wt_gpu_context(size_t ring, size_t budget) {
     warpsort_context_t *ctx = NULL;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;

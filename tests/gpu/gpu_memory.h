@@ -18,6 +18,14 @@ extern const wt_memory_t wt_pinned_memory;
  * cannot be made. */
 warpsort_context_t *wt_gpu_context(size_t ring, size_t budget);
 
+/* In main, before the tests: makes the suite's CUDA-backend context (into
+ * *keep when keep is not NULL, else it is destroyed at once: a probe).
+ * Returns 1 with a context, 0 when the backend or a device is missing (the
+ * GPU tests then skip; *keep is NULL), -1 when a device is there but no
+ * context can be made (the suite must fail, not skip). Says which on
+ * stderr. */
+int wt_gpu_probe(warpsort_context_t **keep);
+
 /* Inside a cmocka test: skip it when have_gpu is false (no CUDA backend or
  * device), fail it when a CUDA call fails. */
 #define WT_REQUIRE_GPU(have_gpu)                                   \

@@ -411,17 +411,10 @@ static void test_device_list_range(void **state) {
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
-    warpsort_context_t *probe = NULL;
+    const int gpu = wt_gpu_probe(NULL);
+    if (gpu < 0) return 1;
+    g_have_gpu = gpu;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    warpsort_status_t st = warpsort_create(&probe, &cfg);
-    if (st != WARPSORT_OK && st != WARPSORT_BACKEND_UNAVAILABLE) {
-        fprintf(stderr, "cannot create a CUDA context: %s\n", warpsort_status_name(st));
-        return 1;
-    }
-    g_have_gpu = st == WARPSORT_OK;
-    if (!g_have_gpu) fprintf(stderr, "CUDA backend unavailable: GPU tests skip\n");
-    warpsort_destroy(probe);
     if (g_have_gpu && cudaGetDeviceCount(&g_gpus) != cudaSuccess) g_gpus = 0;
     if (g_have_gpu) fprintf(stderr, "%d CUDA device(s)\n", g_gpus);
     cfg.backend = WARPSORT_BACKEND_CPU;

@@ -571,19 +571,11 @@ int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
 
+    /* A device that is there but broken must fail the suite, not skip it. */
+    const int gpu = wt_gpu_probe(&g_gpu);
+    if (gpu < 0) return 1;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    warpsort_status_t st = warpsort_create(&g_gpu, &cfg);
-    if (st != WARPSORT_OK && st != WARPSORT_BACKEND_UNAVAILABLE) {
-        /* A device that is there but broken must fail the suite, not skip it. */
-        fprintf(stderr, "cannot create a CUDA context: %s\n", warpsort_status_name(st));
-        return 1;
-    }
-    if (st != WARPSORT_OK) {
-        fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n",
-                warpsort_status_name(st));
-        g_gpu = NULL;
-    } else {
+    if (gpu) {
         struct cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
             fprintf(stderr, "device 0: %s (%d.%d), %zu MiB, tuning row %s%s\n", prop.name,

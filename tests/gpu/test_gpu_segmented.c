@@ -309,18 +309,8 @@ static void test_graph_capture(void **state) {
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
+    if (wt_gpu_probe(&g_gpu) < 0) return 1;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    warpsort_status_t st = warpsort_create(&g_gpu, &cfg);
-    if (st != WARPSORT_OK && st != WARPSORT_BACKEND_UNAVAILABLE) {
-        fprintf(stderr, "cannot create a CUDA context: %s\n", warpsort_status_name(st));
-        return 1;
-    }
-    if (st != WARPSORT_OK) {
-        fprintf(stderr, "CUDA backend unavailable (%s): GPU tests skip\n",
-                warpsort_status_name(st));
-        g_gpu = NULL;
-    }
     cfg.backend = WARPSORT_BACKEND_CPU;
     if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) {
         fprintf(stderr, "cannot create the CPU oracle context\n");

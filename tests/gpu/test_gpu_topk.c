@@ -571,9 +571,8 @@ static void test_filter_graph(void **state) {
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
+    if (wt_gpu_probe(&g_gpu) < 0) return 1;
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
-    cfg.backend = WARPSORT_BACKEND_CUDA;
-    if (warpsort_create(&g_gpu, &cfg) != WARPSORT_OK) g_gpu = NULL;
     cfg.backend = WARPSORT_BACKEND_CPU;
     if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) return 2;
 
