@@ -45,6 +45,19 @@ static inline int wt_cmocka_options(int argc, char **argv) {
     return quick;
 }
 
+/* Inside a cmocka test: runs case c on ctx with arrays in mem, checked
+ * against the oracle context (wt_run_case), and fails the test with the
+ * case and the reason when it does not hold. */
+static inline void wt_require_case(warpsort_context_t *ctx, const wt_memory_t *mem,
+                                   const wt_case_t *c, warpsort_context_t *oracle) {
+    char msg[512];
+    if (wt_run_case(ctx, mem, c, oracle, msg, sizeof msg) != 0) {
+        char what[160];
+        wt_case_describe(c, what, sizeof what);
+        fail_msg("[%s memory] %s: %s", mem->name, what, msg);
+    }
+}
+
 /* One test of the property matrix: an operation, dtype, second size and
  * flags; the test function runs it over its suite's sizes. */
 typedef struct wt_prop_param {

@@ -116,13 +116,8 @@ static size_t run_matrix(warpsort_context_t *ctx, const wt_memory_t *mem, const 
 static void run_one(warpsort_context_t *ctx, const wt_memory_t *mem, wt_op_t op,
                     warpsort_dtype_t dt, size_t second, unsigned flags, size_t n,
                     keygen_dist_t dist) {
-    wt_case_t c = {op, dt, second, flags, n, dist, 0x3D1CEull ^ n};
-    char msg[512];
-    if (wt_run_case(ctx, mem, &c, g_cpu, msg, sizeof msg) != 0) {
-        char what[160];
-        wt_case_describe(&c, what, sizeof what);
-        fail_msg("[%s memory] %s: %s", mem->name, what, msg);
-    }
+    const wt_case_t c = {op, dt, second, flags, n, dist, 0x3D1CEull ^ n};
+    wt_require_case(ctx, mem, &c, g_cpu);
 }
 
 /* The failures that involve no device: out of core, the calling thread

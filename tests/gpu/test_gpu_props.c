@@ -77,13 +77,8 @@ static void test_property_matrix(void **state) {
 
 static void run_one(const wt_memory_t *mem, wt_op_t op, warpsort_dtype_t dt, size_t second,
                     unsigned flags, size_t n, keygen_dist_t dist, warpsort_context_t *oracle) {
-    wt_case_t c = {op, dt, second, flags, n, dist, 0xB16ull ^ n};
-    char msg[512];
-    if (wt_run_case(g_gpu, mem, &c, oracle, msg, sizeof msg) != 0) {
-        char what[160];
-        wt_case_describe(&c, what, sizeof what);
-        fail_msg("[%s memory] %s: %s", mem->name, what, msg);
-    }
+    const wt_case_t c = {op, dt, second, flags, n, dist, 0xB16ull ^ n};
+    wt_require_case(g_gpu, mem, &c, oracle);
 }
 
 /* Does the device have this much free memory? */
