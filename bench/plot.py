@@ -26,8 +26,12 @@ usage: python3 bench/plot.py --timeline TRACE.csv [--calls 0,1] [-o OUT.png]
 Timelines of host-array sorts: TRACE.csv is the library's own trace
 (WARPSORT_TRACE=FILE, as `warpsort_bench host --timeline` and scripts/gpu.sh
 bench-host write it); one panel per call, one row per lane (phase, host staging
-threads, H2D stream, compute stream, D2H stream), so the copies can be seen
-overlapping the sort. Prints each lane's busy time per kind of span.
+threads, H2D stream, compute stream, D2H stream) of every worker, so the copies
+can be seen overlapping the sort. Lanes are named "dev<D> <lane>" (or
+"dev<D>.w<I> <lane>" for test-hook workers sharing device D; older traces have
+bare lanes): each worker's lanes are drawn together on a background band and
+with tick labels of its own colour. Prints each lane's busy time per kind of
+span.
 """
 import argparse
 import json
@@ -164,13 +168,37 @@ def regime_title(key):
 
 
 TIMELINE_LANES = ["phase", "host", "h2d", "compute", "d2h"]
+# One colour per worker (device): tick labels, and a light band behind its lanes.
+TIMELINE_DEVICE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                           "#e377c2", "#17becf"]
 TIMELINE_COLOURS = {
     "copy in": "#1f77b4", "copy out": "#2ca02c", "sort a piece": "#d62728", "merge": "#ff7f0e",
     "indices": "#9467bd", "stage in": "#aec7e8", "stage out": "#98df8a",
     "wait for a slot": "#dddddd", "wait for the device": "#bbbbbb",
-    "sort a run": "#c49c94", "sort a range": "#8c564b", "split the runs": "#000000",
+    "sorting a run": "#c49c94", "sorting a range": "#8c564b", "split the runs": "#000000",
     "copy back": "#e377c2", "fault the scratch in": "#bcbd22",
+    "wait to take a range": "#eeeeee", "wait for blocks to land in": "#999999",
 }
+
+
+def timeline_lane_parts(lane):
+    """'dev1 h2d' -> ((1, -1), 'dev1', 'h2d'); 'dev0.w1 host' -> ((0, 1), 'dev0.w1', 'host');
+    a bare lane of an older trace -> ((-1, -1), '', lane)."""
+    head, _, base = lane.partition(" ")
+    if base and head.startswith("dev"):
+        dev, _, worker = head[3:].partition(".w")
+        if dev.isdigit() and (not worker or worker.isdigit()):
+            return (int(dev), int(worker) if worker else -1), head, base
+    return (-1, -1), "", lane
+
+
+def timeline_lane_order(lanes):
+    """Lanes grouped per worker (device order), each group in TIMELINE_LANES order."""
+    def key(lane):
+        rank, _, base = timeline_lane_parts(lane)
+        known = TIMELINE_LANES.index(base) if base in TIMELINE_LANES else len(TIMELINE_LANES)
+        return (rank, known, base)
+    return sorted(lanes, key=key)
 
 
 def timeline_main(argv):
@@ -214,14 +242,27 @@ def timeline_main(argv):
         missing = [c for c in chosen if c not in calls]
         if missing:
             die(f"{args.timeline}: no call {missing[0]} (calls: {sorted(calls)})")
-    fig, axes = plt.subplots(len(chosen), 1, figsize=(13, 0.6 + 2.0 * len(chosen)), squeeze=False)
+    heights = [max(2, len({s[0] for s in calls[c]})) for c in chosen]
+    fig, axes = plt.subplots(len(chosen), 1, figsize=(13, 0.8 + sum(0.6 + 0.28 * h for h in heights)),
+                             squeeze=False, gridspec_kw={"height_ratios": heights})
     seen = set()
     for ax, c in zip(axes[:, 0], chosen):
         spans = calls[c]
-        lanes = [l for l in TIMELINE_LANES if any(s[0] == l for s in spans)]
-        lanes += sorted({s[0] for s in spans} - set(lanes))
+        lanes = timeline_lane_order({s[0] for s in spans})
+        groups = []  # worker prefixes in drawing order
+        for lane in lanes:
+            g = timeline_lane_parts(lane)[1]
+            if g not in groups:
+                groups.append(g)
+        colour_of = {g: TIMELINE_DEVICE_COLOURS[i % len(TIMELINE_DEVICE_COLOURS)]
+                     for i, g in enumerate(groups)}
         end = max(s[3] for s in spans)
-        print(f"call {c}: {end:.2f} ms from the first enqueue to the last span")
+        print(f"call {c}: {end:.2f} ms from the first enqueue to the last span"
+              + (f", workers {', '.join(groups)}" if groups != [""] else ""))
+        if len(groups) > 1:  # a light band behind each worker's lanes
+            for g in groups:
+                ys = [len(lanes) - 1 - i for i, l in enumerate(lanes) if timeline_lane_parts(l)[1] == g]
+                ax.axhspan(min(ys) - 0.5, max(ys) + 0.5, color=colour_of[g], alpha=0.07, lw=0)
         totals = {}
         for lane, what, t0, t1 in spans:
             y = len(lanes) - 1 - lanes.index(lane)
@@ -232,10 +273,15 @@ def timeline_main(argv):
             k = totals.setdefault((lane, what), [0, 0.0])
             k[0] += 1
             k[1] += t1 - t0
-        for (lane, what), (count, ms) in sorted(totals.items()):
-            print(f"  {lane:8s} {what:20s} x{count:<6d} {ms:10.2f} ms ({100 * ms / end:5.1f} %)")
+        for (lane, what), (count, ms) in sorted(totals.items(),
+                                                key=lambda kv: (lanes.index(kv[0][0]), kv[0][1])):
+            print(f"  {lane:16s} {what:26s} x{count:<6d} {ms:10.2f} ms ({100 * ms / end:5.1f} %)")
         ax.set_yticks(range(len(lanes)))
-        ax.set_yticklabels(list(reversed(lanes)))
+        ax.set_yticklabels(list(reversed(lanes)), fontsize=7 if len(lanes) > 10 else 9)
+        for label, lane in zip(ax.get_yticklabels(), reversed(lanes)):
+            if len(groups) > 1:
+                label.set_color(colour_of[timeline_lane_parts(lane)[1]])
+        ax.set_ylim(-0.5, len(lanes) - 0.5)
         ax.set_xlim(0, end * 1.01)
         ax.set_title(f"call {c}: {end:.1f} ms", fontsize=9)
         ax.grid(True, axis="x", alpha=0.3)

@@ -14,7 +14,8 @@ namespace {
 
 const char *const kHostUsage =
     "usage: warpsort_bench host [flags]\n"
-    "       warpsort_bench host --timeline N [--trace FILE] [--ooc-n M --ooc-budget BYTES]\n"
+    "       warpsort_bench host --timeline N [--trace FILE] [--ooc-n M --ooc-budget BYTES\n"
+    "                           [--devices LIST|all]]\n"
     "\n"
     "Sorts host arrays (random keys from src/core/keygen.h), wall clock, median of\n"
     "--repeat runs after --warmup, the input restored (untimed) before each run and\n"
@@ -47,7 +48,8 @@ const char *const kHostUsage =
     "                      verified and its speedup over the one-device row noted\n"
     "  --timeline N        instead of the rows: one pinned and one pageable sort of N\n"
     "                      u32 keys (after a warm-up), then two out-of-core sorts of\n"
-    "                      --ooc-n keys if given, traced by the library (WARPSORT_TRACE)\n"
+    "                      --ooc-n keys if given (and two on --devices' list if given),\n"
+    "                      traced by the library (WARPSORT_TRACE, every device's worker)\n"
     "                      into --trace FILE (default host-timeline.csv); draw it with\n"
     "                      bench/plot.py --timeline FILE\n"
     "  --seed N            input generator seed (default 20240601)\n"

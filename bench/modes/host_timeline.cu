@@ -1,10 +1,13 @@
 /*
  * host_timeline.cu - the host mode's --timeline: one pinned and one
  * pageable sort of N u32 keys (after an untraced warm-up of each), then two
- * out-of-core sorts of --ooc-n pageable keys under --ooc-budget, with the
- * library's own trace on: WARPSORT_TRACE=FILE makes every host-array call
- * append its spans to FILE (call,lane,what,start_ms,end_ms), drawn by
- * bench/plot.py --timeline. Every traced output is verified (HostVerifier).
+ * out-of-core sorts of --ooc-n pageable keys under --ooc-budget (calls 2
+ * and 3), and with --devices two more on the device list (calls 4 and 5,
+ * --ooc-budget on each device), with the library's own trace on:
+ * WARPSORT_TRACE=FILE makes every host-array call append its spans to FILE
+ * (call,lane,what,start_ms,end_ms; lanes "dev<D> ...", every worker's
+ * device), drawn by bench/plot.py --timeline. Every traced output is
+ * verified (HostVerifier).
  */
 #include "modes/host.h"
 
@@ -70,8 +73,11 @@ bool trace_in_core(const HostOptions &o, const RivalEnv &env) {
     return true;
 }
 
-/* Two traced out-of-core calls (the first also faults its host scratch in);
- * WARPSORT_TRACE is set, so the context made here traces. */
+/* Two traced out-of-core calls on one device (the first also faults its
+ * host scratch in, as does the first of a fresh context on the device list,
+ * which also starts the other devices' contexts), then two on the device
+ * list when --devices is given; WARPSORT_TRACE is set, so the contexts made
+ * here trace. */
 bool trace_out_of_core(const HostOptions &o, const RivalEnv &env) {
     Regime r;
     r.device_budget = o.ooc_budget;
@@ -80,15 +86,22 @@ bool trace_out_of_core(const HostOptions &o, const RivalEnv &env) {
     if (!pristine.allocate(bytes, false) || !keys.allocate(bytes, false))
         throw BenchError("timeline: host allocation of 2 x " + gib((double)bytes));
     generate_input_host(r, n, o.seed, pristine.get());
-    std::string why;
-    std::unique_ptr<HostRival> hr = make_warpsort_host(r, env, &why);
-    HostArrays h;
-    if (!hr || !hr->prepare(h, &why)) throw BenchError("timeline: warpsort-host: " + why);
-    for (int call = 2; call < 4; ++call) {
-        const double ms = traced_sort(*hr, r, n, pristine.get(), keys.get(), "out of core");
-        if (ms < 0) return false;
-        std::printf("timeline: call %d out of core, n=%zu, budget %llu bytes: %.2f ms\n", call, n,
-                    (unsigned long long)o.ooc_budget, ms);
+    int call = 2;
+    for (int multi = 0; multi < (o.device_count ? 2 : 1); ++multi) {
+        std::string why;
+        std::unique_ptr<HostRival> hr =
+            multi ? make_warpsort_host_devices(r, env, o.devices, o.device_count, &why)
+                  : make_warpsort_host(r, env, &why);
+        HostArrays h;
+        if (!hr || !hr->prepare(h, &why)) throw BenchError("timeline: warpsort-host: " + why);
+        const std::string where = multi ? "devices " + o.devices_label : "one device";
+        for (int i = 0; i < 2; ++i, ++call) {
+            const double ms = traced_sort(*hr, r, n, pristine.get(), keys.get(), "out of core");
+            if (ms < 0) return false;
+            std::printf("timeline: call %d out of core on %s, n=%zu, budget %llu bytes a device: "
+                        "%.2f ms\n",
+                        call, where.c_str(), n, (unsigned long long)o.ooc_budget, ms);
+        }
     }
     return true;
 }

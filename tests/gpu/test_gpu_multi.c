@@ -16,6 +16,9 @@
  *    out-of-order landing included, on any machine with one GPU;
  *  - two_gpus_*: devices {0, 1} (and WARPSORT_ALL_DEVICES); skipped with
  *    fewer than two GPUs.
+ * Both kinds also trace two calls (WARPSORT_TRACE, read at create) and check
+ * that every worker's device and host spans are in the file, inside their
+ * call.
  *
  * Standalone: --quick for a short pass, --filter PATTERN for a subset.
  * Without a CUDA backend or device every test reports SKIPPED and the
@@ -25,6 +28,8 @@
 #include <cuda_runtime_api.h>
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gpu_memory.h"
 #include "testkit.h"
@@ -206,6 +211,101 @@ static void fail_everywhere(warpsort_context_t *ctx, wt_op_t op, warpsort_dtype_
     free(orig_s);
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+#define TRACE_CALLS 2
+/* The trace file (WARPSORT_TRACE) of TRACE_CALLS calls on `workers`
+ * workers whose lanes begin with prefix[w] ("dev0.w1 "): every row parses,
+ * ends no earlier than it starts and lies inside its call (wall[call] ms
+ * long; time zero is taken inside the call, device times may sit a few
+ * microseconds late), no span was dropped, and every call has, for every
+ * worker, device spans (h2d, compute, d2h) and host spans (host, phase) that
+ * include sorting a run and a range. */
+static void check_trace(const char *path, const double *wall, const char *const *prefix,
+                        unsigned workers) {
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot read the trace %s", path);
+    char line[512];
+    if (!fgets(line, sizeof line, f) || strcmp(line, "call,lane,what,start_ms,end_ms\n") != 0)
+        fail_msg("trace %s: bad header '%s'", path, line);
+    /* [call][worker]: device spans, host spans, runs sorted, ranges sorted */
+    unsigned seen[TRACE_CALLS][4][4];
+    memset(seen, 0, sizeof seen);
+    size_t rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') fail_msg("trace: %s", line); /* spans dropped */
+        unsigned call = 0;
+        char lane[64], what[64];
+        double t0 = 0, t1 = 0;
+        if (sscanf(line, "%u,%63[^,],%63[^,],%lf,%lf", &call, lane, what, &t0, &t1) != 5 ||
+            call >= TRACE_CALLS)
+            fail_msg("trace: bad row '%s'", line);
+        if (t1 < t0 || t0 < -0.01 || t1 > wall[call] + 5.0)
+            fail_msg("trace: span outside call %u (%.3f ms): '%s'", call, wall[call], line);
+        unsigned w = 0;
+        while (w < workers && strncmp(lane, prefix[w], strlen(prefix[w])) != 0) w++;
+        if (w == workers) fail_msg("trace: lane '%s' names no worker", lane);
+        const char *kind = lane + strlen(prefix[w]);
+        const int dev = !strcmp(kind, "h2d") || !strcmp(kind, "compute") || !strcmp(kind, "d2h");
+        if (!dev && strcmp(kind, "host") != 0 && strcmp(kind, "phase") != 0)
+            fail_msg("trace: unknown lane '%s'", lane);
+        seen[call][w][dev ? 0 : 1]++;
+        seen[call][w][2] += strcmp(what, "sorting a run") == 0;
+        seen[call][w][3] += strcmp(what, "sorting a range") == 0;
+        rows++;
+    }
+    fclose(f);
+    for (unsigned c = 0; c < TRACE_CALLS; c++)
+        for (unsigned w = 0; w < workers; w++) {
+            const unsigned *k = seen[c][w];
+            if (!k[0] || !k[1] || !k[2] || !k[3])
+                fail_msg("trace: call %u, worker '%s': %u device spans, %u host spans, "
+                         "%u runs, %u ranges",
+                         c, prefix[w], k[0], k[1], k[2], k[3]);
+        }
+    print_message("trace: %zu spans of %u workers in %u calls\n", rows, workers, TRACE_CALLS);
+}
+
+/* TRACE_CALLS out-of-core sorts of u32 keys (ring SMALL_RING, 512 KiB of
+ * device budget a worker: dozens of runs and ranges) on a context created
+ * with WARPSORT_TRACE set, then check_trace. */
+static void traced_calls(const int *devices, int count, unsigned workers,
+                         const char *const *prefix) {
+    char path[] = "/tmp/warpsort_trace_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) fail_msg("mkstemp failed");
+    close(fd);
+    setenv("WARPSORT_TRACE", path, 1);
+    warpsort_context_t *ctx =
+        multi_context(SMALL_RING, ((size_t)512 << 10) * (devices ? 1 : workers), devices, count,
+                      devices ? 0 : workers);
+    unsetenv("WARPSORT_TRACE");
+    const size_t n = 1000003;
+    uint32_t *keys = malloc(n * 4), *ref = malloc(n * 4);
+    assert_true(keys && ref);
+    double wall[TRACE_CALLS];
+    for (unsigned c = 0; c < TRACE_CALLS; c++) {
+        keygen_fill(keys, n, WARPSORT_U32, KEYGEN_RANDOM, 0x7ACEull + c);
+        memcpy(ref, keys, n * 4);
+        const double t0 = now_ms();
+        const warpsort_status_t st = warpsort_sort(ctx, keys, n, WARPSORT_U32, 0);
+        wall[c] = now_ms() - t0;
+        if (st != WARPSORT_OK)
+            fail_msg("%s: %s", warpsort_status_name(st), warpsort_last_error(ctx));
+        assert_int_equal(warpsort_sort(g_cpu, ref, n, WARPSORT_U32, 0), WARPSORT_OK);
+        assert_memory_equal(keys, ref, n * 4);
+    }
+    warpsort_destroy(ctx);
+    free(keys);
+    free(ref);
+    check_trace(path, wall, prefix, workers);
+    unlink(path);
+}
+
 /*--- several workers on one device (the test hook) ---*/
 
 /* Sizes that are multiples of nothing, under budgets of a few hundred KiB
@@ -305,6 +405,14 @@ static void test_same_device_budget_too_small(void **state) {
     warpsort_destroy(ctx);
 }
 
+/* The trace of 2 workers on device 0: lanes "dev0.w0 ..." and "dev0.w1 ". */
+static void test_same_device_trace(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    static const char *const prefix[2] = {"dev0.w0 ", "dev0.w1 "};
+    traced_calls(NULL, 0, 2, prefix);
+}
+
 /*--- two GPUs ---*/
 
 static const int k_two[2] = {0, 1};
@@ -372,6 +480,15 @@ static void test_two_gpus_failures(void **state) {
     warpsort_destroy(ctx);
 }
 
+/* The trace of devices {0, 1}: lanes "dev0 ..." and "dev1 ...", each device's
+ * events on the call's time base. */
+static void test_two_gpus_trace(void **state) {
+    (void)state;
+    REQUIRE_TWO_GPUS();
+    static const char *const prefix[2] = {"dev0 ", "dev1 "};
+    traced_calls(k_two, 2, 2, prefix);
+}
+
 /* Ordinals with no device behind them: BACKEND_UNAVAILABLE at create for
  * backend CUDA, naming the entry; AUTO takes the CPU and says why. */
 static void test_device_list_range(void **state) {
@@ -422,10 +539,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_same_device_memory_kinds),
         cmocka_unit_test(test_same_device_failures),
         cmocka_unit_test(test_same_device_budget_too_small),
+        cmocka_unit_test(test_same_device_trace),
         cmocka_unit_test(test_two_gpus_matrix),
         cmocka_unit_test(test_two_gpus_all_devices),
         cmocka_unit_test(test_two_gpus_other_device),
         cmocka_unit_test(test_two_gpus_failures),
+        cmocka_unit_test(test_two_gpus_trace),
         cmocka_unit_test(test_device_list_range),
     };
     int failed = _cmocka_run_group_tests("gpu_multi", tests, COUNT(tests), NULL, NULL);

@@ -349,10 +349,13 @@ static warpsort_status_t ws_ooc_take(ws_ooc *o, ws_ooc_slot *sl, int *got) {
     ws_scratch *s = o->s;
     const size_t kb = o->top->kb, vb = o->top->vb, n = o->top->n;
     *got = 0;
+    /* Traced: the mutex (another worker may be splitting) and the ring. */
+    const double t_take = ws_trace_now(sl->w->p);
     pthread_mutex_lock(&o->mu);
     while (!ws_workers_stopped(sl->w->ctx) && o->next_range < g->ranges &&
            o->next_range + 1 - o->watermark >= g->ring)
         pthread_cond_wait(&o->cv, &o->mu);
+    ws_trace_host(sl->w->p, t_take, "host", "wait to take a range");
     if (ws_workers_stopped(sl->w->ctx)) return ws_ooc_stopped(o, sl->w);
     if (o->next_range == g->ranges) {
         pthread_mutex_unlock(&o->mu);
@@ -388,6 +391,7 @@ static warpsort_status_t ws_ooc_land(void *arg) {
     ws_ooc *o = sl->o;
     const ws_ooc_shape *g = &o->g;
     ws_scratch *s = o->s;
+    const double t_land = ws_trace_now(sl->w->p);
     pthread_mutex_lock(&o->mu);
     s->read[sl->range % g->ring] = 1;
     const size_t before = o->watermark;
@@ -411,6 +415,7 @@ static warpsort_status_t ws_ooc_land(void *arg) {
     if (ws_workers_stopped(sl->w->ctx)) return ws_ooc_stopped(o, sl->w);
     for (size_t j = 0; j < sl->nb; j++) s->ids[sl->j0 + j] = s->free_ids[--o->nfree];
     pthread_mutex_unlock(&o->mu);
+    ws_trace_host(sl->w->p, t_land, "host", "wait for blocks to land in");
     return WARPSORT_OK;
 }
 

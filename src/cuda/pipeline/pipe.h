@@ -33,22 +33,33 @@
 #define WS_MERGE_TILE (WS_MERGE_THREADS * WS_MERGE_ITEMS)
 
 /* The trace (trace.cu, the WARPSORT_TRACE hook): every copy, staging memcpy,
- * sort and merge of a host-array call, device work by event pairs on its
- * stream, host work by the host clock, both from a base event the host waits
- * for at the start of the call. */
-#define WS_TRACE_MAX 16384u
+ * sort and merge of a host-array call on every worker, device work by event
+ * pairs on its stream, host work by the host clock. Each worker's pipeline
+ * has a trace of its own, written only by its thread; the calling context's
+ * holds the call's (path, time zero) and lists the others'. A trace's base
+ * event on its own device, and the host clock once the host saw it complete,
+ * put its device's events on the call's host time base. */
+/* Spans per worker and call: six per ring slot and phase out of core, so
+ * 2^34 u32 keys on one device (2 x 2048 slots of 32 MiB) need about 25k. */
+#define WS_TRACE_MAX 65536u
+#define WS_TRACE_JOINED WARPSORT_MAX_DEVICES
 struct ws_span {
     const char *lane, *what;
-    double t0, t1; /* host spans: ms from the base; device spans: set at the end */
+    double t0, t1; /* host spans: ms from the call's time zero; device spans: set at the end */
     unsigned ev;   /* device spans: events ev and ev + 1; ~0u for host spans */
 };
 struct ws_trace {
     const char *path; /* NULL: off for this call */
-    cudaEvent_t base;
-    cudaEvent_t *ev; /* 2 x WS_TRACE_MAX timing events, created on first use */
-    ws_span *span;
+    char prefix[24];  /* the lanes': "dev<D>", or "dev<D>.w<I>" for workers sharing D */
+    int device;       /* the device its events are on */
+    cudaEvent_t base; /* recorded when the call (or this worker's part) began */
+    cudaEvent_t *ev;  /* 2 x WS_TRACE_MAX timing events, created on first use */
+    ws_span *span;    /* WS_TRACE_MAX, allocated on first use */
     unsigned count, dropped;
-    double host_base;
+    double host_base;                  /* host clock (ms) once base had completed */
+    double origin;                     /* host clock (ms) of the call's time zero */
+    ws_trace *joined[WS_TRACE_JOINED]; /* the calling context's: the other workers' */
+    unsigned njoined;
 };
 
 struct ws_pipe {
@@ -130,11 +141,18 @@ unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t e
 
 /*--- trace.cu ---*/
 void ws_trace_free(ws_trace *t);
+/* Starts the call's trace on ctx's pipeline p when the hook names a file. */
 void ws_trace_start(warpsort_context_t *ctx, ws_pipe *p);
+/* Worker wctx's pipeline wp joins the trace of the calling context's pipeline
+ * caller (nothing when that is off, or wp is caller), on wctx's device, which
+ * is current. worker: its index when workers share a device, else ~0u. */
+void ws_trace_join(ws_pipe *caller, warpsort_context_t *wctx, ws_pipe *wp, unsigned worker);
 unsigned ws_trace_dev_begin(ws_pipe *p, cudaStream_t s);
 void ws_trace_dev_end(ws_pipe *p, unsigned i, cudaStream_t s, const char *lane, const char *what);
 double ws_trace_now(const ws_pipe *p);
 void ws_trace_host(ws_pipe *p, double t0, const char *lane, const char *what);
+/* Writes every joined worker's spans with the caller's, once the workers
+ * have joined, and turns the trace off on all of them. */
 void ws_trace_finish(ws_pipe *p);
 
 /*--- merge2.cu: merges two sorted device runs (stable: ties take a) ---*/

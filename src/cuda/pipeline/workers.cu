@@ -56,8 +56,9 @@ warpsort_status_t ws_on_device(warpsort_context_t *ctx, int device, warpsort_sta
 }
 
 /* A child context on `device`: the caller's settings, its own stream and
- * staging threads, no trace (the trace records the caller's pipeline), and
- * the caller's test countdown (state.h). Every failure names `device`. */
+ * staging threads, no trace of its own (its pipeline joins the caller's
+ * trace in each call: ws_workers_get), and the caller's test countdown
+ * (state.h). Every failure names `device`. */
 static warpsort_status_t ws_child_make(warpsort_context_t *ctx, int device, unsigned threads,
                                        warpsort_context_t **out) {
     *out = NULL;
@@ -153,6 +154,10 @@ warpsort_status_t ws_workers_get(warpsort_context_t *ctx, const ws_job *j, size_
             return ws_on_device(ctx, dev, ws_cuda_fail(ctx, err, "cudaSetDevice"));
         warpsort_status_t st = ws_pipe_get(w->ctx, &w->p);
         if (st == WARPSORT_OK) st = ws_budget(w->ctx, j, &w->budget);
+        /* The call's trace, when on (WARPSORT_TRACE), records this worker
+         * too; ctx's pipeline (the call's) holds it. */
+        if (st == WARPSORT_OK && ws_state(ctx)->pipe)
+            ws_trace_join(ws_state(ctx)->pipe, w->ctx, w->p, ws->same_device ? i : ~0u);
         ws_leave_device(&g);
         if (st != WARPSORT_OK)
             return ws_error(ctx, st, "CUDA device %d: %s", dev, w->ctx->last_error);
