@@ -16,7 +16,7 @@ void ws_test_hooks_read(ws_test_hooks *h) {
     v = getenv("WARPSORT_SAMPLE_SPLITTERS");
     if (v && *v) {
         const unsigned long s = strtoul(v, NULL, 0);
-        h->sample_splitters = s < 1 ? 1u : s > 255 ? 255u : (unsigned)s;
+        h->sample_splitters = s < 1 ? 1u : s > 1023 ? 1023u : (unsigned)s;
     }
     v = getenv("WARPSORT_SAMPLE_LEVELS");
     if (v && *v) {

@@ -8,7 +8,9 @@
  *
  *   WARPSORT_SAMPLE_MIN_N=N      smallest n the sample sort takes (default:
  *                                the tuning table's)
- *   WARPSORT_SAMPLE_SPLITTERS=S  most splitters per sample-sort level (1-255)
+ *   WARPSORT_SAMPLE_SPLITTERS=S  most splitters per sample-sort level (1-1023;
+ *                                above 255, 8-byte keys alone take the wide
+ *                                tree at every size, the rest draw 255)
  *   WARPSORT_SAMPLE_LEVELS=L     most sample-sort levels (1-4)
  *   WARPSORT_SMEM_LIMIT=BYTES    caps the device's shared memory per block at
  *                                BYTES (per SM at BYTES + 1 KiB), so the tuning

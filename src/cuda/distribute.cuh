@@ -5,14 +5,14 @@
  * A level cuts every segment of its input into buckets by the segment's own
  * splitters, in five launches that never wait on the host:
  *   1. ws_dist_sample: one block per segment sorts a stratified random
- *      sample of 4096 keys on chip and keeps up to 255 distinct splitters, in
- *      order (each block of the level builds its lookup from them). A sample
+ *      sample of 4096 or 8192 keys on chip and keeps up to 255 or 1023
+ *      distinct splitters (the plan's tree, plan.cuh), in order (each block of the level builds its lookup from them). A sample
  *      that repeats a splitter switches the segment to equality buckets: keys
  *      equal to a splitter get a bucket of their own, which is done at once
  *      (few distinct keys finish early).
  *   2. ws_dist_count: each block walks its chunk of a segment and counts its
  *      keys per bucket (a cell table over the splitters' range; the tree's
- *      8-step descent where a cell is crowded, ws_classify).
+ *      descent where a cell is crowded, ws_classify).
  *   3. ws_scan_*: one exclusive scan over all counts, laid out bucket-major
  *      within a segment, gives every (bucket, block) its output offset.
  *   4. ws_dist_scatter: each block walks its chunk again, ranks every tile's
@@ -84,21 +84,26 @@ __device__ __forceinline__ KB ws_lds(unsigned addr) {
 }
 
 /* A segment's splitters as a block looks them up (ws_dist_prologue builds
- * this in shared memory): the heap-ordered tree, the same splitters in
- * order, and a table of WS_CELLS equal cells over [lo, hi], the smallest
- * and largest splitter. cell[c] holds how many splitters lie below cell c
- * (low byte) and below the end of it (high byte). A key whose cell holds
- * at most one splitter is classified by one table load and one compare;
- * only a warp with a key in a crowded cell (skewed keys) descends the
- * tree, eight dependent loads. With 255 splitters over 2048 cells, random
- * keys never do. */
-#define WS_CELL_LOG 11
-#define WS_CELLS (1 << WS_CELL_LOG)
-template <typename KB>
+ * this in shared memory) for a tree of 2^TL slots: the heap-ordered tree,
+ * the same splitters in order, and a table of 8 x 2^TL equal cells over
+ * [lo, hi], the smallest and largest splitter. cell[c] holds how many
+ * splitters lie below cell c (low WS_CELL_BELOW_BITS bits) and how many
+ * inside it (the bits above, saturating). A key whose cell holds at most one
+ * splitter is classified by one table load and one compare; only a warp
+ * with a key in a crowded cell (skewed keys) descends the tree, TL dependent
+ * loads. With 8 cells a splitter, random keys never do. */
+#define WS_CELL_BELOW_BITS 11
+#define WS_CELL_IN_MAX ((1u << (16 - WS_CELL_BELOW_BITS)) - 1u)
+template <int TL>
+__host__ __device__ constexpr int ws_cell_log() {
+    return TL + 3;
+}
+template <typename KB, int TL>
 struct ws_lookup_smem {
-    KB tree[WS_TREE_SLOTS];   /* slot k has children 2k, 2k + 1; slot 0 unused */
-    KB sorted[WS_TREE_SLOTS]; /* from m on, the largest again */
-    unsigned short cell[WS_CELLS];
+    static_assert(TL < WS_CELL_BELOW_BITS, "splitter counts fit a cell's low bits");
+    KB tree[1 << TL];   /* slot k has children 2k, 2k + 1; slot 0 unused */
+    KB sorted[1 << TL]; /* from m on, the largest again */
+    unsigned short cell[1 << ws_cell_log<TL>()];
 };
 /* ... and, in registers, where it is and how keys map to cells. */
 template <typename KB>
@@ -107,8 +112,7 @@ struct ws_lookup {
     KB lo, hi;
     unsigned shift; /* cell of a key in [lo, hi]: (key - lo) >> shift */
 };
-
-/* Cell of a key x in [lo, hi] (below WS_CELLS). */
+/* Cell of a key x in [lo, hi] (below the table's cell count). */
 template <typename KB>
 __device__ __forceinline__ unsigned ws_cell_of(const ws_lookup<KB> &lk, KB x) {
     return (unsigned)((x - lk.lo) >> lk.shift);
@@ -133,19 +137,20 @@ __device__ __forceinline__ unsigned ws_splitters_below_cell(const KB *sorted, un
  * lk, builds their tree, zeroes `words` words from `zero` on, and builds
  * the cell table. Every thread calls it; it synchronises once, and the
  * caller's next barrier publishes the table. */
-template <typename KB, int THREADS>
-__device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk, const KB *splits,
-                                                          unsigned seg, unsigned m, unsigned *zero,
-                                                          int words) {
-    const KB *g = splits + (size_t)seg * WS_TREE_SLOTS;
-    for (int k = (int)threadIdx.x; k < WS_TREE_SLOTS; k += THREADS) {
+template <typename KB, int TL, int THREADS>
+__device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB, TL> &lk,
+                                                          const KB *splits, unsigned seg,
+                                                          unsigned m, unsigned *zero, int words) {
+    constexpr int SLOTS = 1 << TL;
+    const KB *g = splits + (size_t)seg * SLOTS;
+    for (int k = (int)threadIdx.x; k < SLOTS; k += THREADS) {
         lk.sorted[k] = g[k];
         /* Heap slot k at depth d, position p in its row, holds the splitter
-         * of in-order position (2p + 1) << (7 - d); slot 0 is unused. */
+         * of in-order position (2p + 1) << (TL - 1 - d); slot 0 is unused. */
         int pos = 1;
         if (k > 0) {
             const int d = 31 - __clz(k);
-            pos = (2 * (k - (1 << d)) + 1) << (WS_TREE_LOG - 1 - d);
+            pos = (2 * (k - (1 << d)) + 1) << (TL - 1 - d);
         }
         lk.tree[k] = g[pos - 1];
     }
@@ -163,18 +168,23 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
         bits = 32 - __clz((int)range);
     else
         bits = 64 - __clzll((long long)range);
-    r.shift = bits > WS_CELL_LOG ? (unsigned)(bits - WS_CELL_LOG) : 0u;
+    /* 8 cells a splitter, for the m this segment has: a block builds and
+     * clears no more table than its keys use. */
+    const int cell_log = min(ws_cell_log<TL>(), 35 - __clz((int)m));
+    r.shift = bits > cell_log ? (unsigned)(bits - cell_log) : 0u;
     /* Each thread its run of cells: one search, then a walk over the
      * splitters inside them (a crowded run walks up to m, once per block). */
-    constexpr int RUN = WS_CELLS / THREADS;
-    static_assert(WS_CELLS % THREADS == 0, "whole runs of cells");
-    const unsigned c0 = threadIdx.x * RUN;
+    const int cells = 1 << cell_log;
+    const int run = cells > THREADS ? cells / THREADS : 1;
+    const unsigned c0 = threadIdx.x * (unsigned)run;
+    if (c0 >= (unsigned)cells) return r;
     unsigned below = ws_splitters_below_cell(lk.sorted, m, r, c0);
 #pragma unroll 1
-    for (int q = 0; q < RUN; q++) {
+    for (int q = 0; q < run; q++) {
         unsigned upto = below;
         while (upto < m && ws_cell_of(r, lk.sorted[upto]) <= c0 + q) upto++;
-        lk.cell[c0 + q] = (unsigned short)(below | upto << 8);
+        const unsigned in = upto - below < WS_CELL_IN_MAX ? upto - below : WS_CELL_IN_MAX;
+        lk.cell[c0 + q] = (unsigned short)(below | in << WS_CELL_BELOW_BITS);
         below = upto;
     }
     return r;
@@ -183,20 +193,22 @@ __device__ __forceinline__ ws_lookup<KB> ws_dist_prologue(ws_lookup_smem<KB> &lk
 /* Buckets of G ordered keys: j = number of splitters below the key (of the
  * m distinct ones). The cell table gives j directly unless a key of the
  * warp falls in a crowded cell; then the warp descends the heap-ordered
- * tree (slot k has children 2k, 2k+1) for all G keys, a step per level
- * walking byte addresses (a -> 2a - base + size x went right), the keys'
- * descents interleaved so their loads overlap. All 32 lanes call it. */
-template <typename KB, int G>
+ * tree of 2^TL slots (slot k has children 2k, 2k+1) for all G keys, a step
+ * per level walking byte addresses (a -> 2a - base + size x went right),
+ * the keys' descents interleaved so their loads overlap. All 32 lanes call
+ * it. */
+template <typename KB, int TL, int G>
 __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const KB *key,
                                                   unsigned m, unsigned *bkt) {
     constexpr unsigned S = (unsigned)sizeof(KB);
+    constexpr unsigned BELOW = (1u << WS_CELL_BELOW_BITS) - 1u;
     unsigned lh[G];
     bool crowded = false;
 #pragma unroll
     for (int i = 0; i < G; i++) {
         const KB kc = key[i] < lk.lo ? lk.lo : key[i] > lk.hi ? lk.hi : key[i];
         lh[i] = ws_lds<unsigned short>(lk.cell + 2u * ws_cell_of(lk, kc));
-        crowded |= (lh[i] >> 8) > (lh[i] & 0xFFu) + 1u;
+        crowded |= lh[i] > (BELOW | 1u << WS_CELL_BELOW_BITS);
     }
     if (__any_sync(0xFFFFFFFFu, crowded)) {
         const unsigned lo = 0u - lk.tree, hi = S - lk.tree;
@@ -204,21 +216,21 @@ __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const
 #pragma unroll
         for (int i = 0; i < G; i++) a[i] = lk.tree + S;
 #pragma unroll
-        for (int d = 0; d < WS_TREE_LOG; d++) {
+        for (int d = 0; d < TL; d++) {
 #pragma unroll
             for (int i = 0; i < G; i++) a[i] = 2u * a[i] + (ws_lds<KB>(a[i]) < key[i] ? hi : lo);
         }
 #pragma unroll
         for (int i = 0; i < G; i++) {
-            const unsigned j = (a[i] - lk.tree) / S - WS_TREE_SLOTS;
+            const unsigned j = (a[i] - lk.tree) / S - (1u << TL);
             bkt[i] = j < m ? j : m;
         }
     } else {
 #pragma unroll
         for (int i = 0; i < G; i++) {
-            const unsigned below = lh[i] & 0xFFu, upto = lh[i] >> 8;
+            const unsigned below = lh[i] & BELOW, in = lh[i] >> WS_CELL_BELOW_BITS;
             const KB s = ws_lds<KB>(lk.sorted + S * below);
-            bkt[i] = below + (upto > below && s < key[i] ? 1u : 0u);
+            bkt[i] = below + (in != 0 && s < key[i] ? 1u : 0u);
         }
     }
 }
@@ -226,17 +238,17 @@ __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const
 /* Buckets of ITEMS ordered keys, four at a time (ws_classify_group). With
  * equality buckets, range bucket j becomes 2j and a key equal to splitter
  * j goes to 2j + 1. All 32 lanes call it. */
-template <typename KB, int ITEMS>
+template <typename KB, int TL, int ITEMS>
 __device__ __forceinline__ void ws_classify(const ws_lookup<KB> &lk, const KB (&key)[ITEMS],
                                             unsigned m, bool eq, unsigned (&bkt)[ITEMS]) {
     constexpr int G = ITEMS < 4 ? ITEMS : 4;
     static_assert(ITEMS % G == 0, "whole groups");
 #pragma unroll
-    for (int g = 0; g < ITEMS; g += G) ws_classify_group<KB, G>(lk, key + g, m, bkt + g);
+    for (int g = 0; g < ITEMS; g += G) ws_classify_group<KB, TL, G>(lk, key + g, m, bkt + g);
     if (eq) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            const unsigned j = bkt[i]; /* <= m <= 255: a slot of sorted */
+            const unsigned j = bkt[i]; /* <= m < 2^TL: a slot of sorted */
             bkt[i] =
                 2 * j +
                 ((j < m && ws_lds<KB>(lk.sorted + (unsigned)sizeof(KB) * j) == key[i]) ? 1u : 0u);
@@ -318,15 +330,28 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
     return x ^ (x >> 31);
 }
 
-template <typename KB>
-__global__ void __launch_bounds__(WS_SAMPLE_THREADS)
+/* Shared memory of a sample block (dynamic: 8192 8-byte keys are more than
+ * a static array may hold). */
+template <typename KB, int TL, int SAMPLE_THREADS>
+struct ws_sample_smem {
+    static constexpr int THREADS = SAMPLE_THREADS, S = THREADS * WS_SAMPLE_ITEMS;
+    KB keys[smem_slots<KB>(S)];
+    KB split[1 << TL];
+    unsigned warp_sums[THREADS / 32];
+};
+
+template <typename KB, int TL, int SAMPLE_THREADS>
+__global__ void __launch_bounds__(SAMPLE_THREADS)
     ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
                    const ws_level_ctl *ctl, KB *splits, unsigned want) {
 #if WS_SAMPLE_ARCH
-    constexpr int THREADS = WS_SAMPLE_THREADS, ITEMS = WS_SAMPLE_ITEMS, S = WS_SAMPLE;
-    __shared__ KB skeys[smem_slots<KB>(S)];
-    __shared__ KB split[WS_TREE_SLOTS];
-    __shared__ unsigned warp_sums[THREADS / 32];
+    using SM = ws_sample_smem<KB, TL, SAMPLE_THREADS>;
+    constexpr int THREADS = SM::THREADS, ITEMS = WS_SAMPLE_ITEMS, S = SM::S, SLOTS = 1 << TL;
+    /* Candidates per thread: want < SLOTS of them. */
+    constexpr int CANDS = SLOTS > THREADS ? SLOTS / THREADS : 1;
+    extern __shared__ __align__(16) unsigned char ws_dist_raw[];
+    SM &sm_ = *(SM *)ws_dist_raw;
+    KB *skeys = sm_.keys;
     const unsigned seg = blockIdx.x;
     if (seg >= ctl->segs) return;
     const ws_dist_seg sg = segs[seg];
@@ -357,20 +382,32 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
     for (int i = 0; i < ITEMS; i++) smem_put(skeys, first + i, it.k[i]);
     __syncthreads();
 
-    /* Splitter candidates at even ranks; keep the distinct ones, in order. */
-    bool keep = false;
-    KB cand = 0;
-    if ((unsigned)t < want) {
-        cand = smem_get(skeys, (int)((unsigned long long)(t + 1) * S / (want + 1)));
-        keep = t == 0 || cand != smem_get(skeys, (int)((unsigned long long)t * S / (want + 1)));
+    /* Splitter candidates at even ranks, CANDS consecutive ones a thread;
+     * keep the distinct ones, in order. */
+    bool keep[CANDS];
+    KB cand[CANDS];
+    unsigned kept = 0;
+#pragma unroll
+    for (int c = 0; c < CANDS; c++) {
+        const unsigned u = (unsigned)(t * CANDS + c);
+        keep[c] = false;
+        cand[c] = 0;
+        if (u < want) {
+            cand[c] = smem_get(skeys, (int)((unsigned long long)(u + 1) * S / (want + 1)));
+            keep[c] =
+                u == 0 || cand[c] != smem_get(skeys, (int)((unsigned long long)u * S / (want + 1)));
+        }
+        kept += keep[c] ? 1u : 0u;
     }
     unsigned m = 0;
-    const unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(keep ? 1u : 0u, warp_sums, &m);
-    if (keep) split[at] = cand;
+    unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(kept, sm_.warp_sums, &m);
+#pragma unroll
+    for (int c = 0; c < CANDS; c++)
+        if (keep[c]) sm_.split[at++] = cand[c];
     __syncthreads();
-    /* All WS_TREE_SLOTS slots, the ones from m on repeating the largest. */
-    KB *out = splits + (size_t)seg * WS_TREE_SLOTS;
-    for (int k = t; k < WS_TREE_SLOTS; k += THREADS) out[k] = split[k < (int)m ? k : (int)m - 1];
+    /* All SLOTS slots, the ones from m on repeating the largest. */
+    KB *out = splits + (size_t)seg * SLOTS;
+    for (int k = t; k < SLOTS; k += THREADS) out[k] = sm_.split[k < (int)m ? k : (int)m - 1];
     if (t == 0) {
         segs[seg].m = m;
         segs[seg].eq = m < want;
@@ -381,28 +418,30 @@ __global__ void __launch_bounds__(WS_SAMPLE_THREADS)
 /*--- 2. and 4. count and scatter ---*/
 
 /* Shared memory of a count block ... */
-template <typename KB, int ITEMS>
+template <typename KB, int ITEMS, int TL>
 struct ws_count_smem {
     static constexpr int WARPS = WS_DIST_THREADS / 32;
     static constexpr int TILE = WS_DIST_THREADS * ITEMS;
-    ws_lookup_smem<KB> look;
-    unsigned hist[WS_MAX_BUCKETS]; /* the block's counters */
+    ws_lookup_smem<KB, TL> look;
+    unsigned hist[ws_max_buckets(TL)]; /* the block's counters */
 };
 /* ... and of a scatter block. A stable level ranks per warp (counters and
  * lane masks per warp, in input order); an unstable one ranks with atomics
- * on one set of block counters, in a quarter of the shared memory. */
-template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS>
+ * on one set of block counters, in a quarter of the shared memory. The next
+ * output index of each bucket stays in the registers of the thread that
+ * owns the bucket. */
+template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS, int TL>
 struct ws_dist_smem {
     static constexpr int WARPS = THREADS / 32;
     static constexpr int TILE = THREADS * ITEMS;
     static constexpr int HISTS = STABLE ? WARPS : 1;
-    ws_lookup_smem<KB> look;
-    unsigned hist[HISTS][WS_MAX_BUCKETS];               /* counters, then offsets inside the run */
-    unsigned peers[HISTS][STABLE ? WS_MAX_BUCKETS : 1]; /* ws_warp_rank's lane masks */
-    unsigned tile_start[WS_MAX_BUCKETS];      /* bucket's first slot in the regrouped tile */
-    unsigned long long delta[WS_MAX_BUCKETS]; /* output index of slot e of bucket j: delta[j] + e */
-    unsigned long long run_base[WS_MAX_BUCKETS]; /* next output index of bucket j */
-    unsigned warp_sums[WARPS];
+    static constexpr int NB = ws_max_buckets(TL);
+    ws_lookup_smem<KB, TL> look;
+    unsigned hist[HISTS][NB];               /* counters, then offsets inside the run */
+    unsigned peers[HISTS][STABLE ? NB : 1]; /* ws_warp_rank's lane masks */
+    unsigned tile_start[NB];                /* bucket's first slot in the regrouped tile */
+    unsigned long long delta[NB];           /* output index of slot e of bucket j: delta[j] + e */
+    unsigned long long warp_sums[WARPS];
     unsigned short bkt[TILE];
     KB keys[TILE];
     typename std::conditional<is_value<V>::value, V, char>::type
@@ -446,7 +485,7 @@ __device__ __forceinline__ void ws_dist_fetch(const KB *src, const V *vsrc, unsi
 
 /* Encodes (raw input) and classifies a fetched tile; missing items get
  * WS_NO_BUCKET. */
-template <typename KB, int ITEMS>
+template <typename KB, int TL, int ITEMS>
 __device__ __forceinline__ void ws_dist_classify_tile(int valid, int raw, key_codec codec,
                                                       const ws_lookup<KB> &lk, unsigned m, bool eq,
                                                       KB (&k)[ITEMS], unsigned (&bkt)[ITEMS]) {
@@ -454,7 +493,7 @@ __device__ __forceinline__ void ws_dist_classify_tile(int valid, int raw, key_co
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (raw) k[i] = encode(k[i], codec);
-    ws_classify<KB, ITEMS>(lk, k, m, eq, bkt);
+    ws_classify<KB, TL, ITEMS>(lk, k, m, eq, bkt);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (warp * 32 * ITEMS + i * 32 + lane >= valid) bkt[i] = WS_NO_BUCKET;
@@ -466,20 +505,20 @@ __device__ __forceinline__ int ws_tile_valid(unsigned long long base, unsigned l
     return end - base < (unsigned long long)TILE ? (int)(end - base) : TILE;
 }
 
-template <typename KB, int ITEMS>
+template <typename KB, int ITEMS, int TL>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_count(const KB *src, int raw, key_codec codec, const ws_dist_seg *segs,
                   const unsigned *blockseg, const ws_level_ctl *ctl, const KB *splits,
                   unsigned chunk, unsigned long long *cnt) {
 #if WS_SAMPLE_ARCH
-    using SM = ws_count_smem<KB, ITEMS>;
+    using SM = ws_count_smem<KB, ITEMS, TL>;
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
-    const ws_lookup<KB> lk =
-        ws_dist_prologue<KB, WS_DIST_THREADS>(s.look, splits, w.seg, sg.m, s.hist, WS_MAX_BUCKETS);
+    const ws_lookup<KB> lk = ws_dist_prologue<KB, TL, WS_DIST_THREADS>(s.look, splits, w.seg, sg.m,
+                                                                       s.hist, ws_max_buckets(TL));
     __syncthreads();
     unsigned *hist = s.hist;
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
@@ -488,7 +527,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
         no_value v[ITEMS];
         unsigned bkt[ITEMS];
         ws_dist_fetch<KB, no_value, ITEMS>(src, nullptr, base, valid, k, v);
-        ws_dist_classify_tile<KB, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
+        ws_dist_classify_tile<KB, TL, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
         ws_warp_count<ITEMS>(bkt, hist);
     }
     __syncthreads();
@@ -498,7 +537,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
 #endif
 }
 
-template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS>
+template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS, int TL>
 __global__ void
 __launch_bounds__(THREADS,
                   ws_scatter_min_blocks(THREADS,
@@ -508,35 +547,25 @@ __launch_bounds__(THREADS,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *splits, unsigned chunk, const unsigned long long *scan) {
 #if WS_SAMPLE_ARCH
-    using SM = ws_dist_smem<KB, V, ITEMS, STABLE, THREADS>;
-    /* Buckets per thread; with more threads than buckets the first
-     * WS_MAX_BUCKETS threads take one each. */
-    constexpr int PER = THREADS < WS_MAX_BUCKETS ? WS_MAX_BUCKETS / THREADS : 1;
-    static_assert(WS_MAX_BUCKETS % THREADS == 0 || THREADS % WS_MAX_BUCKETS == 0,
-                  "whole buckets per thread");
+    using SM = ws_dist_smem<KB, V, ITEMS, STABLE, THREADS, TL>;
+    constexpr int NB = SM::NB;
+    /* Buckets per thread, strided: thread t owns buckets q * THREADS + t, so
+     * a level with fewer buckets than NB keeps every thread's share small. */
+    constexpr int PER = THREADS < NB ? NB / THREADS : 1;
+    static_assert(NB % THREADS == 0 || THREADS % NB == 0, "whole buckets per thread");
+    static_assert(PER <= 4 && SM::TILE < 65536, "a tile's counts pack in 16-bit lanes");
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
     /* hist and peers are adjacent: one zeroing covers both. */
-    const ws_lookup<KB> lk =
-        ws_dist_prologue<KB, THREADS>(s.look, splits, w.seg, sg.m, &s.hist[0][0],
-                                      (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
+    const ws_lookup<KB> lk = ws_dist_prologue<KB, TL, THREADS>(
+        s.look, splits, w.seg, sg.m, &s.hist[0][0],
+        (int)((sizeof s.hist + sizeof s.peers) / sizeof(unsigned)));
     const int t = (int)threadIdx.x, warp = t >> 5;
     const unsigned long long seg_first = scan[sg.cnt_base];
-    const int nb = (int)ctl->nbuckets;           /* no key's bucket reaches nb */
-    const bool owner = t * PER < WS_MAX_BUCKETS; /* holds buckets t*PER .. t*PER+PER-1 */
-#pragma unroll
-    for (int q = 0; q < PER; q++) {
-        const int j = t * PER + q;
-        if (owner)
-            s.run_base[j] =
-                j < nb
-                    ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] -
-                                  seg_first)
-                    : 0ull;
-    }
+    const int nb = (int)ctl->nbuckets; /* no key's bucket reaches nb */
     __syncthreads();
     for (unsigned long long base = w.start; base < w.end; base += SM::TILE) {
         const int valid = ws_tile_valid<SM::TILE>(base, w.end);
@@ -544,26 +573,32 @@ __launch_bounds__(THREADS,
         V v[ITEMS];
         unsigned bkt[ITEMS], rank[ITEMS];
         ws_dist_fetch<KB, V, ITEMS>(src, vsrc, base, valid, k, v);
-        ws_dist_classify_tile<KB, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
+        ws_dist_classify_tile<KB, TL, ITEMS>(valid, raw, codec, lk, sg.m, sg.eq != 0, k, bkt);
         if constexpr (STABLE)
             ws_warp_rank<ITEMS>(bkt, rank, s.hist[warp], s.peers[warp]);
         else
             ws_block_rank_any<ITEMS>(bkt, rank, s.hist[0]);
             /* Bucket and rank share a register across the barrier (bucket <
-         * WS_MAX_BUCKETS, rank < TILE <= 65536): fewer registers, more
-         * blocks per SM for this barrier-bound loop. */
+         * NB, rank < TILE <= 65536): fewer registers, more blocks per SM
+         * for this barrier-bound loop. */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
             bkt[i] = bkt[i] == WS_NO_BUCKET ? WS_NO_BUCKET : bkt[i] << 16 | rank[i];
         __syncthreads();
         /* Per bucket: warps' offsets inside the tile's run, the run's slot
-         * in the regrouped tile, and where it goes in the output. */
-        unsigned c[PER], mine = 0;
+         * in the regrouped tile, and where it goes in the output. The
+         * counts of a thread's buckets pack into 16-bit lanes of one word
+         * (a tile holds fewer than 2^16 items), so one block scan gives
+         * each row q of buckets its prefix. delta[j] first takes the
+         * bucket's next output index: from the scan at the first tile, then
+         * where the previous (full) tile's run of it ended, its delta + the
+         * next bucket's slot, read before any thread writes this tile's
+         * slots (the block scan passes a barrier first). */
+        unsigned long long mine = 0;
 #pragma unroll
         for (int q = 0; q < PER; q++) {
-            const int j = t * PER + q;
-            c[q] = 0;
-            if (!owner) continue;
+            const int j = q * THREADS + t;
+            if (j >= nb) continue;
             unsigned run = 0;
 #pragma unroll
             for (int wp = 0; wp < SM::HISTS; wp++) {
@@ -571,21 +606,26 @@ __launch_bounds__(THREADS,
                 s.hist[wp][j] = run;
                 run += h;
             }
-            c[q] = run;
-            mine += run;
+            mine |= (unsigned long long)run << (16 * q);
+            s.delta[j] =
+                base == w.start
+                    ? sg.begin + (scan[sg.cnt_base + (unsigned long long)j * sg.nblocks + w.local] -
+                                  seg_first)
+                    : s.delta[j] + (j + 1 < nb ? s.tile_start[j + 1] : (unsigned)SM::TILE);
         }
-        /* The tile's total fits 32 bits; warp_sums is next written after
-         * this tile's later barriers. */
-        unsigned all;
-        unsigned before = ws_block_exclusive_sum<unsigned, THREADS, false>(mine, s.warp_sums, &all);
+        /* warp_sums is next written after this tile's later barriers. */
+        unsigned long long all;
+        const unsigned long long ex =
+            ws_block_exclusive_sum<unsigned long long, THREADS, false>(mine, s.warp_sums, &all);
+        unsigned row_base = 0; /* items of the rows before q */
 #pragma unroll
         for (int q = 0; q < PER; q++) {
-            const int j = t * PER + q;
-            if (!owner) continue;
+            const int j = q * THREADS + t;
+            const unsigned before = row_base + (unsigned)(ex >> (16 * q) & 0xFFFFu);
+            row_base += (unsigned)(all >> (16 * q) & 0xFFFFu);
+            if (j >= nb) continue;
             s.tile_start[j] = before;
-            s.delta[j] = s.run_base[j] - before;
-            s.run_base[j] += c[q];
-            before += c[q];
+            s.delta[j] -= before;
         }
         __syncthreads();
 #pragma unroll
@@ -617,7 +657,7 @@ __launch_bounds__(THREADS,
              * left them so), and the next tile's first barrier orders these
              * reads before its writes. */
             __syncthreads();
-            for (int j = t; j < SM::HISTS * WS_MAX_BUCKETS; j += THREADS) (&s.hist[0][0])[j] = 0;
+            for (int j = t; j < SM::HISTS * NB; j += THREADS) (&s.hist[0][0])[j] = 0;
             __syncthreads();
         }
     }
@@ -776,9 +816,9 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
 #if WS_SAMPLE_ARCH
-    constexpr int GROUPS = WS_MAX_BUCKETS / 32;
-    __shared__ unsigned long long s_begin[WS_MAX_BUCKETS];
-    __shared__ unsigned s_size[WS_MAX_BUCKETS];
+    constexpr int NB = ws_max_buckets(WS_TREE_LOG_WIDE), GROUPS = NB / 32;
+    __shared__ unsigned long long s_begin[NB];
+    __shared__ unsigned s_size[NB];
     __shared__ unsigned s_packed[GROUPS]; /* per 32 buckets: which go into jobs */
     __shared__ unsigned s_alone[GROUPS];  /* ... and which end the job before them */
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

@@ -58,14 +58,26 @@ static void ws_plan_merge(ws_plan_t *p) {
     p->lay.total = p->lay.cuts + ws_align256(4 * slots * sizeof(size_t));
 }
 
-/* Splitters per level: buckets of about half a tile (the spread of a 16x
- * oversampled split stays inside one tile, and two tiles take the tail). */
+/* Splitters per level: buckets of about half a tile (the spread of an
+ * oversampled split stays inside one tile, and two tiles take the tail).
+ * Each level draws what is left to cut, at most the tree's fan-out; a wide
+ * tree spreads its fan-out evenly over the levels that leave buckets of at
+ * most a tile, but draws no fewer than a narrow tree's 256 buckets while
+ * more are needed: a level of 1024 buckets writes runs a quarter as long
+ * as one of 256, so 2^28 keys take 512 x 256 rather than 1024 x 128. */
 static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned tile) {
     const size_t target = tile / 2;
     size_t r = (p->n + target - 1) / target;
-    while (r > 1 && p->levels < lim->levels && p->levels < WS_MAX_LEVELS) {
-        size_t b = ws_min(ws_pow2_at_least(r), (size_t)WS_TREE_SLOTS);
-        b = ws_min(b, (size_t)lim->splitters + 1);
+    const size_t fan = ws_min((size_t)1 << p->tree_log, (size_t)lim->splitters + 1);
+    const int cap = lim->levels < WS_MAX_LEVELS ? lim->levels : WS_MAX_LEVELS;
+    const size_t r_tile = (p->n + tile - 1) / tile;
+    int want = 1;
+    for (size_t reach = fan; reach < r_tile && want < cap; reach *= fan) want++;
+    while (r > 1 && p->levels < cap) {
+        const int left = want > p->levels + 1 ? want - p->levels : 1;
+        const unsigned spread_log = (ws_log2(r) + (unsigned)left - 1) / (unsigned)left;
+        size_t b = ws_max((size_t)1 << spread_log, (size_t)1 << WS_TREE_LOG_NARROW);
+        b = ws_min(ws_min(b, ws_pow2_at_least(r)), fan);
         p->splitters[p->levels++] = (unsigned)(b - 1);
         r = (r + b - 1) / b;
     }
@@ -86,7 +98,15 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     const unsigned T = (unsigned)ws_tile_items_total(kb, vb);
     p->cap = 2 * T;
     for (int c = 0; c < WS_SORT_CLASSES; c++) p->class_cap[c] = T << c;
+    p->tree_log = WS_TREE_LOG_NARROW;
     ws_plan_levels(p, lim, T);
+    /* Wide trees where they save a level (or a test hook asks for them). */
+    if (ws_wide_tree_ok(kb, vb) && lim->splitters >= (1u << WS_TREE_LOG_NARROW) &&
+        (p->levels > 2 || lim->wide)) {
+        p->levels = 0;
+        p->tree_log = WS_TREE_LOG_WIDE;
+        ws_plan_levels(p, lim, T);
+    }
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */
     /* Chunks are whole tiles of the count and of either scatter. */
@@ -130,7 +150,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
         L->segs[l] = off;
         off += ws_align256(p->max_segs[l] * sizeof(ws_dist_seg));
         L->splits[l] = off;
-        off += ws_align256((size_t)p->max_segs[l] * WS_TREE_SLOTS * p->key_bytes);
+        off += ws_align256((size_t)p->max_segs[l] * ((size_t)1 << p->tree_log) * p->key_bytes);
         L->blockseg[l] = off;
         off += l ? ws_align256(p->max_blocks[l] * sizeof(unsigned)) : 0;
     }

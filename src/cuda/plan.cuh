@@ -31,12 +31,22 @@
 
 __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
-/* Splitter tree of a segment: 255 slots, an 8-step branch-free descent. */
-#define WS_TREE_LOG 8
-#define WS_TREE_SLOTS (1 << WS_TREE_LOG)
+/* Splitter trees of a segment: at most 2^TL - 1 splitters in a heap of 2^TL
+ * slots, a TL-step descent. Levels draw up to 255 splitters (TL 8). Keys
+ * alone of at least WS_WIDE_TREE_MIN_KEY_BYTES whose plan would take a
+ * third level draw up to 1023 (TL 10) instead, so two levels reach 2^30
+ * keys: their scatter ranks with one set of block counters (keys alone
+ * never need the stable one, which keeps counters and lane masks per warp
+ * per bucket), and the plan does not depend on stability. */
+#define WS_TREE_LOG_NARROW 8
+#define WS_TREE_LOG_WIDE 10
+#define WS_TREE_SLOTS_MAX (1 << WS_TREE_LOG_WIDE)
+__host__ __device__ constexpr bool ws_wide_tree_ok(int key_bytes, int value_bytes) {
+    return value_bytes == 0 && key_bytes >= WS_WIDE_TREE_MIN_KEY_BYTES;
+}
 /* Buckets of a segment: a range bucket per splitter gap and, when the
  * sample repeats a splitter, an equality bucket per splitter (2m + 1). */
-#define WS_MAX_BUCKETS (2 * WS_TREE_SLOTS)
+__host__ __device__ constexpr int ws_max_buckets(int tl) { return 2 << tl; }
 #define WS_MAX_LEVELS 4
 /* Bucket sort size classes: one tile (jobs of packed buckets, and single
  * buckets up to a tile), and two tiles merged on chip (single buckets up to
@@ -45,10 +55,13 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
 /* Equality buckets are only decoded and copied, in pieces of this many
  * items so a giant equality bucket spreads over the GPU. */
 #define WS_COPY_PIECE 16384
-/* Items sampled per segment: one keys-only tile of 256 x 16. */
-#define WS_SAMPLE_THREADS 256
+/* Items sampled per segment: one keys-only tile of ws_sample_threads x 16,
+ * 16 a bucket up to 256 buckets and 8 a bucket above (the spread of the
+ * buckets stays well inside the two-tile class). */
 #define WS_SAMPLE_ITEMS 16
-#define WS_SAMPLE (WS_SAMPLE_THREADS * WS_SAMPLE_ITEMS)
+__host__ __device__ constexpr int ws_sample_threads(unsigned splitters) {
+    return splitters >= (1u << WS_TREE_LOG_NARROW) ? 512 : 256;
+}
 /* Count blocks: 256 threads (scatter blocks: ws_scatter_threads); a count
  * or scatter block walks a chunk of `chunk` items tile by tile. */
 #ifndef WS_DIST_THREADS
@@ -58,9 +71,9 @@ __host__ __device__ constexpr size_t ws_align256(size_t x) { return (x + 255) & 
  * its loop waits at barriers and on shared-memory ranking and regrouping
  * (ncu: short-scoreboard and barrier stalls), so resident warps set its
  * speed. It asks for 1024 resident threads an SM for the unstable 4-byte
- * kernel (a 64-register cap it fits without spills) and 768 for the rest
- * (ptxas -v), in whole blocks, one at least. The count kernel is left to
- * ptxas: every floor tried made it spill. */
+ * kernel (a 64-register cap it fits with an 8-byte spill) and 768 for the
+ * rest (ptxas -v), in whole blocks, one at least. The count kernel is left
+ * to ptxas: every floor tried made it spill. */
 __host__ __device__ constexpr int ws_scatter_min_blocks(int threads, int item_bytes, bool stable) {
     const int per_sm = !stable && item_bytes <= 4 ? 1024 : 768;
     return per_sm / threads > 0 ? per_sm / threads : 1;
@@ -83,7 +96,7 @@ struct ws_dist_seg {
     unsigned long long begin, size;
     unsigned long long cnt_base; /* first of its nbuckets x nblocks counts (bucket-major) */
     unsigned first_block, nblocks;
-    unsigned m;  /* distinct splitters (<= 255) */
+    unsigned m;  /* distinct splitters (< 2^tree_log) */
     unsigned eq; /* 1: equality buckets */
 };
 
@@ -128,8 +141,9 @@ struct ws_final_ctl {
  * small inputs. */
 struct ws_sample_limits {
     size_t min_n;
-    unsigned splitters;
+    unsigned splitters; /* per level, at most (a narrow tree holds 255) */
     int levels;
+    int wide; /* 1: wide trees wherever the keys allow, not only to save a level */
 };
 
 enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2, WS_PATH_SMALL = 3 };
@@ -175,6 +189,7 @@ struct ws_plan_t {
     ws_pass_shape pass[WS_MAX_PASSES];
     size_t pass_blocks[WS_MAX_PASSES]; /* merge blocks (= cut threads) of each pass */
     /* sample path */
+    int tree_log; /* splitter tree of every level: WS_TREE_LOG_NARROW or _WIDE */
     int levels;
     unsigned splitters[WS_MAX_LEVELS]; /* drawn per segment at level l (buckets - 1) */
     unsigned chunk[WS_MAX_LEVELS];     /* items per distribution block */

@@ -88,8 +88,9 @@ static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int 
     return out;
 }
 
-/* The distribution levels: sample, count, scan, scatter, finalize each. */
-template <typename KB, typename V, bool STABLE>
+/* The distribution levels: sample, count, scan, scatter, finalize each,
+ * over splitter trees of 2^TL slots. */
+template <typename KB, typename V, bool STABLE, int TL>
 static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB *keys_in,
                                  const V *vals_in, KB *keys, V *vals, key_codec codec,
                                  cudaStream_t stream, const char **what) {
@@ -106,17 +107,28 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
      * with atomics on one set of block counters instead of counters and
      * lane masks per warp (ws_dist_smem). */
     constexpr int SCATTER_THREADS = ws_scatter_threads(STABLE, S::KEY_BYTES + S::VALUE_BYTES);
-    auto count = ws_dist_count<KB, DI>;
-    auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS>;
-    const size_t count_smem = sizeof(ws_count_smem<KB, DI>);
-    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS>);
+    /* Blocks that sample for 256 buckets or fewer, and for more (wide trees). */
+    constexpr int WIDE_THREADS =
+        TL > WS_TREE_LOG_NARROW ? ws_sample_threads(WS_TREE_SLOTS_MAX - 1) : 256;
+    auto sample = ws_dist_sample<KB, TL, 256>;
+    auto sample_wide = ws_dist_sample<KB, TL, WIDE_THREADS>;
+    auto count = ws_dist_count<KB, DI, TL>;
+    auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS, TL>;
+    const size_t sample_smem = sizeof(ws_sample_smem<KB, TL, 256>);
+    const size_t sample_wide_smem = sizeof(ws_sample_smem<KB, TL, WIDE_THREADS>);
+    const size_t count_smem = sizeof(ws_count_smem<KB, DI, TL>);
+    const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>);
     /* The sample path runs on the sm_90 row only (plan.cu). */
-    static_assert(sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS>) <=
+    static_assert(sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>) <=
                       ws_family_of(WS_FAMILY_SM90).smem_block,
                   "a scatter block fits the sm_90 row's shared memory");
     cudaError_t err;
     *what = "cudaFuncSetAttribute (distribution)";
-    if ((err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    if ((err = cudaFuncSetAttribute(sample, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sample_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(sample_wide, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sample_wide_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)count_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)scatter_smem)) != cudaSuccess)
@@ -140,9 +152,14 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
         KB *splits = (KB *)(ws + L.splits[l]);
         const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
+        /* A wide level samples twice the keys (ws_sample_threads). */
+        const bool wide = ws_sample_threads(p.splitters[l]) > 256;
         WS_STEP("ws_dist_sample",
-                (ws_dist_sample<KB><<<p.max_segs[l], WS_SAMPLE_THREADS, 0, stream>>>(
-                    src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+                (wide ? sample_wide<<<p.max_segs[l], ws_sample_threads(p.splitters[l]),
+                                      sample_wide_smem, stream>>>(src, raw, codec, segs, &ctl[l],
+                                                                  splits, p.splitters[l])
+                      : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
+                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
         WS_STEP("ws_dist_count",
                 (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
                     src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt)));
@@ -162,6 +179,22 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
                                         segs, &ctl[l], cnt, even ? 1u : 0u, out)));
     }
     return cudaSuccess;
+}
+
+/* The plan's tree: wide ones only for keys alone of the widths that take
+ * them (ws_wide_tree_ok), so no other kernel is built for it. */
+template <typename KB, typename V, bool STABLE>
+static cudaError_t ws_distribute_plan(const ws_plan_t &p, unsigned char *ws, const KB *keys_in,
+                                      const V *vals_in, KB *keys, V *vals, key_codec codec,
+                                      cudaStream_t stream, const char **what) {
+    if constexpr (!STABLE && ws_wide_tree_ok((int)sizeof(KB), is_value<V>::value ? 1 : 0)) {
+        if (p.tree_log == WS_TREE_LOG_WIDE)
+            return ws_distribute<KB, V, false, WS_TREE_LOG_WIDE>(p, ws, keys_in, vals_in, keys,
+                                                                 vals, codec, stream, what);
+    }
+    if (p.tree_log != WS_TREE_LOG_NARROW) return cudaErrorInvalidValue;
+    return ws_distribute<KB, V, STABLE, WS_TREE_LOG_NARROW>(p, ws, keys_in, vals_in, keys, vals,
+                                                            codec, stream, what);
 }
 
 /* The buckets the levels left: sorted on chip by size class, equality
@@ -215,13 +248,18 @@ struct ws_sample_sort_op {
          * a plan without levels would leave the input unsorted. */
         if (p->levels < 1) return cudaErrorInvalidValue;
         /* Unstable pairs: positions only in the rare job that needs them
-         * (ws_sort_tile_block). */
-        cudaError_t err = stable
-                              ? ws_distribute<KB, V, true>(*p, ws, ki, vi, k, v, codec, s, what)
-                              : ws_distribute<KB, V, false>(*p, ws, ki, vi, k, v, codec, s, what);
+         * (ws_sort_tile_block). Keys alone are never stable (device_sort.cu). */
+        if constexpr (is_value<V>::value) {
+            if (stable) {
+                cudaError_t err =
+                    ws_distribute_plan<KB, V, true>(*p, ws, ki, vi, k, v, codec, s, what);
+                if (err != cudaSuccess) return err;
+                return ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what);
+            }
+        }
+        cudaError_t err = ws_distribute_plan<KB, V, false>(*p, ws, ki, vi, k, v, codec, s, what);
         if (err != cudaSuccess) return err;
-        return stable ? ws_sort_buckets<KB, V, true>(*p, ws, k, v, codec, s, what)
-                      : ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
+        return ws_sort_buckets<KB, V, false>(*p, ws, k, v, codec, s, what);
     }
 };
 
@@ -236,7 +274,8 @@ cudaError_t ws_sample_sort_run(const ws_plan_t *p, const void *keys_in, const vo
  * a device running them from older PTX (a JIT build) keeps the merge path. */
 int ws_sample_kernels_ok(void) {
     cudaFuncAttributes fa;
-    const int ok = cudaFuncGetAttributes(&fa, ws_dist_count<uint32_t, 16>) == cudaSuccess &&
+    const int ok = cudaFuncGetAttributes(&fa, ws_dist_count<uint32_t, 16, WS_TREE_LOG_NARROW>) ==
+                       cudaSuccess &&
                    fa.ptxVersion >= 90;
     (void)cudaGetLastError();
     return ok;

@@ -228,6 +228,14 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 #define WS_SCATTER_THREADS_WIDE 1024
 #endif
 
+/* Narrowest keys whose sample-sort levels may draw up to 1023 splitters
+ * when sorted alone (plan.cuh, ws_wide_tree_ok). A level of 512-1024
+ * buckets writes runs of 16-8 keys a tile, which cost 4-byte keys more
+ * than the third level they save; 8-byte keys come out ahead. */
+#ifndef WS_WIDE_TREE_MIN_KEY_BYTES
+#define WS_WIDE_TREE_MIN_KEY_BYTES 8
+#endif
+
 /* Distribution blocks per SM in level 0 of the sample sort (plan.cu):
  * three whole waves of the unstable scatter, which holds 1024 /
  * WS_SCATTER_THREADS_UNSTABLE blocks an SM (a partial last wave cost a

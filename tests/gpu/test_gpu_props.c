@@ -132,7 +132,9 @@ static void test_2_28_u32(void **state) {
  * when the context is created) put every n above one tile on the sample path, with
  * all 255 splitters (one level), 15 (two or three levels), 3 (deep
  * recursion), and 3 in a single level (buckets too big for the chip: the
- * one-block fallback). Every distribution, so equality buckets, empty
+ * one-block fallback); and keys alone above 2^21, where a level draws all
+ * 1023 splitters of the wide tree (plan.cuh) and a last level of 31 takes
+ * the buckets left over a tile. Every distribution, so equality buckets, empty
  * buckets, one giant bucket, NaNs and +-0.0 among the splitters and stable
  * ties across bucket boundaries all occur. */
 static warpsort_context_t *sample_context(const char *splitters, const char *levels) {
@@ -155,12 +157,14 @@ static warpsort_context_t *sample_context(const char *splitters, const char *lev
  * (scripts/gpu.sh sanitize-split, PATTERN@DTYPE). */
 struct sample_plan {
     const char *test_name, *splitters, *levels;
+    int wide; /* keys alone (the wide tree's only users) at sizes that fill it */
 };
 static const struct sample_plan k_sample_plans[] = {
-    {"test_sample_plan_255_splitters", "255", "4"},
-    {"test_sample_plan_15_splitters", "15", "4"},
-    {"test_sample_plan_3_splitters", "3", "4"},
-    {"test_sample_plan_3_splitters_one_level", "3", "1"},
+    {"test_sample_plan_255_splitters", "255", "4", 0},
+    {"test_sample_plan_15_splitters", "15", "4", 0},
+    {"test_sample_plan_3_splitters", "3", "4", 0},
+    {"test_sample_plan_3_splitters_one_level", "3", "1", 0},
+    {"test_sample_plan_1023_splitters", "1023", "4", 1},
 };
 
 /* *state: the plan (main gives each entry of k_sample_plans a test). */
@@ -170,11 +174,13 @@ static void test_sample_plan(void **state) {
     REQUIRE_GPU();
     static const size_t sizes[] = {8193, 12289, 16385, 65537, 131071, 300007};
     static const size_t quick_sizes[] = {16385, 131071};
+    static const size_t wide_sizes[] = {2097153, 3145735};
+    static const size_t wide_quick_sizes[] = {2097153};
     static const struct {
         wt_op_t op;
         size_t second;
         unsigned flags;
-    } kinds[] = {{WT_OP_SORT, 0, 0},
+    } kinds[] = {{WT_OP_SORT, 0, 0}, /* the first two: keys alone */
                  {WT_OP_SORT, 0, WARPSORT_DESCENDING},
                  {WT_OP_PAIRS, 4, WARPSORT_STABLE},
                  {WT_OP_PAIRS, 8, WARPSORT_DESCENDING | WARPSORT_STABLE},
@@ -190,13 +196,15 @@ static void test_sample_plan(void **state) {
         if (only != WARPSORT_DTYPE_COUNT_ && d != (int)only) continue;
         if (g_quick && only == WARPSORT_DTYPE_COUNT_ && d != WARPSORT_U32 && d != WARPSORT_F64)
             continue;
-        for (size_t k = 0; k < COUNT(kinds); k++) {
+        for (size_t k = 0; k < (plan->wide ? 2 : COUNT(kinds)); k++) {
             wt_matrix_t m = {kinds[k].op,
                              (warpsort_dtype_t)d,
                              kinds[k].second,
                              kinds[k].flags,
-                             g_quick ? quick_sizes : sizes,
-                             g_quick ? COUNT(quick_sizes) : COUNT(sizes),
+                             plan->wide ? (g_quick ? wide_quick_sizes : wide_sizes)
+                                        : (g_quick ? quick_sizes : sizes),
+                             plan->wide ? (g_quick ? COUNT(wide_quick_sizes) : COUNT(wide_sizes))
+                                        : (g_quick ? COUNT(quick_sizes) : COUNT(sizes)),
                              WT_ALL_DISTS,
                              0x5A3Dull + p};
             const size_t f = wt_run_matrix(ctx, &wt_device_memory, &m, g_cpu, stderr);
