@@ -100,12 +100,18 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     for (int c = 0; c < WS_SORT_CLASSES; c++) p->class_cap[c] = T << c;
     p->tree_log = WS_TREE_LOG_NARROW;
     ws_plan_levels(p, lim, T);
-    /* Wide trees where they save a level (or a test hook asks for them). */
+    /* Wide trees where they save a level (or a test hook asks for them),
+     * unless the wide plan draws no more than a narrow tree holds anyway:
+     * then the narrow one's kernels are cheaper. */
     if (ws_wide_tree_ok(kb, vb) && lim->splitters >= (1u << WS_TREE_LOG_NARROW) &&
         (p->levels > 2 || lim->wide)) {
-        p->levels = 0;
-        p->tree_log = WS_TREE_LOG_WIDE;
-        ws_plan_levels(p, lim, T);
+        ws_plan_t w = *p;
+        w.levels = 0;
+        w.tree_log = WS_TREE_LOG_WIDE;
+        ws_plan_levels(&w, lim, T);
+        bool over = lim->wide != 0;
+        for (int l = 0; l < w.levels; l++) over |= w.splitters[l] >= (1u << WS_TREE_LOG_NARROW);
+        if (over) *p = w;
     }
     /* Level 0's blocks fill whole waves: WS_DIST_BLOCKS_PER_SM per SM, as
      * few as that allows, so few count entries too. */

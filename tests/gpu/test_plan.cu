@@ -1,0 +1,269 @@
+/*
+ * test_plan.cu - the device sort's plan (src/cuda/plan.cu) checked on the
+ * host: ws_plan_make is host code with no CUDA call, so these run with or
+ * without a GPU, in CI too. Over sizes from one tile to 2^36, every key and
+ * value width, SM counts of several chips and the test hooks' limits, every
+ * plan must hold what its launchers and the workspace rely on:
+ *   - the path: the sample sort exactly when n passes one tile and the
+ *     sample threshold on a device with the sample kernels, else the tile or
+ *     merge path, whose passes reach n;
+ *   - the levels: 1..the limit, each drawing 1..min(limit, tree slots - 1)
+ *     splitters; the wide tree only for the keys that take it
+ *     (ws_wide_tree_ok) and only where a level draws more than 255 or the
+ *     hook asks for it; with the default limits, enough fan-out that the
+ *     buckets average at most half a tile, and 8-byte keys alone on the wide
+ *     tree exactly where two levels of 255 would not do;
+ *   - the grids and lists: chunks of whole scatter tiles, count entries for
+ *     every block's buckets, list capacities for the worst case;
+ *   - the workspace: 256-byte aligned pieces in order, none overlapping,
+ *     the ping-pong copy at 0, splitter slots for the plan's tree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka.h needs the three headers above first; it declares C functions
+ * without extern "C" */
+extern "C" {
+#include <cmocka.h>
+}
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/plan.cuh"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int g_quick;
+
+/* A device like an H100 (132 SMs) or another sm_90 part. */
+static ws_device_info device_of(int sm_count, ws_sample_limits lim) {
+    ws_device_info d;
+    d.family = WS_FAMILY_SM90;
+    d.sm_count = sm_count;
+    d.sample_ok = 1;
+    d.sample = lim;
+    return d;
+}
+static ws_sample_limits default_limits(void) {
+    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0};
+    return l;
+}
+
+#define CHECK(cond)                                                                             \
+    do {                                                                                        \
+        if (!(cond))                                                                            \
+            fail_msg("n=%zu kb=%zu vb=%zu sms=%d lim(%u splitters, %d levels, wide %d): %s", n, \
+                     kb, vb, dev->sm_count, dev->sample.splitters, dev->sample.levels,          \
+                     dev->sample.wide, #cond);                                                  \
+    } while (0)
+
+static void check_layout(const ws_plan_t &p, const ws_device_info *dev, size_t n, size_t kb,
+                         size_t vb) {
+    const ws_layout &L = p.lay;
+    /* In the order plan.cu lays them out: each aligned, none before the last. */
+    size_t at[4 + 3 * WS_MAX_LEVELS + WS_SORT_CLASSES + 2];
+    size_t k = 0;
+    at[k++] = L.vals_tmp;
+    at[k++] = L.cnt;
+    at[k++] = L.partials;
+    at[k++] = L.ctl;
+    for (int l = 0; l < p.levels; l++) {
+        at[k++] = L.segs[l];
+        at[k++] = L.splits[l];
+        at[k++] = L.blockseg[l];
+    }
+    for (int c = 0; c < WS_SORT_CLASSES; c++) at[k++] = L.sort_list[c];
+    at[k++] = L.copy_list;
+    at[k++] = L.big_list;
+    CHECK(L.vals_tmp >= n * kb); /* the keys' ping-pong copy at 0 */
+    for (size_t i = 0; i < k; i++) {
+        CHECK(at[i] % 256 == 0);
+        CHECK(at[i] <= L.total);
+        if (i) CHECK(at[i] >= at[i - 1]);
+    }
+    CHECK(L.cnt - L.vals_tmp >= n * vb);
+    CHECK(L.partials - L.cnt >= (p.max_cnt + 1) * sizeof(unsigned long long));
+    for (int l = 0; l < p.levels; l++) {
+        CHECK(L.splits[l] - L.segs[l] >= p.max_segs[l] * sizeof(ws_dist_seg));
+        CHECK(L.blockseg[l] - L.splits[l] >=
+              (size_t)p.max_segs[l] * ((size_t)1 << p.tree_log) * kb);
+    }
+    CHECK(L.copy_list - L.sort_list[WS_SORT_CLASSES - 1] >=
+          p.sort_list_cap[WS_SORT_CLASSES - 1] * sizeof(ws_bucket));
+    CHECK(L.total - L.big_list >= p.big_list_cap * sizeof(ws_big_bucket));
+}
+
+static void check_sample_plan(const ws_plan_t &p, const ws_device_info *dev, size_t n, size_t kb,
+                              size_t vb) {
+    const ws_sample_limits &lim = dev->sample;
+    const int ikb = (int)kb, ivb = (int)vb;
+    const unsigned T = (unsigned)ws_tile_items_total(ikb, ivb);
+    CHECK(p.tree_log == WS_TREE_LOG_NARROW || p.tree_log == WS_TREE_LOG_WIDE);
+    CHECK(p.tree_log == WS_TREE_LOG_NARROW || ws_wide_tree_ok(ikb, ivb));
+    CHECK(p.levels >= 1 && p.levels <= lim.levels && p.levels <= WS_MAX_LEVELS);
+    bool over_narrow = false;
+    size_t reach = 1;
+    for (int l = 0; l < p.levels; l++) {
+        const unsigned s = p.splitters[l];
+        CHECK(s >= 1 && s <= lim.splitters && s < (1u << p.tree_log));
+        over_narrow |= s >= (1u << WS_TREE_LOG_NARROW);
+        if (reach < ((size_t)1 << 40)) reach *= (size_t)s + 1;
+    }
+    if (p.tree_log == WS_TREE_LOG_WIDE) CHECK(over_narrow || lim.wide);
+    /* Default limits: fan-out enough for buckets of half a tile on average. */
+    if (lim.splitters == WS_TREE_SLOTS_MAX - 1 && lim.levels == WS_MAX_LEVELS && !lim.wide) {
+        CHECK(reach * (T / 2) >= n);
+        /* 8-byte keys alone: the narrow tree while two of its levels leave
+         * buckets of half a tile on average, then the wide one in two levels
+         * up to 2^31 keys (past that, whichever tree draws the plan). */
+        const size_t narrow2 = (size_t)1 << (2 * WS_TREE_LOG_NARROW);
+        if (ws_wide_tree_ok(ikb, ivb)) {
+            if (n <= narrow2 * (T / 2)) CHECK(p.tree_log == WS_TREE_LOG_NARROW);
+            if (n > narrow2 * (T / 2) && n <= (size_t)1 << 31)
+                CHECK(p.tree_log == WS_TREE_LOG_WIDE && p.levels == 2);
+        } else {
+            CHECK(p.tree_log == WS_TREE_LOG_NARROW);
+        }
+    }
+    /* Bucket classes: one tile, two tiles; the largest is the on-chip cap. */
+    for (int c = 0; c < WS_SORT_CLASSES; c++) {
+        CHECK(p.class_cap[c] == T << c);
+        CHECK(p.sort_list_cap[c] >= 1);
+    }
+    CHECK(p.cap == p.class_cap[WS_SORT_CLASSES - 1]);
+    CHECK(p.big_list_cap >= n / (p.cap + 1));
+    /* Grids: chunks of whole count and scatter tiles; count entries for
+     * every block's buckets at every level. */
+    for (int l = 0; l < p.levels; l++) {
+        CHECK(p.chunk[l] > 0);
+        CHECK(p.chunk[l] % (WS_DIST_THREADS * ws_dist_items(ikb, ivb)) == 0);
+        CHECK(p.chunk[l] % (ws_scatter_threads(false, ikb + ivb) * ws_dist_items(ikb, ivb)) == 0);
+        CHECK(p.chunk[l] % (ws_scatter_threads(true, ikb + ivb) * ws_dist_items(ikb, ivb)) == 0);
+        CHECK((size_t)p.max_blocks[l] * p.chunk[l] >= (l ? 0 : n));
+        CHECK(p.max_cnt >= (size_t)p.max_blocks[l] * ws_level_buckets(p.splitters[l]));
+        CHECK(p.max_segs[l] >= 1);
+    }
+    CHECK(p.max_segs[0] == 1);
+    check_layout(p, dev, n, kb, vb);
+}
+
+static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb) {
+    const ws_plan_t p = ws_plan_make(dev, n, kb, vb);
+    CHECK(p.n == n && p.key_bytes == kb && p.value_bytes == vb);
+    const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, dev->family);
+    const bool sample = n > tile && n >= dev->sample.min_n;
+    if (sample) {
+        CHECK(p.path == WS_PATH_SAMPLE);
+        check_sample_plan(p, dev, n, kb, vb);
+        return;
+    }
+    CHECK(p.path != WS_PATH_SAMPLE);
+    CHECK(p.path == (n <= WS_SMALL_MAX ? WS_PATH_SMALL : n <= tile ? WS_PATH_TILE : WS_PATH_MERGE));
+    /* Merge passes grow runs of the tile 4x each until one run holds n. */
+    size_t run = p.tile;
+    for (int i = 0; i < p.passes; i++) run *= 4;
+    CHECK(run >= n);
+    CHECK(p.passes == 0 || run / 4 < n);
+}
+
+static const size_t k_widths[][2] = {{4, 0}, {8, 0}, {4, 4}, {4, 8}, {8, 4}, {8, 8}};
+static const int k_sms[] = {132, 114, 78, 16};
+
+/* Sizes: powers of two and their neighbours from 2^10 to 2^36 (plans only:
+ * nothing is allocated), and the sample threshold's. */
+static size_t sizes(size_t *out, size_t cap) {
+    size_t k = 0;
+    for (int e = 10; e <= 36 && k + 3 <= cap; e++) {
+        const size_t p = (size_t)1 << e;
+        out[k++] = p - 1;
+        out[k++] = p;
+        out[k++] = p + 1 + (size_t)e * 977;
+    }
+    if (k + 2 <= cap) {
+        out[k++] = WS_SAMPLE_MIN_N - 1;
+        out[k++] = WS_SAMPLE_MIN_N;
+    }
+    return k;
+}
+
+static void test_default_limits(void **state) {
+    (void)state;
+    size_t ns[128];
+    const size_t count = sizes(ns, COUNT(ns));
+    for (size_t s = 0; s < COUNT(k_sms); s++) {
+        if (g_quick && s > 0) break;
+        const ws_device_info dev = device_of(k_sms[s], default_limits());
+        for (size_t w = 0; w < COUNT(k_widths); w++)
+            for (size_t i = 0; i < count; i++)
+                check_plan(&dev, ns[i], k_widths[w][0], k_widths[w][1]);
+    }
+}
+
+/* The test hooks' limits (WARPSORT_SAMPLE_*, the sample plans of
+ * test_gpu_props): every size on the sample path, few splitters, few
+ * levels, the wide tree asked for. */
+static void test_hook_limits(void **state) {
+    (void)state;
+    static const unsigned splitters[] = {1, 3, 15, 255, 511, 1023};
+    size_t ns[128];
+    const size_t count = sizes(ns, COUNT(ns));
+    for (size_t sp = 0; sp < COUNT(splitters); sp++)
+        for (int levels = 1; levels <= WS_MAX_LEVELS; levels++) {
+            if (g_quick && levels != 1 && levels != WS_MAX_LEVELS) continue;
+            ws_sample_limits lim = {1, splitters[sp], levels, splitters[sp] >= 256 ? 1 : 0};
+            const ws_device_info dev = device_of(132, lim);
+            for (size_t w = 0; w < COUNT(k_widths); w++)
+                for (size_t i = 0; i < count; i++) {
+                    if (ns[i] > ((size_t)1 << 32)) continue; /* deep trees are the point */
+                    check_plan(&dev, ns[i], k_widths[w][0], k_widths[w][1]);
+                }
+        }
+}
+
+/* The rows bench/NOTES.md measured, pinned: 2^27 u32 keys take 255 x 255
+ * splitters; 2^29 u64 keys two levels of 511 (three of 255 before), 2^30
+ * two of 1023 and 511. */
+static void test_measured_plans(void **state) {
+    (void)state;
+    const ws_device_info d = device_of(132, default_limits());
+    const ws_device_info *dev = &d;
+    size_t n = (size_t)1 << 27, kb = 4, vb = 0;
+    ws_plan_t p = ws_plan_make(dev, n, kb, vb);
+    CHECK(p.path == WS_PATH_SAMPLE && p.tree_log == WS_TREE_LOG_NARROW && p.levels == 2);
+    CHECK(p.splitters[0] == 255 && p.splitters[1] == 255);
+    n = (size_t)1 << 29;
+    kb = 8;
+    p = ws_plan_make(dev, n, kb, vb);
+    CHECK(p.path == WS_PATH_SAMPLE && p.tree_log == WS_TREE_LOG_WIDE && p.levels == 2);
+    CHECK(p.splitters[0] == 511 && p.splitters[1] == 511);
+    n = (size_t)1 << 30;
+    p = ws_plan_make(dev, n, kb, vb);
+    CHECK(p.levels == 2 && p.splitters[0] == 1023 && p.splitters[1] == 511);
+    /* Pairs of the same width stay narrow (stable scatter): three levels. */
+    n = (size_t)1 << 29;
+    kb = 4;
+    vb = 4;
+    p = ws_plan_make(dev, n, kb, vb);
+    CHECK(p.tree_log == WS_TREE_LOG_NARROW && p.levels == 3);
+}
+
+int main(int argc, char **argv) {
+    g_quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            g_quick = 1;
+        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
+            cmocka_set_test_filter(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: %s [--quick] [--filter PATTERN]\n", argv[0]);
+            return 2;
+        }
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_limits),
+        cmocka_unit_test(test_hook_limits),
+        cmocka_unit_test(test_measured_plans),
+    };
+    return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
