@@ -6,10 +6,11 @@
  * splitters, in five launches that never wait on the host:
  *   1. ws_dist_sample: one block per segment sorts a stratified random
  *      sample of 4096 or 8192 keys on chip and keeps up to 255 or 1023
- *      distinct splitters (the plan's tree, plan.cuh), in order (each block of the level builds its lookup from them). A sample
- *      that repeats a splitter switches the segment to equality buckets: keys
- *      equal to a splitter get a bucket of their own, which is done at once
- *      (few distinct keys finish early).
+ *      distinct splitters (the plan's tree, plan.cuh), in order (each block
+ *      of the level builds its lookup from them). A sample that repeats a
+ *      splitter switches the segment to equality buckets: keys equal to a
+ *      splitter get a bucket of their own, which is done at once (few
+ *      distinct keys finish early).
  *   2. ws_dist_count: each block walks its chunk of a segment and counts its
  *      keys per bucket (a cell table over the splitters' range; the tree's
  *      descent where a cell is crowded, ws_classify).
@@ -427,9 +428,9 @@ struct ws_count_smem {
 };
 /* ... and of a scatter block. A stable level ranks per warp (counters and
  * lane masks per warp, in input order); an unstable one ranks with atomics
- * on one set of block counters, in a quarter of the shared memory. The next
- * output index of each bucket stays in the registers of the thread that
- * owns the bucket. */
+ * on one set of block counters, in a quarter of the shared memory. A
+ * bucket's next output index is not kept: each tile recomputes it from the
+ * previous tile's delta and slots (ws_dist_scatter). */
 template <typename KB, typename V, int ITEMS, bool STABLE, int THREADS, int TL>
 struct ws_dist_smem {
     static constexpr int WARPS = THREADS / 32;
