@@ -245,9 +245,20 @@ __device__ __forceinline__ segment_sort_storage<KB, V, THREADS, K> &ws_seg_block
     return *reinterpret_cast<segment_sort_storage<KB, V, THREADS, K> *>(ws_seg_dyn);
 }
 
-/* Classes 8 .. 11: a block per segment, grid-stride over the list. */
+/* Occupancy floor of a block sort of THREADS x K items: one block an SM
+ * stated for 1024 x 16 (class 12 and the full shape's first runs), so that
+ * ptxas keeps the sort within its 64 registers instead of spilling to fit
+ * two blocks of 32; 0, none stated, for the smaller shapes (ptxas's own
+ * choice, as before the full shape). */
+template <int THREADS, int K>
+__host__ __device__ constexpr int ws_seg_block_min_blocks() {
+    return THREADS * K >= 16384 ? 1 : 0;
+}
+
+/* Classes 8 .. 12: a block per segment, grid-stride over the list. */
 template <int THREADS, int K, typename KB, typename V>
-__global__ void __launch_bounds__(THREADS) ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
+__global__ void __launch_bounds__(THREADS, ws_seg_block_min_blocks<THREADS, K>())
+    ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
     segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (ws_seg_rejected(a)) return;
     const unsigned count = ws_seg_count(a, c);
@@ -313,14 +324,14 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
     return tl;
 }
 
-/* Long segments, step 1: every run of a.run0 = THREADS x 8 items sorted by
- * a block, written to the buffer that makes the last merge pass land in
- * the caller's arrays. */
-template <int THREADS, typename KB, typename V>
-__global__ void __launch_bounds__(THREADS)
+/* Long segments, step 1: every run of a.run0 = THREADS x K items (the
+ * largest class's shape) sorted by a block, written to the buffer that
+ * makes the last merge pass land in the caller's arrays. */
+template <int THREADS, int K, typename KB, typename V>
+__global__ void __launch_bounds__(THREADS, ws_seg_block_min_blocks<THREADS, K>())
     ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv) {
-    constexpr int RUN0 = THREADS * 8;
-    segment_sort_storage<KB, V, THREADS, 8> &storage = ws_seg_block_storage<THREADS, 8, KB, V>();
+    constexpr int RUN0 = THREADS * K;
+    segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (a.header->verdict) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
@@ -333,7 +344,7 @@ __global__ void __launch_bounds__(THREADS)
         const unsigned long long rest = tl.len - tl.first;
         const int len = rest < RUN0 ? (int)rest : RUN0;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
-        block_sort_segment_run<THREADS, 8>(a.keys + at, (const V *)vals, dk + at,
+        block_sort_segment_run<THREADS, K>(a.keys + at, (const V *)vals, dk + at,
                                            ws_seg_vals_at(a, dv, at), len, a.codec, storage,
                                            tl.first, a.stable != 0);
     }
@@ -529,44 +540,65 @@ static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_
     return ws_plan_make(&ws_state(ctx)->dev, n / num_segments, kb, vb);
 }
 
-/* Shared memory of the wide shape's largest blocks for kb-byte keys and
- * vb-byte values: a block class of 1024 x 8 (also the long runs' sort) and
- * a merge block of 512 x 8 outputs. */
+/* Key and value widths that may take the full shape (segmented.h): those
+ * whose 1024 x 16 block sort (class 12 and the first runs of long
+ * segments) compiles within the 64 registers a thread of 1024 may have
+ * without spilling: keys alone, 4- or 8-byte. With values the keys and
+ * values network plus the positions network beside it (the fallback,
+ * warpsort/segment_sort.cuh) spill at 64 registers: 4-byte pairs a little,
+ * mixed widths kilobytes; 8-byte pairs also need 278 KB, more than any
+ * family gives a block. Those keep the wide or narrow shape, and only the
+ * widths here instantiate the 1024 x 16 kernels. */
 template <typename KB, typename V>
-static size_t ws_seg_wide_smem() {
-    const size_t a = sizeof(segment_sort_storage<KB, V, 1024, 8>);
+__host__ __device__ constexpr bool ws_seg_full_width() {
+    return !warpsort::is_value<V>::value;
+}
+
+/* Shared memory of a shape's largest blocks for KB keys and V values: a
+ * block class of 1024 x K (also the long runs' sort; K = 16 full, 8 wide)
+ * and a merge block of 512 x 8 outputs. */
+template <typename KB, typename V, int K>
+static size_t ws_seg_shape_smem() {
+    const size_t a = sizeof(segment_sort_storage<KB, V, 1024, K>);
     const size_t b = sizeof(ws_seg_merge_smem<KB, V, 512 * 8>);
     return a > b ? a : b;
 }
-/* Short classes of a call: all where the device's blocks hold the wide
- * shape, else the narrow one's (segmented.h). */
+/* Short classes of a call (its shape, segmented.h): the full shape where
+ * the width allows it and the device's blocks hold it, else the wide one
+ * where they hold that, else the narrow one. */
+template <typename KB, typename V>
+static int ws_seg_nclasses_of(size_t smem_block) {
+    if (ws_seg_full_width<KB, V>() && ws_seg_shape_smem<KB, V, 16>() <= smem_block)
+        return WS_SEG_CLASSES;
+    return ws_seg_shape_smem<KB, V, 8>() <= smem_block ? WS_SEG_WIDE_CLASSES
+                                                       : WS_SEG_NARROW_CLASSES;
+}
 static int ws_seg_nclasses(const warpsort_context_t *ctx, size_t kb, size_t vb) {
-    size_t need;
+    const size_t smem = ws_family_of(ws_state(ctx)->dev.family).smem_block;
     if (kb == 4)
-        need = vb == 0   ? ws_seg_wide_smem<uint32_t, no_value>()
-               : vb == 4 ? ws_seg_wide_smem<uint32_t, uint32_t>()
-                         : ws_seg_wide_smem<uint32_t, uint64_t>();
-    else
-        need = vb == 0   ? ws_seg_wide_smem<uint64_t, no_value>()
-               : vb == 4 ? ws_seg_wide_smem<uint64_t, uint32_t>()
-                         : ws_seg_wide_smem<uint64_t, uint64_t>();
-    return need <= ws_family_of(ws_state(ctx)->dev.family).smem_block ? WS_SEG_CLASSES
-                                                                      : WS_SEG_NARROW_CLASSES;
+        return vb == 0   ? ws_seg_nclasses_of<uint32_t, no_value>(smem)
+               : vb == 4 ? ws_seg_nclasses_of<uint32_t, uint32_t>(smem)
+                         : ws_seg_nclasses_of<uint32_t, uint64_t>(smem);
+    return vb == 0   ? ws_seg_nclasses_of<uint64_t, no_value>(smem)
+           : vb == 4 ? ws_seg_nclasses_of<uint64_t, uint32_t>(smem)
+                     : ws_seg_nclasses_of<uint64_t, uint64_t>(smem);
 }
 /* First runs of long segments: the largest class's length. */
 static unsigned ws_seg_run0(int nclasses) { return 4u << (nclasses - 1); }
 
 /* Lays out the workspace of a call on n items in num_segments segments:
- * list c holds at most min(segments, n / its shortest length) entries,
- * whatever the lengths, so the host sizes it without seeing the offsets;
- * leaf_bytes (rows sorted by the leaf) go last. */
+ * list c of the shape's nclasses holds at most min(segments, n / its
+ * shortest length) entries, whatever the lengths, so the host sizes it
+ * without seeing the offsets (the classes past the shape's get none); the
+ * long list likewise from the shape's first runs; leaf_bytes (rows sorted
+ * by the leaf) go last. */
 static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb, size_t vb,
                                        int argsort, int nclasses, size_t leaf_bytes) {
     ws_seg_layout l;
     memset(&l, 0, sizeof l);
     size_t at = ws_align256(sizeof(ws_seg_header));
     for (int c = 0; c < WS_SEG_CLASSES; c++) {
-        unsigned long long cap = n / ws_seg_class_min(c, argsort);
+        unsigned long long cap = c < nclasses ? n / ws_seg_class_min(c, argsort) : 0;
         if (cap > num_segments) cap = num_segments;
         l.cap[c] = (unsigned)cap;
         l.list[c] = at;
@@ -615,7 +647,7 @@ struct ws_seg_launch {
     int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
     int direct;     /* equal rows of a short class (or none to sort): no classify pass */
-    int nclasses;   /* the call's shape: WS_SEG_CLASSES or WS_SEG_NARROW_CLASSES */
+    int nclasses;   /* the call's shape: WS_SEG_CLASSES, _WIDE_ or _NARROW_CLASSES */
     int max_passes; /* merge passes launched (bound) */
     unsigned long long run_bound; /* runs of long segments, at most */
 };
@@ -671,35 +703,35 @@ static cudaError_t ws_seg_dyn_smem(F kernel, size_t bytes) {
     return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
-/* Class c's block kernel of THREADS x 8 items, at most per_sm blocks an SM. */
-template <int THREADS, typename KB, typename V>
+/* Class c's block kernel of THREADS x K items, at most per_sm blocks an SM. */
+template <int THREADS, int K, typename KB, typename V>
 static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        unsigned per_sm, cudaStream_t stream) {
-    auto kernel = ws_seg_block_kernel<THREADS, 8, KB, V>;
-    const size_t smem = sizeof(segment_sort_storage<KB, V, THREADS, 8>);
+    auto kernel = ws_seg_block_kernel<THREADS, K, KB, V>;
+    const size_t smem = sizeof(segment_sort_storage<KB, V, THREADS, K>);
     const cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
     kernel<<<ws_seg_grid(cap, 1, sms, per_sm), THREADS, smem, stream>>>(a, c);
     return cudaGetLastError();
 }
 
-/* Long segments: runs of TT x 8 sorted by blocks of TT threads, then the
+/* Long segments: runs of TT x TK sorted by blocks of TT threads, then the
  * merge passes by blocks of MT threads (the shape's, ws_seg_nclasses). */
-template <int TT, int MT, typename KB, typename V>
+template <int TT, int TK, int MT, typename KB, typename V>
 static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
                                unsigned char *ws, int sms, cudaStream_t stream) {
     KB *sk = (KB *)(ws + L.lay.scratch_keys);
     V *sv = (V *)(ws + L.lay.scratch_vals);
-    auto tile = ws_seg_long_tile_kernel<TT, KB, V>;
-    const size_t smem = sizeof(segment_sort_storage<KB, V, TT, 8>);
+    auto tile = ws_seg_long_tile_kernel<TT, TK, KB, V>;
+    const size_t smem = sizeof(segment_sort_storage<KB, V, TT, TK>);
     cudaError_t err = ws_seg_dyn_smem(tile, smem);
     if (err != cudaSuccess) return err;
     tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
     auto merge = ws_seg_merge_kernel<MT, KB, V>;
     const size_t msmem = sizeof(ws_seg_merge_smem<KB, V, MT * 8>);
     err = ws_seg_dyn_smem(merge, msmem);
-    const unsigned grid =
-        ws_seg_grid(L.run_bound * (TT / MT), 1, sms, (unsigned)(1024 / MT)); /* tiles per run */
+    constexpr unsigned tiles_per_run = (TT * TK) / (MT * 8);
+    const unsigned grid = ws_seg_grid(L.run_bound * tiles_per_run, 1, sms, (unsigned)(1024 / MT));
     for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
         merge<<<grid, MT, msmem, stream>>>(a, sk, sv, p);
     return err;
@@ -723,18 +755,26 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
         if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, stream);
     cudaError_t err = cudaSuccess;
     if constexpr (warpsort::is_value<V>::value)
-        if (L.class_used[7]) err = ws_seg_launch_block<64>(a, 7, cap[7], sms, 32, stream);
+        if (L.class_used[7]) err = ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, stream);
     if (L.class_used[8] && err == cudaSuccess)
-        err = ws_seg_launch_block<128>(a, 8, cap[8], sms, 16, stream);
+        err = ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, stream);
     if (L.class_used[9] && err == cudaSuccess)
-        err = ws_seg_launch_block<256>(a, 9, cap[9], sms, 8, stream);
+        err = ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, stream);
     if (L.class_used[10] && err == cudaSuccess)
-        err = ws_seg_launch_block<512>(a, 10, cap[10], sms, 4, stream);
+        err = ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, stream);
     if (L.class_used[11] && err == cudaSuccess)
-        err = ws_seg_launch_block<1024>(a, 11, cap[11], sms, 2, stream);
-    if (L.long_used && err == cudaSuccess)
-        err = L.nclasses == WS_SEG_CLASSES ? ws_seg_long<1024, 512>(L, a, ws, sms, stream)
-                                           : ws_seg_long<256, 256>(L, a, ws, sms, stream);
+        err = ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, stream);
+    /* The full shape: only widths that may take it instantiate it. */
+    const bool full = L.nclasses == WS_SEG_CLASSES;
+    if constexpr (ws_seg_full_width<KB, V>()) {
+        if (L.class_used[12] && err == cudaSuccess)
+            err = ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, stream);
+        if (full && L.long_used && err == cudaSuccess)
+            err = ws_seg_long<1024, 16, 512>(L, a, ws, sms, stream);
+    }
+    if (L.long_used && !full && err == cudaSuccess)
+        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, 512>(L, a, ws, sms, stream)
+                                                : ws_seg_long<256, 8, 256>(L, a, ws, sms, stream);
     if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }

@@ -14,13 +14,14 @@
  * waits for the device:
  *   classes 0 .. 7 (up to 4 << c items): groups of 1 .. 32 lanes per
  *       segment in registers (warp_sort_segment), several segments a warp;
- *   classes 8 .. 11 (up to 1024, 2048, 4096, 8192): a block per segment
- *       in shared memory (block_sort_segment);
- *   long (over 8192): every run of 8192 items of every long segment is
- *       sorted by a block (all SMs share the runs of a few huge segments),
- *       then merge passes double the sorted runs within each segment until
- *       the longest is one run; each pass is a kernel launched on a bound
- *       from n, idle when the device's longest segment needs no more;
+ *   classes 8 .. 12 (up to 1024, 2048, 4096, 8192, 16384): a block per
+ *       segment in shared memory (block_sort_segment);
+ *   long (over the largest class): every run of that class's length of
+ *       every long segment is sorted by a block (all SMs share the runs of
+ *       a few huge segments), then merge passes double the sorted runs
+ *       within each segment until the longest is one run; each pass is a
+ *       kernel launched on a bound from n, idle when the device's longest
+ *       segment needs no more;
  *   rows of 2^20 items or more: no classes; each row is sorted by the leaf
  *       (device_sort.h) with the whole device, one after another.
  */
@@ -31,14 +32,22 @@
 #include <stdint.h>
 
 /* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items
- * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items).
- * A call uses all WS_SEG_CLASSES where the device's shared memory holds a
- * block of 1024 x 8 of its keys and values (the wide shape: long segments
- * in first runs of 8192, merged by blocks of 512 x 8 outputs); else the
- * narrow shape: classes up to 2048 items, runs of 2048, merges of 256 x 8
- * (u64 pairs of 8192 items need 139 KB: more than 8.6 / 8.9 / 7.5 chips
- * give a block). */
-#define WS_SEG_CLASSES 12
+ * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items;
+ * class 12: 1024 threads x 16 items). A call takes one of three shapes, per
+ * key and value width and per device (the device's family's shared memory
+ * per block, ws_family_of(...).smem_block), so long segments start from
+ * runs of the largest class:
+ *   full: all WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
+ *       fits and the width's 1024 x 16 sort keeps within the 64 registers
+ *       a thread of 1024 may have (no spills: segmented.cu,
+ *       ws_seg_full_widths); runs of 16384, merges of 512 x 8 outputs;
+ *   wide: WS_SEG_WIDE_CLASSES, where a block of 1024 x 8 fits; runs of
+ *       8192, merges of 512 x 8;
+ *   narrow: WS_SEG_NARROW_CLASSES (up to 2048 items), runs of 2048,
+ *       merges of 256 x 8 (u64 pairs of 8192 items need 139 KB: more than
+ *       8.6 / 8.9 / 7.5 chips give a block). */
+#define WS_SEG_CLASSES 13
+#define WS_SEG_WIDE_CLASSES 12
 #define WS_SEG_NARROW_CLASSES 10
 #define WS_SEG_WARP_CLASSES 8
 /* The long list packs (count << 40) | tiles in one 64-bit counter. */
