@@ -4,15 +4,20 @@
  * host memory, each compared byte for byte with the CPU backend wherever
  * the order is determined; host offsets beside device keys; a segment of
  * 2^24 + 1 beside tiny ones and a few huge segments, rows either side of
- * the switch to the leaf; bad device offsets
- * with and without a caller workspace; a CUDA-graph capture and replay of
- * a call with a caller workspace.
+ * the switch to the leaf; the block class of 8193 .. 16384 items and long
+ * segments from runs of 16384 around their edges, with a caller workspace
+ * of exactly the queried size and on the smaller chips' shapes (test hook
+ * WARPSORT_SMEM_LIMIT); bad device offsets with and without a caller
+ * workspace; a CUDA-graph capture and replay of a call with a caller
+ * workspace.
  *
  * Standalone (--quick, --filter); without a CUDA backend or device every
  * test reports SKIPPED and the program exits 77.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_memory.h"
 #include "segmented_cases.h"
@@ -67,9 +72,10 @@ static void test_mix(void **state) {
 static void test_rows(void **state) {
     (void)state;
     WT_REQUIRE_GPU(g_gpu);
-    static const size_t row_lens[] = {1,    2,    3,    4,    5,    8,    9,    31,   32,   33,
-                                      64,   65,   128,  129,  256,  257,  512,  513,  1024, 1025,
-                                      2048, 2049, 4096, 4097, 5000, 8192, 8193, 70000};
+    static const size_t row_lens[] = {1,     2,     3,     4,     5,     8,    9,    31,   32,
+                                      33,    64,    65,    128,   129,   256,  257,  512,  513,
+                                      1024,  1025,  2048,  2049,  4096,  4097, 5000, 8192, 8193,
+                                      12000, 16383, 16384, 16385, 32768, 70000};
     size_t failures = 0;
     for (size_t r = 0; r < SG_COUNT(row_lens); r++) {
         for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
@@ -133,6 +139,119 @@ static void test_long_segments(void **state) {
     }
     failures += run(&wt_host_memory, NULL, &cases[4]);
     failures += run(&wt_host_memory, NULL, &cases[9]);
+    assert_int_equal(failures, 0);
+}
+
+/*--- the class of 8193 .. 16384 items ---*/
+
+/* Every edge of the 1024 x 16 block class and of the long segments' runs
+ * of 16384 (one, two and three runs, a last run of one item) in one call,
+ * with short segments between them. Keys alone take the class where the
+ * device's block holds it; pairs and argsorts keep runs of 8192 (or 2048)
+ * and are here for the same edges in their shapes. */
+static const size_t k_full_lengths[] = {8192,  8193,  16383, 3,     16384, 16385, 0,
+                                        12288, 32768, 1,     32769, 49153, 2049,  16384,
+                                        9000,  100,   65536, 16384, 8191,  81921};
+
+static const sg_case_t k_full_cases[] = {
+    {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 21, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 22, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_SORT, WARPSORT_I32, 0, WARPSORT_STABLE, KEYGEN_FEW, 23, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_SORT, WARPSORT_U64, 0, 0, KEYGEN_SKEWED, 24, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    {WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 25, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_SORT, WARPSORT_I64, 0, 0, KEYGEN_EQUAL, 26, k_full_lengths, SG_COUNT(k_full_lengths), 0},
+    /* stable ties: values must keep input order across the class edges */
+    {WT_OP_PAIRS, WARPSORT_U32, 4, WARPSORT_STABLE, KEYGEN_FEW, 27, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE | WARPSORT_DESCENDING, KEYGEN_TWO, 28,
+     k_full_lengths, SG_COUNT(k_full_lengths), 0},
+    {WT_OP_PAIRS, WARPSORT_I64, 4, 0, KEYGEN_RANDOM, 29, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    {WT_OP_ARGSORT, WARPSORT_I32, 4, 0, KEYGEN_EQUAL, 30, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    {WT_OP_ARGSORT, WARPSORT_F32, 8, WARPSORT_DESCENDING, KEYGEN_FEW, 31, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_ARGSORT, WARPSORT_U64, 8, 0, KEYGEN_TWO, 32, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    /* equal rows of the class (no classify pass) and just past it */
+    {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_SORTED, 33, NULL, 7, 16384},
+    {WT_OP_SORT, WARPSORT_F64, 0, WARPSORT_DESCENDING, KEYGEN_FEW, 34, NULL, 5, 16383},
+    {WT_OP_SORT, WARPSORT_F32, 0, 0, KEYGEN_REVERSED, 35, NULL, 6, 16385},
+    {WT_OP_PAIRS, WARPSORT_U32, 4, WARPSORT_STABLE, KEYGEN_TWO, 36, NULL, 4, 16384},
+    {WT_OP_ARGSORT, WARPSORT_I32, 4, 0, KEYGEN_FEW, 37, NULL, 5, 8193},
+};
+
+/* The cases above on g_gpu; then with a caller workspace of exactly the
+ * size warpsort_segmented_workspace_size gives (a list or buffer the query
+ * sized short fails as WORKSPACE_TOO_SMALL or writes past it). */
+static void test_class_16384(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    size_t failures = 0;
+    for (size_t i = 0; i < SG_COUNT(k_full_cases); i++) {
+        const sg_case_t *c = &k_full_cases[i];
+        failures += run(&wt_device_memory, NULL, c);
+        if (i == 2 || i == 6) failures += run(&wt_host_memory, NULL, c);
+        if (i == 0 || i == 9) failures += run(&wt_device_memory, &wt_host_memory, c);
+        if (g_quick && i % 3 != 0) continue;
+        size_t n = 0;
+        for (size_t s = 0; c->lengths && s < c->num_segments; s++) n += c->lengths[s];
+        if (!c->lengths) n = c->num_segments * c->row_len;
+        const size_t second = c->op == WT_OP_SORT ? 0 : c->second_bytes;
+        const unsigned wflags = c->op == WT_OP_ARGSORT ? WARPSORT_WORKSPACE_ARGSORT : 0;
+        size_t bytes = 0;
+        assert_int_equal(warpsort_segmented_workspace_size(g_gpu, n, c->num_segments, c->dtype,
+                                                           second, wflags, &bytes),
+                         WARPSORT_OK);
+        void *ws = NULL;
+        CUDA_OK(cudaMalloc(&ws, bytes));
+        assert_int_equal(warpsort_set_workspace(g_gpu, ws, bytes), WARPSORT_OK);
+        failures += run(&wt_device_memory, NULL, c);
+        assert_int_equal(warpsort_segments_check(g_gpu), WARPSORT_OK);
+        assert_int_equal(warpsort_set_workspace(g_gpu, NULL, 0), WARPSORT_OK);
+        CUDA_OK(cudaFree(ws));
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* The same edges where a smaller chip's shared memory gives smaller shapes
+ * (WARPSORT_SMEM_LIMIT: the sm_80, sm_86 and sm_75 rows' per-block limits):
+ * each width takes the largest shape its family's block holds, and every
+ * shape sorts the same. */
+static void test_class_16384_smaller_chips(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    static const char *const limits[] = {"166912", "101376", "65536"};
+    size_t failures = 0;
+    for (size_t l = 0; l < SG_COUNT(limits); l++) {
+        const char *old = getenv("WARPSORT_SMEM_LIMIT");
+        char *saved = old ? strdup(old) : NULL;
+        setenv("WARPSORT_SMEM_LIMIT", limits[l], 1);
+        warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+        cfg.backend = WARPSORT_BACKEND_CUDA;
+        warpsort_context_t *ctx = NULL;
+        const warpsort_status_t st = warpsort_create(&ctx, &cfg);
+        if (saved)
+            setenv("WARPSORT_SMEM_LIMIT", saved, 1);
+        else
+            unsetenv("WARPSORT_SMEM_LIMIT");
+        free(saved);
+        if (st != WARPSORT_OK)
+            fail_msg("WARPSORT_SMEM_LIMIT=%s: %s", limits[l], warpsort_status_name(st));
+        warpsort_context_t *full = g_gpu;
+        g_gpu = ctx;
+        for (size_t i = 0; i < SG_COUNT(k_full_cases); i++) {
+            if (g_quick && i % 2 != 0) continue;
+            failures += run(&wt_device_memory, NULL, &k_full_cases[i]);
+        }
+        g_gpu = full;
+        warpsort_destroy(ctx);
+    }
     assert_int_equal(failures, 0);
 }
 
@@ -325,6 +444,8 @@ int main(int argc, char **argv) {
         {"gpu_mix_f64", test_mix, NULL, NULL, (void *)(intptr_t)WARPSORT_F64},
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_long_segments),
+        cmocka_unit_test(test_class_16384),
+        cmocka_unit_test(test_class_16384_smaller_chips),
         cmocka_unit_test(test_bad_device_offsets),
         cmocka_unit_test(test_graph_capture),
     };
