@@ -146,9 +146,12 @@ using warpsort::warp_items;
 #define WS_TK_CAND_TILE (WS_TK_CAND_THREADS * 8)
 #define WS_TK_CAND_EXPECTED (2 * WS_TK_CAND_TILE)
 #define WS_TK_CAND_UNROLL 8
-/* ... for 64-bit keys (k at most 16 x this), whose survivors (at most 32 x
- * this) one warp sorts. */
+/* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
+ * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
+ * at most that many (THREADS x 4: the (key, index) items of two tile
+ * sorts stay within 64 registers). */
 #define WS_TK_CAND_SI64 16
+#define WS_TK_CAND_TILE64 (WS_TK_CAND_THREADS * 4)
 /* Row blocks (ws_tk_rows_kernel): k at most this (32-bit keys, sorted by
  * a block tile; 64-bit keys, sorted by one warp); bytes of keys a thread
  * holds in registers; threads per block from MIN to MAX (a power of two
@@ -177,6 +180,24 @@ __device__ __forceinline__ unsigned ws_tk_lanemask_lt() {
     unsigned m;
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
     return m;
+}
+
+/* Programmatic dependent launch (sm_90 and newer): a kernel launched with
+ * ws_tk_after_config may start while the stream's previous kernel still
+ * runs, once every block of that one has called ws_tk_allow_next() (or
+ * ended); before it reads anything that kernel writes, or writes anything
+ * it reads, it calls ws_tk_wait_prior(), which returns once that kernel
+ * has completed and its writes are visible. Both are no-ops below sm_90
+ * and in ordinary launches. */
+__device__ __forceinline__ void ws_tk_wait_prior() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void ws_tk_allow_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
 __device__ __forceinline__ void ws_tk_atomic_min(uint32_t *a, uint32_t v) { atomicMin(a, v); }
@@ -959,6 +980,8 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
                                   ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_SELECT_MIN_BLOCKS))
     ws_tk_select_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select_args a) {
     __shared__ ws_tk_select_smem s;
+    /* the candidate block may launch (it waits for this grid to end) */
+    ws_tk_allow_next();
     if (ws_tk_filter_hit(a.fl)) return;
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     if (blockIdx.x == 0) {
@@ -1005,6 +1028,8 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     __shared__ unsigned long long s_prefix;
     __shared__ unsigned s_rem;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
+    /* the filter may launch; it waits for the threshold */
+    ws_tk_allow_next();
     for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
          j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
         samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
@@ -1096,8 +1121,6 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
                         void *ci) {
     constexpr int V = 16 / (int)sizeof(KB);
     constexpr int U = WS_TK_FILTER_UNROLL;
-    const KB t = (KB)fl->t;
-    const unsigned long long cap = fl->cap;
     const int lane = (int)(threadIdx.x & 31);
     const size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
@@ -1110,6 +1133,9 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
     }
     const size_t nvec = (n - head) / V;
     const KB *body = keys + head;
+    ws_tk_wait_prior(); /* the sample kernel wrote t and cap, and resets count */
+    const KB t = (KB)fl->t;
+    const unsigned long long cap = fl->cap;
     for (size_t b0 = warp * 32 * U; b0 < nvec; b0 += warps * 32 * U) {
         ws_tk_vec<KB> v[U];
 #pragma unroll
@@ -1381,11 +1407,33 @@ struct ws_tk_cand_smem {
     uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
 };
+/* 64-bit keys: the narrowing's first, so a launch for k <= 16 x
+ * WS_TK_CAND_SI64 needs only the warp's survivors after it
+ * (ws_tk_cand_smem_bytes); the tile sorts reuse the survivors' room. */
 template <>
 struct ws_tk_cand_smem<uint64_t> {
-    ws_tk_u128 keys[32 * WS_TK_CAND_SI64];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
+    union {
+        ws_tk_u128 keys[WS_TK_CAND_TILE64];
+        struct {
+            uint32_t k[warpsort::smem_slots<uint32_t>(WS_TK_CAND_TILE64)];
+            uint64_t v[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE64)];
+        } by_index;
+        struct {
+            uint64_t k[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE64)];
+            uint32_t v[warpsort::smem_slots<uint32_t>(WS_TK_CAND_TILE64)];
+        } by_key;
+    };
 };
+
+/* Dynamic shared memory of a ws_tk_cand_kernel launch for k. */
+static size_t ws_tk_cand_smem_bytes(size_t kb, size_t k) {
+    if (kb == 4) return sizeof(ws_tk_cand_smem<uint32_t>);
+    if (2 * k <= 32 * WS_TK_CAND_SI64)
+        return offsetof(ws_tk_cand_smem<uint64_t>, keys) +
+               32 * WS_TK_CAND_SI64 * sizeof(ws_tk_u128);
+    return sizeof(ws_tk_cand_smem<uint64_t>);
+}
 
 /* 32-bit keys: sorts the s survivors (words; s <= T x ITEMS, unpadded at
  * keys, which holds smem_slots(T x ITEMS) words) as one tile of T x ITEMS
@@ -1428,6 +1476,45 @@ __device__ __forceinline__ void ws_tk_tile_finish(uint64_t *keys, int s, int k, 
     ws_tk_tile_sort<KB, T, MAXI>(keys, s, k, out_base, codec, out);
 }
 
+/* 64-bit keys: sorts the s survivors ((key, index) words, s <= T x ITEMS,
+ * unpadded in sm.keys) and writes the first k (k <= s) to results from
+ * out_base on. A word does not fit a tile's key, so two tile sorts: by
+ * index (unique), then by key with positions, which keeps equal keys in
+ * the order of the first: by index. Every thread of the block calls it. */
+template <typename KB, int T, int ITEMS>
+__device__ __forceinline__ void ws_tk_wide_tile_sort(ws_tk_cand_smem<uint64_t> &sm, int s, int k,
+                                                     size_t out_base, key_codec codec,
+                                                     const ws_tk_outputs &out) {
+    const int lane = (int)threadIdx.x & 31, first = (int)threadIdx.x * ITEMS;
+    const int warp_first = first & ~(32 * ITEMS - 1);
+    warp_items<uint32_t, uint64_t, no_value, ITEMS> a;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        /* striped per warp, as ws_tk_tile_sort; the padding sorts last by
+         * index (no row reaches 2^32 - 1 items) and carries the largest key */
+        const int e = warp_first + i * 32 + lane;
+        const ws_tk_u128 w = e < s ? sm.keys[e] : ~(ws_tk_u128)0;
+        a.k[i] = (uint32_t)w;
+        a.v[i] = (uint64_t)(w >> 32);
+    }
+    __syncthreads(); /* every survivor read before the tiles overwrite them */
+    warpsort::block_sort_tile<32 * ITEMS, uint32_t, uint64_t, no_value, T, ITEMS>(
+        a, warpsort::tile_smem<uint32_t, uint64_t>{sm.by_index.k, sm.by_index.v}, s);
+    warp_items<uint64_t, uint32_t, uint32_t, ITEMS> b;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        b.k[i] = a.v[i];
+        b.v[i] = a.k[i];
+        b.p[i] = (uint32_t)(first + i);
+    }
+    warpsort::block_sort_tile<32 * ITEMS, uint64_t, uint32_t, uint32_t, T, ITEMS>(
+        b, warpsort::tile_smem<uint64_t, uint32_t>{sm.by_key.k, sm.by_key.v}, s);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (first + i < k)
+            ws_tk_put(out, out_base + (size_t)(first + i), decode((KB)b.k[i], codec), b.v[i]);
+}
+
 /* The best k of the row's candidates, to results from out_base on, by one
  * block. The candidates are the first n of ck (and ci): all that passed
  * the filter, or the radix select's k when it missed; as words (32-bit
@@ -1436,8 +1523,9 @@ __device__ __forceinline__ void ws_tk_tile_finish(uint64_t *keys, int s, int k, 
  * (ws_tk_narrow; the first THREADS x UNROLL words, usually all, held in
  * registers, the rest read from L2 once per pass) to at most max(2k,
  * THREADS) (32-bit keys; sorted as one tile of the next power of two of
- * them, at least THREADS) or 32 x WS_TK_CAND_SI64 (64-bit keys, k at most
- * half that; sorted by one warp); the first k are the result. */
+ * them, at least THREADS), or for 64-bit keys 32 x WS_TK_CAND_SI64 (k at
+ * most half that; sorted by one warp) or WS_TK_CAND_TILE64 (sorted by the
+ * block, ws_tk_wide_tile_sort); the first k are the result. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
@@ -1447,9 +1535,14 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     constexpr bool WIDE = sizeof(KB) == 8;
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
     ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
+    ws_tk_wait_prior(); /* the filter's candidates, or the select's */
     const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
     const int t = (int)threadIdx.x;
-    const unsigned cap = WIDE ? 32u * WS_TK_CAND_SI64 : (unsigned)WS_TK_CAND_TILE;
+    /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
+    const bool warp_sorts = WIDE && 2 * k <= 32u * WS_TK_CAND_SI64;
+    const unsigned cap = !WIDE        ? (unsigned)WS_TK_CAND_TILE
+                         : warp_sorts ? 32u * WS_TK_CAND_SI64
+                                      : (unsigned)WS_TK_CAND_TILE64;
     const unsigned keep = WIDE                            ? cap
                           : 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k
                                                           : (unsigned)T;
@@ -1478,8 +1571,14 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
     ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
     if constexpr (WIDE) {
-        if (t < 32)
-            ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
+        if (warp_sorts) {
+            if (t < 32)
+                ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec,
+                                                       out);
+        } else {
+            ws_tk_wide_tile_sort<KB, T, WS_TK_CAND_TILE64 / T>(sm, (int)c.s, (int)k, out_base,
+                                                               codec, out);
+        }
     } else {
         const int m = c.s < cap ? (int)c.s : (int)cap;
         ws_tk_tile_finish<KB, T, WS_TK_CAND_TILE / T>(sm.keys, m, (int)k, out_base, codec, out);
@@ -1687,11 +1786,9 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
          * all SMs. Below WS_TK_FILTER_MIN_K only the former beats the warp
          * path. */
         const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-        const size_t cand_smem =
-            kb == 4 ? sizeof(ws_tk_cand_smem<uint32_t>) : sizeof(ws_tk_cand_smem<uint64_t>);
         p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
-                       cand_smem <= ws_family_of(st->dev.family).smem_block &&
-                       (kb == 4 || 2 * k <= 32 * WS_TK_CAND_SI64);
+                       ws_tk_cand_smem_bytes(kb, k) <= ws_family_of(st->dev.family).smem_block &&
+                       (kb == 4 || k <= WS_TK_CAND_TILE64);
         if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
@@ -1865,6 +1962,24 @@ static cudaLaunchConfig_t ws_tk_coop_config(unsigned grid, unsigned threads, cud
     return cfg;
 }
 
+/* The configuration of a launch that may start before the stream's
+ * previous kernel ends (ws_tk_wait_prior); an ordinary launch below
+ * sm_90. attr is its one attribute. */
+static cudaLaunchConfig_t ws_tk_after_config(const ws_cuda_state *st, unsigned grid,
+                                             unsigned threads, size_t smem, cudaStream_t stream,
+                                             cudaLaunchAttribute *attr) {
+    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr->val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = st->limits.cc_major >= 9 ? 1 : 0;
+    return cfg;
+}
+
 /* The exact select of one row's top k (rk, n keys): the k-th key, then
  * the k survivors in index order written to ck / ci in layout MODE, by
  * one cooperative launch (ws_tk_select_kernel) of the blocks that fit the
@@ -2015,21 +2130,28 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
     const unsigned filter_grid =
         ws_tk_grid(n, WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)), st);
+    const size_t cand_smem = ws_tk_cand_smem_bytes(sizeof(KB), k);
     if (p.cand_block)
         WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)sizeof(ws_tk_cand_smem<KB>)));
+                                              (int)cand_smem));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
-        ws_tk_filter_kernel<KB, MODE>
-            <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t fcfg =
+            ws_tk_after_config(st, filter_grid, WS_TK_FILTER_THREADS, 0, stream, &attr);
+        WS_CUDA_TRY(ctx, cudaLaunchKernelEx(&fcfg, ws_tk_filter_kernel<KB, MODE>, rk, n, codec, fl,
+                                            (void *)ck, (void *)ci));
         WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
                                                      ctx->device, st, stream)));
         if (p.cand_block) {
-            ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, sizeof(ws_tk_cand_smem<KB>), stream>>>(
-                fl, ck, ci, k, row * k, codec, out);
-            WS_CUDA_TRY(ctx, cudaGetLastError());
+            const cudaLaunchConfig_t ccfg =
+                ws_tk_after_config(st, 1, WS_TK_CAND_THREADS, cand_smem, stream, &attr);
+            WS_CUDA_TRY(ctx,
+                        cudaLaunchKernelEx(&ccfg, ws_tk_cand_kernel<KB>, (const ws_tk_filter *)fl,
+                                           (const unsigned long long *)ck, (const uint32_t *)ci, k,
+                                           row * k, codec, out));
             continue;
         }
         ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);

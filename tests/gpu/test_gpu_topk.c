@@ -273,7 +273,8 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    /* one block takes the candidates from k = 16 (64-bit keys: up to 256) */
+    /* one block takes the candidates from k = 16 (64-bit keys: one warp sorts
+     * the survivors up to k = 256, the block's two tile sorts above) */
     const size_t ks[] = {15, 16, 64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
