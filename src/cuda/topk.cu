@@ -182,24 +182,6 @@ __device__ __forceinline__ unsigned ws_tk_lanemask_lt() {
     return m;
 }
 
-/* Programmatic dependent launch (sm_90 and newer): a kernel launched with
- * ws_tk_after_config may start while the stream's previous kernel still
- * runs, once every block of that one has called ws_tk_allow_next() (or
- * ended); before it reads anything that kernel writes, or writes anything
- * it reads, it calls ws_tk_wait_prior(), which returns once that kernel
- * has completed and its writes are visible. Both are no-ops below sm_90
- * and in ordinary launches. */
-__device__ __forceinline__ void ws_tk_wait_prior() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void ws_tk_allow_next() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
 __device__ __forceinline__ void ws_tk_atomic_min(uint32_t *a, uint32_t v) { atomicMin(a, v); }
 __device__ __forceinline__ void ws_tk_atomic_min(uint64_t *a, uint64_t v) {
     atomicMin((unsigned long long *)a, (unsigned long long)v);
@@ -980,8 +962,6 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
                                   ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_SELECT_MIN_BLOCKS))
     ws_tk_select_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select_args a) {
     __shared__ ws_tk_select_smem s;
-    /* the candidate block may launch (it waits for this grid to end) */
-    ws_tk_allow_next();
     if (ws_tk_filter_hit(a.fl)) return;
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     if (blockIdx.x == 0) {
@@ -1028,8 +1008,6 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     __shared__ unsigned long long s_prefix;
     __shared__ unsigned s_rem;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
-    /* the filter may launch; it waits for the threshold */
-    ws_tk_allow_next();
     for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
          j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
         samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
@@ -1133,7 +1111,6 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
     }
     const size_t nvec = (n - head) / V;
     const KB *body = keys + head;
-    ws_tk_wait_prior(); /* the sample kernel wrote t and cap, and resets count */
     const KB t = (KB)fl->t;
     const unsigned long long cap = fl->cap;
     for (size_t b0 = warp * 32 * U; b0 < nvec; b0 += warps * 32 * U) {
@@ -1535,7 +1512,6 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     constexpr bool WIDE = sizeof(KB) == 8;
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
     ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
-    ws_tk_wait_prior(); /* the filter's candidates, or the select's */
     const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
     const int t = (int)threadIdx.x;
     /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
@@ -1962,24 +1938,6 @@ static cudaLaunchConfig_t ws_tk_coop_config(unsigned grid, unsigned threads, cud
     return cfg;
 }
 
-/* The configuration of a launch that may start before the stream's
- * previous kernel ends (ws_tk_wait_prior); an ordinary launch below
- * sm_90. attr is its one attribute. */
-static cudaLaunchConfig_t ws_tk_after_config(const ws_cuda_state *st, unsigned grid,
-                                             unsigned threads, size_t smem, cudaStream_t stream,
-                                             cudaLaunchAttribute *attr) {
-    attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr->val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = st->limits.cc_major >= 9 ? 1 : 0;
-    return cfg;
-}
-
 /* The exact select of one row's top k (rk, n keys): the k-th key, then
  * the k survivors in index order written to ck / ci in layout MODE, by
  * one cooperative launch (ws_tk_select_kernel) of the blocks that fit the
@@ -2138,20 +2096,14 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
-        cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t fcfg =
-            ws_tk_after_config(st, filter_grid, WS_TK_FILTER_THREADS, 0, stream, &attr);
-        WS_CUDA_TRY(ctx, cudaLaunchKernelEx(&fcfg, ws_tk_filter_kernel<KB, MODE>, rk, n, codec, fl,
-                                            (void *)ck, (void *)ci));
+        ws_tk_filter_kernel<KB, MODE>
+            <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
         WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
                                                      ctx->device, st, stream)));
         if (p.cand_block) {
-            const cudaLaunchConfig_t ccfg =
-                ws_tk_after_config(st, 1, WS_TK_CAND_THREADS, cand_smem, stream, &attr);
-            WS_CUDA_TRY(ctx,
-                        cudaLaunchKernelEx(&ccfg, ws_tk_cand_kernel<KB>, (const ws_tk_filter *)fl,
-                                           (const unsigned long long *)ck, (const uint32_t *)ci, k,
-                                           row * k, codec, out));
+            ws_tk_cand_kernel<KB>
+                <<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(fl, ck, ci, k, row * k, codec, out);
+            WS_CUDA_TRY(ctx, cudaGetLastError());
             continue;
         }
         ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);
