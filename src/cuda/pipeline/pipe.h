@@ -138,6 +138,10 @@ warpsort_status_t ws_d2h(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst
                          const unsigned char *src, size_t bytes, int direct, const ws_blockmap *map,
                          int values, size_t esize);
 unsigned char *ws_block_at(const ws_blockmap *m, int values, size_t id, size_t esize);
+/* Faults the pages of a pageable output in (contents unchanged), from
+ * WS_POPULATE_MIN_BYTES on; a no-op where the system cannot. */
+#define WS_POPULATE_MIN_BYTES ((size_t)64 << 20)
+void ws_populate_output(const warpsort_context_t *ctx, ws_pipe *p, void *dst, size_t bytes);
 
 /*--- trace.cu ---*/
 void ws_trace_free(ws_trace *t);

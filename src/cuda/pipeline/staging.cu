@@ -7,6 +7,10 @@
  * third of it (bench/NOTES.md).
  */
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "pipe.h"
 
@@ -54,6 +58,46 @@ static void ws_host_copy(const warpsort_context_t *ctx, ws_pipe *p, void *dst, c
     ws_copy_task c = {(unsigned char *)dst, (const unsigned char *)src, bytes, 0};
     ws_pool_run(p->pool, t, ws_copy_part, &c);
 }
+/* Fault a pageable output in before the result is copied into it, one
+ * contiguous share per thread: first-touch faults taken inside the
+ * staging copies (threads on neighbouring steps of each slot, so on the
+ * same page-table page and its lock) make the copy out of a fresh array
+ * several times slower (bench/NOTES.md). MADV_POPULATE_WRITE (Linux 5.14)
+ * maps the pages writable without writing them, so the caller's bytes stay
+ * as they are until the sort has succeeded; elsewhere, or where the kernel
+ * refuses it, the faults stay in the copy. */
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+struct ws_populate_task {
+    unsigned char *m; /* page-aligned */
+    size_t bytes;
+    unsigned threads;
+};
+static void ws_populate_part(void *arg, unsigned t) {
+    const ws_populate_task *c = (const ws_populate_task *)arg;
+    const size_t page = 4096;
+    /* shares of whole pages */
+    const size_t pages = c->bytes / page;
+    const size_t b = ws_chunk_begin(pages, c->threads, t) * page;
+    const size_t e = ws_chunk_begin(pages, c->threads, t + 1) * page;
+    if (e > b) (void)madvise(c->m + b, e - b, MADV_POPULATE_WRITE);
+}
+#endif
+void ws_populate_output(const warpsort_context_t *ctx, ws_pipe *p, void *dst, size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const uintptr_t page = 4096, a = (uintptr_t)dst;
+    const uintptr_t lo = (a + page - 1) & ~(page - 1), hi = (a + bytes) & ~(page - 1);
+    if (bytes < WS_POPULATE_MIN_BYTES || hi <= lo) return;
+    const unsigned t = ws_host_threads(ctx, ~(size_t)0);
+    ws_populate_task c = {(unsigned char *)lo, (size_t)(hi - lo), t};
+    ws_pool_run(p->pool, t, ws_populate_part, &c);
+#else
+    (void)ctx;
+    (void)p;
+    (void)dst;
+    (void)bytes;
+#endif
+}
+
 warpsort_status_t ws_h2d(warpsort_context_t *ctx, ws_pipe *p, unsigned char *dst,
                          const unsigned char *src, size_t bytes, int direct) {
     if (!bytes) return WARPSORT_OK;
