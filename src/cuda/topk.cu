@@ -990,12 +990,16 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
 
 /* Picks the threshold: the rank-th smallest (1-based) ordered key of a
  * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE),
- * by an exact radix select over the sample held in registers (11-bit
- * digits, block 0). One cooperative launch: the grid gathers the sample
- * (ordered) into samp, and after the grid barrier block 0 selects and the
- * others are done. Resets the row's count and records k and cap. The
- * positions and the select depend on nothing but the row, so the path a
- * row takes is deterministic. */
+ * by a radix select over the sample held in registers (11-bit digits,
+ * block 0), or the last key of the digit bin that holds it once that bin
+ * holds no other sample key: then the keys the threshold adds are about
+ * one sample gap more (the capacity allows for three), and the passes
+ * left are saved (on one SM they are most of this kernel's time). One
+ * cooperative launch: the grid gathers the sample (ordered) into samp,
+ * and after the grid barrier block 0 selects and the others are done.
+ * Resets the row's count and records k and cap. The positions and the
+ * select depend on nothing but the row, so the path a row takes is
+ * deterministic. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
@@ -1006,7 +1010,7 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     __shared__ unsigned h[WS_TK_BINS];
     __shared__ unsigned part[WS_TK_SAMPLE_THREADS / 32];
     __shared__ unsigned long long s_prefix;
-    __shared__ unsigned s_rem;
+    __shared__ unsigned s_rem, s_alone;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
     for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
          j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
@@ -1048,11 +1052,17 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
             s_prefix =
                 (unsigned long long)prefix | ((unsigned long long)(tid * PER + second) << shift);
             s_rem = rem - before - (second ? c0 : 0);
+            s_alone = (second ? c1 : c0) == 1;
         }
         __syncthreads();
         prefix = (KB)s_prefix;
         rem = s_rem;
+        const bool alone = s_alone;
         __syncthreads(); /* every read precedes the next pass's writes */
+        if (alone) {
+            prefix |= (KB)((KB(1) << shift) - 1); /* shift < BITS: the bin's last key */
+            break;
+        }
     }
     if (tid == 0) {
         fl->t = (unsigned long long)prefix;
