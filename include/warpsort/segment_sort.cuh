@@ -32,9 +32,14 @@
  *     after the sort, on the sorted neighbours): without positions their
  *     order is arbitrary.
  * Then the group (warp form, per warp) or the block sorts again from the
- * input, which nothing has written yet, with positions breaking ties. So
- * distinct keys cost the keys-and-values network once; inputs with equal
- * keys cost both networks when stability is asked for.
+ * input, which nothing has written yet: keys and positions alone, the
+ * positions breaking ties and, in the block form, riding the merges as
+ * values; the keys are stored, each item's value is read back from the
+ * input at its position (or generated from it), and only once the whole
+ * group or block has read its values are they stored. So no network ever
+ * holds keys, values and positions together (at 1024 x 16 that spilled),
+ * distinct keys cost the keys-and-values network once, and inputs with
+ * equal keys cost both networks when stability is asked for.
  */
 #ifndef WARPSORT_SEGMENT_SORT_CUH
 #define WARPSORT_SEGMENT_SORT_CUH
@@ -47,10 +52,6 @@
 namespace warpsort {
 
 namespace detail {
-/* Positions (tie-breaks) travel with values only. */
-template <typename V>
-using segment_positions = typename select_type<is_value<V>::value, uint32_t, no_value>::type;
-
 /* Item idx of a segment into registers: key bits (a sentinel past len),
  * value (read, or idx + iota_base), position. */
 template <typename KB, typename V, typename P, int ITEMS>
@@ -87,15 +88,6 @@ __device__ __forceinline__ bool segment_equal_neighbours(const warp_items<KB, V,
     for (int i = 0; i + 1 < K; i++) tie |= it.k[i] == it.k[i + 1] && it.k[i] != sentinel<KB>();
     return tie;
 }
-template <typename KB, typename V, typename P, int ITEMS>
-__device__ __forceinline__ void segment_store(const warp_items<KB, V, P, ITEMS> &it, int i, int idx,
-                                              int len, KB *keys, V *vals, key_codec codec) {
-    if (idx < len) {
-        keys[idx] = decode(it.k[i], codec);
-        if constexpr (is_value<V>::value) vals[idx] = it.v[i];
-    }
-}
-
 /* K consecutive words to p (16-byte aligned) in 16-byte stores. */
 template <int K, typename W>
 __device__ __forceinline__ void store_vec16(W *p, const W (&w)[K]) {
@@ -108,29 +100,60 @@ __device__ __forceinline__ void store_vec16(W *p, const W (&w)[K]) {
     }
 }
 
-/* A lane's K blocked items idx0 .. idx0+K-1 to memory: 16-byte stores when
- * all are real and the words align (a lane's items are contiguous, so a
- * scalar store per item would touch as many cache lines per instruction as
- * the warp has lanes), else one store per real item. */
-template <int K, typename KB, typename V, typename P>
-__device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K> &it, int idx0,
-                                                   int len, KB *keys, V *vals, key_codec codec) {
-    constexpr bool VEC_K = (K * (int)sizeof(KB)) % 16 == 0;
-    constexpr bool VEC_V = !is_value<V>::value || (K * (int)sizeof(V)) % 16 == 0;
-    if constexpr (VEC_K && VEC_V) {
-        bool vec = idx0 + K <= len && ((uintptr_t)(keys + idx0) & 15) == 0;
-        if constexpr (is_value<V>::value) vec = vec && ((uintptr_t)(vals + idx0) & 15) == 0;
-        if (vec) {
-            KB kw[K];
-#pragma unroll
-            for (int i = 0; i < K; i++) kw[i] = decode(it.k[i], codec);
-            store_vec16<K>(keys + idx0, kw);
-            if constexpr (is_value<V>::value) store_vec16<K>(vals + idx0, it.v);
+/* A lane's K blocked words for items idx0 .. idx0+K-1 to p: 16-byte stores
+ * when all are real and the words align (a lane's items are contiguous, so
+ * a scalar store per item would touch as many cache lines per instruction
+ * as the warp has lanes), else one store per real item. */
+template <int K, typename W>
+__device__ __forceinline__ void segment_store_words(const W (&w)[K], int idx0, int len, W *p) {
+    if constexpr ((K * (int)sizeof(W)) % 16 == 0) {
+        if (idx0 + K <= len && ((uintptr_t)(p + idx0) & 15) == 0) {
+            store_vec16<K>(p + idx0, w);
             return;
         }
     }
 #pragma unroll
-    for (int i = 0; i < K; i++) segment_store(it, i, idx0 + i, len, keys, vals, codec);
+    for (int i = 0; i < K; i++)
+        if (idx0 + i < len) p[idx0 + i] = w[i];
+}
+
+/* A lane's K blocked keys (ordered bits) to memory, decoded. */
+template <int K, typename KB>
+__device__ __forceinline__ void segment_store_keys(const KB (&k)[K], int idx0, int len, KB *keys,
+                                                   key_codec codec) {
+    KB kw[K];
+#pragma unroll
+    for (int i = 0; i < K; i++) kw[i] = decode(k[i], codec);
+    segment_store_words<K>(kw, idx0, len, keys);
+}
+
+/* A lane's K blocked items (keys and values) to memory. */
+template <int K, typename KB, typename V, typename P>
+__device__ __forceinline__ void segment_store_lane(const warp_items<KB, V, P, K> &it, int idx0,
+                                                   int len, KB *keys, V *vals, key_codec codec) {
+    segment_store_keys<K>(it.k, idx0, len, keys, codec);
+    if constexpr (is_value<V>::value) segment_store_words<K>(it.v, idx0, len, vals);
+}
+
+/* The second sort's output: a lane's K blocked keys and the positions
+ * their items had in the segment. Stores the keys, reads each real item's
+ * value from in_vals at its position (in_vals NULL: iota_base + position),
+ * waits at `sync` until every lane that shares the segment has read its
+ * values (in place, the stores overwrite the input), then stores them. */
+template <int K, typename KB, typename V, typename SYNC>
+__device__ __forceinline__ void
+segment_store_by_position(const KB (&k)[K], const uint32_t (&pos)[K], int idx0, int len,
+                          const V *in_vals, KB *out_keys, V *out_vals, key_codec codec,
+                          unsigned long long iota_base, SYNC sync) {
+    segment_store_keys<K>(k, idx0, len, out_keys, codec);
+    V w[K];
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        w[i] = idx0 + i >= len ? V{}
+               : in_vals       ? in_vals[pos[i]]
+                               : (V)(iota_base + (unsigned long long)pos[i]);
+    sync();
+    segment_store_words<K>(w, idx0, len, out_vals);
 }
 
 /* warp_sort_segment with stability a run-time flag (the same in every
@@ -161,14 +184,26 @@ warp_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_
             }
         }
     }
-    /* Keys alone, or values whose order only positions can settle. */
-    using P = segment_positions<V>;
-    warp_items<KB, V, P, K> it;
+    if constexpr (!is_value<V>::value) {
+        warp_items<KB, no_value, no_value, K> it;
 #pragma unroll
-    for (int i = 0; i < K; i++)
-        segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
-    warp_sort_registers<WIDTH * K>(it, glane * K);
-    segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, i * WIDTH + glane, len, in_keys, in_vals, iota_base, codec);
+        warp_sort_registers<WIDTH * K>(it, glane * K);
+        segment_store_lane<K>(it, glane * K, len, out_keys, out_vals, codec);
+    } else {
+        /* Values whose order only positions can settle: keys and positions,
+         * then the values by position (the whole warp reads before any
+         * lane stores). */
+        warp_items<KB, no_value, uint32_t, K> it;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, i * WIDTH + glane, len, in_keys, (const no_value *)nullptr, 0,
+                         codec);
+        warp_sort_registers<WIDTH * K>(it, glane * K);
+        segment_store_by_position<K>(it.k, it.p, glane * K, len, in_vals, out_keys, out_vals, codec,
+                                     iota_base, [] { __syncwarp(); });
+    }
 }
 } // namespace detail
 
@@ -183,9 +218,11 @@ warp_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_
  * ties, so the result is the same.
  * Preconditions: all 32 lanes of the warp call it together, converged;
  * WIDTH a power of two from 1 to 32, K a power of two from 1 to 16.
- * Registers only: no shared memory, no barrier. Cost: one bitonic network
- * of WIDTH * K items (strides below K in a lane, others by shuffles); with
- * values, a second one with positions when the segment needs it (above). */
+ * Registers only: no shared memory, no barrier (a __syncwarp before the
+ * values of a second sort are stored). Cost: one bitonic network of
+ * WIDTH * K items (strides below K in a lane, others by shuffles); with
+ * values, when the segment needs it (above), a second one of keys and
+ * positions, and each value read back from in_vals at its position. */
 template <int WIDTH, int K, bool STABLE = true, typename KB, typename V>
 __device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys,
                                                   V *out_vals, int len, key_codec codec,
@@ -198,14 +235,68 @@ __device__ __forceinline__ void warp_sort_segment(const KB *in_keys, const V *in
 }
 
 /* Shared memory of block_sort_segment: padded arrays of THREADS * K key
- * bits and values (one slot for no_value). */
+ * bits and values (one slot for no_value); the second sort (positions
+ * instead of values) uses the values' space for the positions. */
 template <typename KB, typename V, int THREADS, int K>
 struct segment_sort_storage {
     KB keys[smem_slots<KB>(THREADS * K)];
-    V vals[is_value<V>::value ? smem_slots<V>(THREADS * K) : 1];
+    union {
+        V vals[is_value<V>::value ? smem_slots<V>(THREADS * K) : 1];
+        uint32_t pos[is_value<V>::value ? smem_slots<uint32_t>(THREADS * K) : 1];
+    };
 };
 
 namespace detail {
+/* The second sort of block_sort_segment: the segment's keys (a sentinel
+ * past len) sorted by key, then position, into registers, blocked; it.v
+ * holds each item's position in the segment. Each warp loads its 32 * K
+ * items striped and sorts them with positions breaking ties; the merges
+ * then move the positions as values (block_sort_tile's rounds; ties from
+ * the earlier run, which holds the earlier positions, so the order stays
+ * the one of (key, position)). A network of key and position, never key,
+ * value and position. Barriers: two per merge round; s is free again on
+ * return. */
+template <int THREADS, int K, typename KB>
+__device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, no_value, K> &out,
+                                                       const KB *in_keys, int len, key_codec codec,
+                                                       tile_smem<KB, uint32_t> s) {
+    constexpr int RUN = 32 * K, TILE = THREADS * K;
+    const int first = (int)threadIdx.x * K;
+    const int warp_first = first & ~(RUN - 1), lane = lane_id();
+    {
+        warp_items<KB, no_value, uint32_t, K> it;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, (const no_value *)nullptr,
+                         0, codec);
+        /* a warp of padding alone is in order already (as block_sort_tile) */
+        if (warp_first < len) warp_sort_registers<RUN>(it, first & (RUN - 1));
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            out.k[i] = it.k[i];
+            out.v[i] = it.p[i];
+        }
+    }
+    const int kslot = blocked_base<KB, K>(first);
+    const int vslot = blocked_base<uint32_t, K>(first);
+#pragma unroll
+    for (int run = RUN; run < TILE; run *= 2) {
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            slot_put(s.keys, kslot + i, out.k[i]);
+            slot_put(s.vals, vslot + i, out.v[i]);
+        }
+        __syncthreads();
+        const int pair = first & ~(2 * run - 1);
+        const merge_src m = {pair, run, pair + run, run};
+        /* outputs from len on are padding, which these registers hold */
+        if (first < len)
+            merge_items_to_registers<KB, uint32_t, K>(s.keys, s.vals, m, first - pair, out.k,
+                                                      out.v);
+        __syncthreads();
+    }
+}
+
 /* block_sort_segment with stability a run-time flag (the same in every
  * thread). */
 template <int THREADS, int K, typename KB, typename V>
@@ -244,13 +335,21 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
             }
         }
     }
-    using P = segment_positions<V>;
-    warp_items<KB, V, P, K> it;
+    if constexpr (!is_value<V>::value) {
+        warp_items<KB, no_value, no_value, K> it;
 #pragma unroll
-    for (int i = 0; i < K; i++)
-        segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base, codec);
-    block_sort_tile<32 * K, KB, V, P, THREADS, K>(it, sm, len);
-    segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+        for (int i = 0; i < K; i++)
+            segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
+                         codec);
+        block_sort_tile<32 * K, KB, no_value, no_value, THREADS, K>(it, sm, len);
+        segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+    } else {
+        warp_items<KB, uint32_t, no_value, K> it;
+        segment_sort_positions<THREADS, K>(it, in_keys, len, codec,
+                                           tile_smem<KB, uint32_t>{storage.keys, storage.pos});
+        segment_store_by_position<K>(it.k, it.v, first, len, in_vals, out_keys, out_vals, codec,
+                                     iota_base, [] { __syncthreads(); });
+    }
 }
 } // namespace detail
 
@@ -259,12 +358,14 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
  * warp sorts 32 * K items in registers, then the runs are merged in shared
  * memory (block_sort_tile). Thread t stores sorted items t*K .. t*K+K-1
  * (each warp loads its items striped). With values, as warp_sort_segment:
- * keys and values first, positions only when needed.
+ * keys and values first; keys and positions, the values then read by
+ * position, only when needed.
  * Preconditions: every thread of a 1-D block of exactly THREADS threads
  * calls it with the same arguments (THREADS a power of two, 64 to 1024;
- * K 1, 2, 4 or 8 for 8-byte keys or values, up to 16 for 4-byte ones).
- * Barriers: two per merge round, and two to four more with values;
- * storage is free again on return. */
+ * K a power of two, 1 to 16).
+ * Barriers: two per merge round; with values one more before the sort, two
+ * for the STABLE check, and for a second sort its merge rounds and one
+ * before the values are stored. storage is free again on return. */
 template <int THREADS, int K, bool STABLE = true, typename KB, typename V>
 __device__ __forceinline__ void
 block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
