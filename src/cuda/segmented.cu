@@ -543,15 +543,16 @@ static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_
 /* Key and value widths that may take the full shape (segmented.h): those
  * whose 1024 x 16 block sort (class 12 and the first runs of long
  * segments) compiles within the 64 registers a thread of 1024 may have
- * without spilling: keys alone, 4- or 8-byte. With values the keys and
- * values network plus the positions network beside it (the fallback,
- * warpsort/segment_sort.cuh) spill at 64 registers: 4-byte pairs a little,
- * mixed widths kilobytes; 8-byte pairs also need 278 KB, more than any
+ * without spilling: keys alone, 4- or 8-byte, and 4-byte keys with 4-byte
+ * values (two words an item in either network: keys and values, or the
+ * second sort's keys and positions, warpsort/segment_sort.cuh). Mixed
+ * widths hold three words an item in the keys-and-values network and
+ * spill there; 8-byte pairs hold four and also need 278 KB, more than any
  * family gives a block. Those keep the wide or narrow shape, and only the
  * widths here instantiate the 1024 x 16 kernels. */
 template <typename KB, typename V>
 __host__ __device__ constexpr bool ws_seg_full_width() {
-    return !warpsort::is_value<V>::value;
+    return !warpsort::is_value<V>::value || (sizeof(KB) == 4 && sizeof(V) == 4);
 }
 
 /* Shared memory of a shape's largest blocks for KB keys and V values: a
