@@ -146,9 +146,13 @@ static void test_long_segments(void **state) {
 
 /* Every edge of the 1024 x 16 block class and of the long segments' runs
  * of 16384 (one, two and three runs, a last run of one item) in one call,
- * with short segments between them. Keys alone take the class where the
- * device's block holds it; pairs and argsorts keep runs of 8192 (or 2048)
- * and are here for the same edges in their shapes. */
+ * with short segments between them. Keys alone and 4-byte keys with 4-byte
+ * values or indices take the class where the device's block holds it;
+ * other widths keep runs of 8192 (or 2048) and are here for the same edges
+ * in their shapes. The nan-mix pairs put real keys equal to the padding
+ * sentinel into partial segments and runs, and the ties of the few / two /
+ * equal ones make stable calls sort again by key and position: both take
+ * the second sort, whose values are read back by position. */
 static const size_t k_full_lengths[] = {8192,  8193,  16383, 3,     16384, 16385, 0,
                                         12288, 32768, 1,     32769, 49153, 2049,  16384,
                                         9000,  100,   65536, 16384, 8191,  81921};
@@ -184,6 +188,18 @@ static const sg_case_t k_full_cases[] = {
     {WT_OP_SORT, WARPSORT_F32, 0, 0, KEYGEN_REVERSED, 35, NULL, 6, 16385},
     {WT_OP_PAIRS, WARPSORT_U32, 4, WARPSORT_STABLE, KEYGEN_TWO, 36, NULL, 4, 16384},
     {WT_OP_ARGSORT, WARPSORT_I32, 4, 0, KEYGEN_FEW, 37, NULL, 5, 8193},
+    /* the second sort: sentinel keys (unstable and stable), ties */
+    {WT_OP_PAIRS, WARPSORT_U32, 4, 0, KEYGEN_NAN_MIX, 38, k_full_lengths, SG_COUNT(k_full_lengths),
+     0},
+    {WT_OP_PAIRS, WARPSORT_I32, 4, WARPSORT_STABLE | WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 39,
+     k_full_lengths, SG_COUNT(k_full_lengths), 0},
+    {WT_OP_ARGSORT, WARPSORT_U32, 4, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 40, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, KEYGEN_EQUAL, 41, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
+    {WT_OP_PAIRS, WARPSORT_U32, 4, 0, KEYGEN_NAN_MIX, 42, NULL, 3, 16383},
+    {WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, KEYGEN_FEW, 43, k_full_lengths,
+     SG_COUNT(k_full_lengths), 0},
 };
 
 /* The cases above on g_gpu; then with a caller workspace of exactly the
