@@ -153,12 +153,17 @@ using warpsort::warp_items;
 #define WS_TK_CAND_SI64 16
 #define WS_TK_CAND_TILE64 (WS_TK_CAND_THREADS * 4)
 /* Row blocks (ws_tk_rows_kernel): k at most this (32-bit keys, sorted by
- * a block tile; 64-bit keys, sorted by one warp); bytes of keys a thread
- * holds in registers; threads per block from MIN to MAX (a power of two
- * holding the row, or MAX); rows up to MAX_PASSES x MAX threads' worth of
- * registers (the rest is read again from L2 at every pass of the select). */
-#define WS_TK_ROWS_MAX_K32 1024
-#define WS_TK_ROWS_MAX_K64 256
+ * a block tile; 64-bit keys, by one warp up to 512 survivors, above by
+ * the block's two tiles); survivors a thread holds in the tile (32-bit /
+ * 64-bit keys; the 64-bit tiles carry (key, index, position) items);
+ * bytes of keys a thread holds in registers; threads per block from MIN
+ * to MAX (a power of two holding the row, or MAX); rows up to MAX_PASSES
+ * x MAX threads' worth of registers (the rest is read again from L2 at
+ * every pass of the select). */
+#define WS_TK_ROWS_MAX_K 1024
+#define WS_TK_ROWS_ITEMS32 8
+#define WS_TK_ROWS_ITEMS64 4
+#define WS_TK_ROWS_TILE_ITEMS(kb) ((kb) == 8 ? WS_TK_ROWS_ITEMS64 : WS_TK_ROWS_ITEMS32)
 #define WS_TK_ROWS_ITEMS 64
 #define WS_TK_ROWS_MIN_THREADS 128
 #define WS_TK_ROWS_MAX_THREADS 512
@@ -1394,6 +1399,20 @@ struct ws_tk_cand_smem {
     uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
 };
+/* The two tiles of ws_tk_wide_tile_sort (TILE items), over the room of
+ * the survivors they sort. */
+template <int TILE>
+union ws_tk_wide_tiles {
+    struct {
+        uint32_t k[warpsort::smem_slots<uint32_t>(TILE)];
+        uint64_t v[warpsort::smem_slots<uint64_t>(TILE)];
+    } by_index;
+    struct {
+        uint64_t k[warpsort::smem_slots<uint64_t>(TILE)];
+        uint32_t v[warpsort::smem_slots<uint32_t>(TILE)];
+    } by_key;
+};
+
 /* 64-bit keys: the narrowing's first, so a launch for k <= 16 x
  * WS_TK_CAND_SI64 needs only the warp's survivors after it
  * (ws_tk_cand_smem_bytes); the tile sorts reuse the survivors' room. */
@@ -1402,14 +1421,7 @@ struct ws_tk_cand_smem<uint64_t> {
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
     union {
         ws_tk_u128 keys[WS_TK_CAND_TILE64];
-        struct {
-            uint32_t k[warpsort::smem_slots<uint32_t>(WS_TK_CAND_TILE64)];
-            uint64_t v[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE64)];
-        } by_index;
-        struct {
-            uint64_t k[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE64)];
-            uint32_t v[warpsort::smem_slots<uint32_t>(WS_TK_CAND_TILE64)];
-        } by_key;
+        ws_tk_wide_tiles<WS_TK_CAND_TILE64> tiles;
     };
 };
 
@@ -1469,9 +1481,9 @@ __device__ __forceinline__ void ws_tk_tile_finish(uint64_t *keys, int s, int k, 
  * index (unique), then by key with positions, which keeps equal keys in
  * the order of the first: by index. Every thread of the block calls it. */
 template <typename KB, int T, int ITEMS>
-__device__ __forceinline__ void ws_tk_wide_tile_sort(ws_tk_cand_smem<uint64_t> &sm, int s, int k,
-                                                     size_t out_base, key_codec codec,
-                                                     const ws_tk_outputs &out) {
+__device__ __forceinline__ void
+ws_tk_wide_tile_sort(const ws_tk_u128 *words, ws_tk_wide_tiles<T * ITEMS> &tiles, int s, int k,
+                     size_t out_base, key_codec codec, const ws_tk_outputs &out) {
     const int lane = (int)threadIdx.x & 31, first = (int)threadIdx.x * ITEMS;
     const int warp_first = first & ~(32 * ITEMS - 1);
     warp_items<uint32_t, uint64_t, no_value, ITEMS> a;
@@ -1480,13 +1492,13 @@ __device__ __forceinline__ void ws_tk_wide_tile_sort(ws_tk_cand_smem<uint64_t> &
         /* striped per warp, as ws_tk_tile_sort; the padding sorts last by
          * index (no row reaches 2^32 - 1 items) and carries the largest key */
         const int e = warp_first + i * 32 + lane;
-        const ws_tk_u128 w = e < s ? sm.keys[e] : ~(ws_tk_u128)0;
+        const ws_tk_u128 w = e < s ? words[e] : ~(ws_tk_u128)0;
         a.k[i] = (uint32_t)w;
         a.v[i] = (uint64_t)(w >> 32);
     }
     __syncthreads(); /* every survivor read before the tiles overwrite them */
     warpsort::block_sort_tile<32 * ITEMS, uint32_t, uint64_t, no_value, T, ITEMS>(
-        a, warpsort::tile_smem<uint32_t, uint64_t>{sm.by_index.k, sm.by_index.v}, s);
+        a, warpsort::tile_smem<uint32_t, uint64_t>{tiles.by_index.k, tiles.by_index.v}, s);
     warp_items<uint64_t, uint32_t, uint32_t, ITEMS> b;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -1495,7 +1507,7 @@ __device__ __forceinline__ void ws_tk_wide_tile_sort(ws_tk_cand_smem<uint64_t> &
         b.p[i] = (uint32_t)(first + i);
     }
     warpsort::block_sort_tile<32 * ITEMS, uint64_t, uint32_t, uint32_t, T, ITEMS>(
-        b, warpsort::tile_smem<uint64_t, uint32_t>{sm.by_key.k, sm.by_key.v}, s);
+        b, warpsort::tile_smem<uint64_t, uint32_t>{tiles.by_key.k, tiles.by_key.v}, s);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
         if (first + i < k)
@@ -1562,8 +1574,8 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
                 ws_tk_warp_finish<KB, WS_TK_CAND_SI64>(sm.keys, c.s, (unsigned)k, out_base, codec,
                                                        out);
         } else {
-            ws_tk_wide_tile_sort<KB, T, WS_TK_CAND_TILE64 / T>(sm, (int)c.s, (int)k, out_base,
-                                                               codec, out);
+            ws_tk_wide_tile_sort<KB, T, WS_TK_CAND_TILE64 / T>(sm.keys, sm.tiles, (int)c.s, (int)k,
+                                                               out_base, codec, out);
         }
     } else {
         const int m = c.s < cap ? (int)c.s : (int)cap;
@@ -1585,7 +1597,8 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
  * for rows over T x L, again from L2 at every pass), narrowed on chip to
  * at most 32 x SI (word i is (ordered key i, i)), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
- * (key, index) items); the first k are the row's results. */
+ * (key, index) items, or above 512 by the block's two tiles); the first
+ * k are the row's results. */
 template <typename KB, int T, int SI>
 __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
@@ -1598,8 +1611,15 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
      * larger of CAP and T words) */
     constexpr int SW =
         WIDE ? (int)CAP : warpsort::smem_slots<uint64_t>((int)CAP > T ? (int)CAP : T);
+    /* 64-bit keys with more survivors than one warp sorts: the block's
+     * two tiles over them (ws_tk_wide_tile_sort) */
+    constexpr bool WIDE_TILES = WIDE && SI > 16;
     __shared__ ws_tk_narrow_smem<T> sm;
-    __shared__ W sw[SW];
+    __shared__ union {
+        W sw[SW];
+        ws_tk_wide_tiles<WIDE_TILES ? (int)CAP : 1> tiles;
+    } su;
+    W *const sw = su.sw;
     const KB *rk = keys + (size_t)blockIdx.x * row_len;
     const unsigned n = (unsigned)row_len;
     const int t = (int)threadIdx.x;
@@ -1622,7 +1642,11 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
     ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
     const size_t out_base = (size_t)blockIdx.x * k;
-    if constexpr (WIDE) {
+    if constexpr (WIDE_TILES) {
+        static_assert((int)CAP % T == 0 && (int)CAP / T <= WS_TK_ROWS_ITEMS64, "the tiles' shape");
+        ws_tk_wide_tile_sort<KB, T, (int)CAP / T>(sw, su.tiles, (int)c.s, (int)k, out_base, codec,
+                                                  out);
+    } else if constexpr (WIDE) {
         if (t < 32) ws_tk_warp_finish<KB, SI>(sw, c.s, k, out_base, codec, out);
     } else {
         constexpr int MAXI = (int)CAP > T ? (int)CAP / T : 1;
@@ -1745,15 +1769,15 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     }
     /* Rows that a few blocks' registers hold: one block each. */
     const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
-    p.rows_block = k <= (kb == 4 ? WS_TK_ROWS_MAX_K32 : WS_TK_ROWS_MAX_K64) &&
-                   rows <= 0x7FFFFFFFull &&
+    p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
                    row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread;
     if (p.rows_block) {
         /* survivors: at least 2k, 32 x rows_si of them */
         p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
         /* a tile of them takes at most 8 items a thread */
         size_t t = WS_TK_ROWS_MIN_THREADS;
-        while (t < WS_TK_ROWS_MAX_THREADS && (t * per_thread < row_len || t * 8 < 32u * p.rows_si))
+        while (t < WS_TK_ROWS_MAX_THREADS &&
+               (t * per_thread < row_len || t * WS_TK_ROWS_TILE_ITEMS(kb) < 32u * p.rows_si))
             t *= 2;
         p.rows_threads = (int)t;
         p.total = at;
@@ -2035,11 +2059,11 @@ static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, cons
         ws_tk_rows_kernel<KB, T, 8><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
     else if (p.rows_si == 16)
         ws_tk_rows_kernel<KB, T, 16><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
-    else if constexpr (sizeof(KB) == 4) {
-        if (p.rows_si == 32)
+    else if (p.rows_si == 32) {
+        if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 32)
             ws_tk_rows_kernel<KB, T, 32><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
-        else if constexpr (T >= 256)
-            ws_tk_rows_kernel<KB, T, 64><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+    } else if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 64) {
+        ws_tk_rows_kernel<KB, T, 64><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
     }
 }
 

@@ -225,6 +225,10 @@ static void test_rows_block(void **state) {
                                               992 + (size_t)sm, 8, 8, TK_BOTH});
         run_on(&wt_device_memory, (tk_case_t){WARPSORT_U32, sm, 1000, 10007, 1000, KEYGEN_NAN_MIX,
                                               994 + (size_t)sm, 4, 4, TK_BOTH});
+        /* 64-bit keys above 512 survivors: the block's two tiles (ties by index) */
+        run_on(&wt_device_memory, (tk_case_t){sm ? WARPSORT_F64 : WARPSORT_I64, sm, 600, 4096,
+                                              sm ? 1000 : 300, sm ? KEYGEN_NAN_MIX : KEYGEN_EQUAL,
+                                              996 + (size_t)sm, 8, sm ? 8 : 0, TK_BOTH});
     }
 }
 
