@@ -109,12 +109,12 @@ static void test_2_24_every_dtype(void **state) {
         }
     }
     run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, KEYGEN_RANDOM, g_cpu);
-    /* Either side of the sample sort's threshold (WS_SAMPLE_MIN_N = 2^23 + 1):
+    /* Either side of the sample sort's threshold (WS_SAMPLE_MIN_N = 2^23):
      * the largest merge-path sort and the smallest sample sort. */
     const size_t half = n / 2;
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half - 1, KEYGEN_RANDOM, g_cpu);
     run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half, KEYGEN_RANDOM, g_cpu);
-    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half + 1, KEYGEN_RANDOM, g_cpu);
-    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, half + 1, KEYGEN_FEW,
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, half, KEYGEN_FEW,
             g_cpu);
 }
 
