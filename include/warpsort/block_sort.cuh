@@ -36,29 +36,18 @@ struct tile_smem {
     V *vals;
 };
 
-/* Sorts the tile held in registers (blocked: thread t holds tile items
- * t*ITEMS + i) into ascending order of item_less, leaving it in registers,
- * blocked. s must hold smem_slots(THREADS*ITEMS) padded slots per array.
- * Positions, when P is not no_value, order equal keys inside the network.
- * Preconditions: every thread of the block calls it; the block is 1-D with
- * exactly THREADS threads; ITEMS and RUN are powers of two, RUN between
- * ITEMS and 32 * ITEMS; THREADS is a multiple of 32 and a power of two.
- * Barriers: two per merge round (none when TILE == RUN); the last one
- * follows the last shared-memory read, so s is free again on return.
- * Items from `valid` on must be sentinels (the largest key, positions in
- * order): a warp that holds only those skips its network, and a thread
- * whose merge outputs are all past `valid` skips its merge (they stay the
- * sentinels it holds), so a part-filled tile costs about what its real
- * items cost. */
+/* The merge rounds of block_sort_tile: the block's warps hold sorted runs
+ * of RUN items (blocked: thread t holds run items t*ITEMS + i), doubled by
+ * merge path in s until the tile is one run; values move with their keys
+ * (positions are not carried: ties go to the earlier run, and runs hold
+ * consecutive tile indices). Outputs from `valid` on are sentinels, and
+ * the thread whose outputs all lie there keeps them and skips its merge.
+ * Barriers: two per round; the last follows the last read of s. */
 template <int RUN, typename KB, typename V, typename P, int THREADS, int ITEMS>
-__device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it, tile_smem<KB, V> s,
-                                                int valid = THREADS * ITEMS) {
+__device__ __forceinline__ void block_merge_runs(warp_items<KB, V, P, ITEMS> &it,
+                                                 tile_smem<KB, V> s, int valid) {
     constexpr int TILE = THREADS * ITEMS;
     const int first = (int)threadIdx.x * ITEMS;
-
-    /* Sentinels already stand in order: a warp holding only sentinels has
-     * nothing to sort (warp-uniform, as the shuffles need). */
-    if ((first & ~(32 * ITEMS - 1)) < valid) warp_sort_registers<RUN>(it, first & (RUN - 1));
     const int kslot = blocked_base<KB, ITEMS>(first);
     const int vslot = blocked_base<V, ITEMS>(first);
 #pragma unroll
@@ -78,6 +67,30 @@ __device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it,
             merge_items_to_registers<KB, V, ITEMS>(s.keys, s.vals, m, first - pair, it.k, it.v);
         __syncthreads();
     }
+}
+
+/* Sorts the tile held in registers (blocked: thread t holds tile items
+ * t*ITEMS + i) into ascending order of item_less, leaving it in registers,
+ * blocked. s must hold smem_slots(THREADS*ITEMS) padded slots per array.
+ * Positions, when P is not no_value, order equal keys inside the network.
+ * Preconditions: every thread of the block calls it; the block is 1-D with
+ * exactly THREADS threads; ITEMS and RUN are powers of two, RUN between
+ * ITEMS and 32 * ITEMS; THREADS is a multiple of 32 and a power of two.
+ * Barriers: two per merge round (none when TILE == RUN); the last one
+ * follows the last shared-memory read, so s is free again on return.
+ * Items from `valid` on must be sentinels (the largest key, positions in
+ * order): a warp that holds only those skips its network, and a thread
+ * whose merge outputs are all past `valid` skips its merge (they stay the
+ * sentinels it holds), so a part-filled tile costs about what its real
+ * items cost. */
+template <int RUN, typename KB, typename V, typename P, int THREADS, int ITEMS>
+__device__ __forceinline__ void block_sort_tile(warp_items<KB, V, P, ITEMS> &it, tile_smem<KB, V> s,
+                                                int valid = THREADS * ITEMS) {
+    const int first = (int)threadIdx.x * ITEMS;
+    /* Sentinels already stand in order: a warp holding only sentinels has
+     * nothing to sort (warp-uniform, as the shuffles need). */
+    if ((first & ~(32 * ITEMS - 1)) < valid) warp_sort_registers<RUN>(it, first & (RUN - 1));
+    block_merge_runs<RUN, KB, V, P, THREADS, ITEMS>(it, s, valid);
 }
 
 /*=== the public collectives ===*/

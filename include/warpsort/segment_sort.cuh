@@ -260,7 +260,7 @@ template <int THREADS, int K, typename KB>
 __device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, no_value, K> &out,
                                                        const KB *in_keys, int len, key_codec codec,
                                                        tile_smem<KB, uint32_t> s) {
-    constexpr int RUN = 32 * K, TILE = THREADS * K;
+    constexpr int RUN = 32 * K;
     const int first = (int)threadIdx.x * K;
     const int warp_first = first & ~(RUN - 1), lane = lane_id();
     {
@@ -277,24 +277,8 @@ __device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, 
             out.v[i] = it.p[i];
         }
     }
-    const int kslot = blocked_base<KB, K>(first);
-    const int vslot = blocked_base<uint32_t, K>(first);
-#pragma unroll
-    for (int run = RUN; run < TILE; run *= 2) {
-#pragma unroll
-        for (int i = 0; i < K; i++) {
-            slot_put(s.keys, kslot + i, out.k[i]);
-            slot_put(s.vals, vslot + i, out.v[i]);
-        }
-        __syncthreads();
-        const int pair = first & ~(2 * run - 1);
-        const merge_src m = {pair, run, pair + run, run};
-        /* outputs from len on are padding, which these registers hold */
-        if (first < len)
-            merge_items_to_registers<KB, uint32_t, K>(s.keys, s.vals, m, first - pair, out.k,
-                                                      out.v);
-        __syncthreads();
-    }
+    /* outputs from len on are padding, which these registers hold */
+    block_merge_runs<RUN, KB, uint32_t, no_value, THREADS, K>(out, s, len);
 }
 
 /* block_sort_segment with stability a run-time flag (the same in every
