@@ -245,8 +245,8 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 #endif
 
 /* Smallest n the sample sort takes (plan.cu); below it the merge passes
- * are cheaper: at 2^22 the merge path wins, at 2^23 the sample sort
- * (bench/NOTES.md, eighteenth session: 2-13 % for keys and pairs). */
+ * are cheaper: at 2^22 the merge path wins, from 2^23 on the sample sort,
+ * for keys and pairs of every width (bench/NOTES.md). */
 #ifndef WS_SAMPLE_MIN_N
 #define WS_SAMPLE_MIN_N ((size_t)1 << 23)
 #endif

@@ -9,7 +9,6 @@
 #include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 #include "pipe.h"
