@@ -1476,7 +1476,7 @@ __device__ __forceinline__ void ws_tk_tile_finish(uint64_t *keys, int s, int k, 
 }
 
 /* 64-bit keys: sorts the s survivors ((key, index) words, s <= T x ITEMS,
- * unpadded in sm.keys) and writes the first k (k <= s) to results from
+ * unpadded at words, which tiles overlays) and writes the first k (k <= s) to results from
  * out_base on. A word does not fit a tile's key, so two tile sorts: by
  * index (unique), then by key with positions, which keeps equal keys in
  * the order of the first: by index. Every thread of the block calls it. */
