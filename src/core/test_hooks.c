@@ -39,6 +39,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
         const unsigned long k = strtoul(v, NULL, 10);
         h->ooc_workers = k < 2 ? 0u : k > 16 ? 16u : (unsigned)k;
     }
+    v = getenv("WARPSORT_TEST_SPREAD");
+    h->spread = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_TRACE");
     if (v && *v && strlen(v) < sizeof h->trace_path) strcpy(h->trace_path, v);
 }

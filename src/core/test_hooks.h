@@ -26,6 +26,11 @@
  *                                ring and workspace and 1/K of the device budget:
  *                                the several-GPU code, concurrency included, on
  *                                a machine with one GPU
+ *   WARPSORT_TEST_SPREAD=1       host arrays on a context with several workers
+ *                                (config devices, or the hook above) are
+ *                                sorted in core across them whenever every
+ *                                worker's share fits, even where the context's
+ *                                device alone would hold the array
  *
  * ws_pipeline_test_fail_at (src/cuda/pipeline/pipeline.h) is the one hook
  * set by a call instead: the k-th pipeline checkpoint fails.
@@ -50,6 +55,7 @@ typedef struct ws_test_hooks {
     int force_no_kernel_image;
     char trace_path[WS_TRACE_PATH_MAX]; /* "": no trace */
     unsigned ooc_workers;               /* 0: the config's devices */
+    int spread;                         /* 1: spread across workers first */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

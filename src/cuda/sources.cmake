@@ -8,6 +8,8 @@ set(WARPSORT_CUDA_SOURCES
   src/cuda/pipeline/pipeline.cu
   src/cuda/pipeline/incore.cu
   src/cuda/pipeline/out_of_core.cu
+  src/cuda/pipeline/spread.cu
+  src/cuda/pipeline/split.cu
   src/cuda/pipeline/workers.cu
   src/cuda/pipeline/staging.cu
   src/cuda/pipeline/pipe.cu

@@ -44,6 +44,7 @@ void ws_pipeline_test_fail_at(warpsort_context_t *ctx, unsigned k);
 static int g_have_gpu, g_gpus;
 static warpsort_context_t *g_cpu; /* the oracle */
 static int g_quick;
+static int g_spread_hook; /* the next multi_context sets WARPSORT_TEST_SPREAD */
 
 #define SMALL_RING ((size_t)64 << 10) /* 4 slots of 16 KiB: blocks of 4096 / 2048 items */
 
@@ -59,12 +60,14 @@ static int g_quick;
 
 /* A CUDA context for host arrays: ring, device budget (per device), device
  * list (count 0: none) and, when workers > 1, that many workers on device 0
- * through the test hook (read at create). */
+ * through the test hook; with g_spread_hook set, WARPSORT_TEST_SPREAD too
+ * (both read at create; g_spread_hook is cleared). */
 static warpsort_context_t *multi_context(size_t ring, size_t budget, const int *devices, int count,
                                          unsigned workers) {
     char k[16];
     snprintf(k, sizeof k, "%u", workers);
     if (workers > 1) setenv("WARPSORT_TEST_OOC_WORKERS", k, 1);
+    if (g_spread_hook) setenv("WARPSORT_TEST_SPREAD", "1", 1);
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CUDA;
     cfg.host_ring_bytes = ring;
@@ -74,6 +77,8 @@ static warpsort_context_t *multi_context(size_t ring, size_t budget, const int *
     warpsort_context_t *ctx = NULL;
     const warpsort_status_t st = warpsort_create(&ctx, &cfg);
     unsetenv("WARPSORT_TEST_OOC_WORKERS");
+    unsetenv("WARPSORT_TEST_SPREAD");
+    g_spread_hook = 0;
     if (st != WARPSORT_OK)
         fail_msg("warpsort_create: %s: %s", warpsort_status_name(st), warpsort_create_error());
     return ctx;
@@ -142,11 +147,14 @@ static int host_only_failure(const char *why) {
  * workers) failing, for k = 1, 2, ... until a call gets past every one:
  * each failure must leave the arrays byte-identical and say which device
  * failed ("CUDA device"), unless it involved none (host_only_failure); the
- * final success must match the CPU backend. ooc: the call goes out of core
- * (some failure is at phase 2's "sorting a range"), else it stays in core
- * (none is at a run or range, and none is host-only). */
+ * final success must match the CPU backend. route: where the call goes,
+ * told by where it failed: out of core (some failure is at phase 2's
+ * "sorting a range"), spread across the workers (some at "spread: ...",
+ * none at a run, range or host scratch), or in core on the context's
+ * device (none of these). */
+enum route { IN_CORE, OUT_OF_CORE, SPREAD };
 static void fail_everywhere(warpsort_context_t *ctx, wt_op_t op, warpsort_dtype_t dt, size_t second,
-                            unsigned flags, size_t n, int ooc) {
+                            unsigned flags, size_t n, enum route route) {
     const size_t kb = warpsort_dtype_size(dt);
     unsigned char *keys = malloc(n * kb), *second_arr = malloc(n * 8);
     unsigned char *orig_k = malloc(n * kb), *orig_s = malloc(n * 8);
@@ -154,7 +162,7 @@ static void fail_everywhere(warpsort_context_t *ctx, wt_op_t op, warpsort_dtype_
     keygen_fill(orig_k, n, dt, KEYGEN_TWO, 1234);
     for (size_t i = 0; i < n * 8; i++) orig_s[i] = (unsigned char)(i * 29 + 3);
     if (op == WT_OP_PAIRS) wt_fill_iota(orig_s, n, second);
-    int failed_calls = 0, named = 0, host_only = 0, ranges = 0, runs = 0;
+    int failed_calls = 0, named = 0, host_only = 0, ranges = 0, runs = 0, spread = 0;
     for (unsigned k = 1; k < 100000; k++) {
         memcpy(keys, orig_k, n * kb);
         memcpy(second_arr, orig_s, n * 8);
@@ -176,6 +184,7 @@ static void fail_everywhere(warpsort_context_t *ctx, wt_op_t op, warpsort_dtype_
             fail_msg("k=%u: the failure names no device: %s", k, why);
         runs += strstr(why, "at sorting a run") != NULL;
         ranges += strstr(why, "at sorting a range") != NULL;
+        spread += strstr(why, "at spread: ") != NULL;
         if (memcmp(keys, orig_k, n * kb) != 0) fail_msg("k=%u: keys changed by a failed call", k);
         if (memcmp(second_arr, orig_s, n * 8) != 0)
             fail_msg("k=%u: %s changed by a failed call", k,
@@ -183,14 +192,20 @@ static void fail_everywhere(warpsort_context_t *ctx, wt_op_t op, warpsort_dtype_
     }
     ws_pipeline_test_fail_at(ctx, 0);
     if (failed_calls < 3) fail_msg("only %d checkpoints reached", failed_calls);
-    if (ooc && !ranges) fail_msg("no failure while sorting a range: the call stayed in core");
-    if (!ooc && (runs || ranges || host_only))
+    if (route == OUT_OF_CORE && !ranges)
+        fail_msg("no failure while sorting a range: the call did not go out of core");
+    if (route != OUT_OF_CORE && (runs || ranges || host_only))
         fail_msg("%d failures at runs, ranges or host scratch: the call went out of core",
                  runs + ranges + host_only);
+    if (route == SPREAD && !spread) fail_msg("no failure in a spread phase: the call stayed put");
+    if (route != SPREAD && spread) fail_msg("%d failures in spread phases", spread);
     print_message("%s n=%zu %s: %d forced failures (%d naming a device, %d on host memory "
                   "alone), arrays unchanged\n",
-                  wt_op_name(op), n, ooc ? "out of core" : "in core", failed_calls, named,
-                  host_only);
+                  wt_op_name(op), n,
+                  route == OUT_OF_CORE ? "out of core"
+                  : route == SPREAD    ? "spread"
+                                       : "in core",
+                  failed_calls, named, host_only);
     unsigned char *ref_k = malloc(n * kb), *ref_s = malloc(n * 8);
     assert_true(ref_k && ref_s);
     memcpy(ref_k, orig_k, n * kb);
@@ -373,16 +388,16 @@ static void test_same_device_failures(void **state) {
     REQUIRE_GPU();
     /* 1 MiB: 512 KiB a worker */
     warpsort_context_t *ctx = multi_context(SMALL_RING, (size_t)1 << 20, NULL, 0, 2);
-    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013, 1);
-    fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 45007, 1);
-    if (!g_quick) fail_everywhere(ctx, WT_OP_SORT, WARPSORT_U32, 0, 0, 300007, 1);
+    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013, OUT_OF_CORE);
+    fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 45007, OUT_OF_CORE);
+    if (!g_quick) fail_everywhere(ctx, WT_OP_SORT, WARPSORT_U32, 0, 0, 300007, OUT_OF_CORE);
     warpsort_destroy(ctx);
     /* A fresh context (768 KiB: 256 KiB a worker): the first call out of
      * core also starts the workers' contexts and the context's own ring.
      * Then in core on the context's device alone, still named. */
     ctx = multi_context(SMALL_RING, (size_t)3 << 18, NULL, 0, 3);
-    fail_everywhere(ctx, WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, 200003, 1);
-    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, 20011, 0);
+    fail_everywhere(ctx, WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, 200003, OUT_OF_CORE);
+    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_F32, 4, WARPSORT_STABLE, 20011, IN_CORE);
     warpsort_destroy(ctx);
 }
 
@@ -411,6 +426,53 @@ static void test_same_device_trace(void **state) {
     REQUIRE_GPU();
     static const char *const prefix[2] = {"dev0.w0 ", "dev0.w1 "};
     traced_calls(NULL, 0, 2, prefix);
+}
+
+/*--- in core across the workers (spread.cu) ---*/
+
+/* The spread path on 2 and 3 workers of one device (WARPSORT_TEST_SPREAD
+ * with the workers hook): every dtype and operation, the adversarial
+ * distributions, sizes that are multiples of nothing (shares of unequal
+ * length), pinned memory and sort_copy; then the route itself, told by the
+ * failures (fail_everywhere), at every checkpoint. */
+static void test_same_device_spread(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t sizes[] = {100003, 700001};
+    size_t failures = 0;
+    for (unsigned workers = 2; workers <= 3; workers++) {
+        g_spread_hook = 1;
+        warpsort_context_t *ctx =
+            multi_context(SMALL_RING, (size_t)workers << 24, NULL, 0, workers);
+        failures += run_matrix(ctx, &wt_host_memory, sizes, g_quick ? 1 : COUNT(sizes),
+                               g_quick ? (1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL) : ADVERSARIAL,
+                               0x5B2ull * workers);
+        run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 300007,
+                KEYGEN_FEW);
+        const size_t n = 250009;
+        float *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4),
+              *keep = malloc(n * 4);
+        assert_true(in && out && ref && keep);
+        keygen_fill(in, n, WARPSORT_F32, KEYGEN_NAN_MIX, 78);
+        memcpy(keep, in, n * 4);
+        memcpy(ref, in, n * 4);
+        assert_int_equal(warpsort_sort_copy(ctx, in, out, n, WARPSORT_F32, WARPSORT_DESCENDING),
+                         WARPSORT_OK);
+        assert_int_equal(warpsort_sort(g_cpu, ref, n, WARPSORT_F32, WARPSORT_DESCENDING),
+                         WARPSORT_OK);
+        assert_memory_equal(out, ref, n * 4);
+        assert_memory_equal(in, keep, n * 4);
+        free(in);
+        free(out);
+        free(ref);
+        free(keep);
+        fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013, SPREAD);
+        if (!g_quick || workers == 3)
+            fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_F32, 8, WARPSORT_DESCENDING, 45007,
+                            SPREAD);
+        warpsort_destroy(ctx);
+    }
+    assert_int_equal(failures, 0);
 }
 
 /*--- two GPUs ---*/
@@ -475,9 +537,38 @@ static void test_two_gpus_failures(void **state) {
     (void)state;
     REQUIRE_TWO_GPUS();
     warpsort_context_t *ctx = multi_context(SMALL_RING, (size_t)256 << 10, k_two, 2, 0);
-    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, 60013, 1);
-    fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_I32, 4, 0, 45007, 1);
+    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, 60013, OUT_OF_CORE);
+    fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_I32, 4, 0, 45007, OUT_OF_CORE);
     warpsort_destroy(ctx);
+}
+
+/* Spread across two GPUs without the hook, because the array does not fit
+ * one device's budget and half of it does (the route told by the failures),
+ * and with it on the default ring: peer copies between the devices. */
+static void test_two_gpus_spread(void **state) {
+    (void)state;
+    REQUIRE_TWO_GPUS();
+    warpsort_context_t *ctx = multi_context(SMALL_RING, (size_t)3 << 19, k_two, 2, 0);
+    fail_everywhere(ctx, WT_OP_SORT, WARPSORT_U32, 0, 0, 300007, SPREAD);
+    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_F64, 4, WARPSORT_STABLE | WARPSORT_DESCENDING,
+                    66667, SPREAD);
+    warpsort_destroy(ctx);
+    g_spread_hook = 1;
+    ctx = multi_context(SMALL_RING, (size_t)64 << 20, k_two, 2, 0);
+    const size_t sizes[] = {200003, 1000003};
+    const size_t failures =
+        run_matrix(ctx, &wt_host_memory, sizes, g_quick ? 1 : COUNT(sizes),
+                   g_quick ? (1u << KEYGEN_RANDOM | 1u << KEYGEN_EQUAL) : ADVERSARIAL, 0x5D2ull);
+    warpsort_destroy(ctx);
+    g_spread_hook = 1;
+    ctx = multi_context(0, 0, k_two, 2, 0);
+    const size_t n = g_quick ? ((size_t)1 << 24) + 5 : ((size_t)1 << 26) + 11;
+    run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
+    run_one(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F32, 8, 0, n / 2, KEYGEN_NAN_MIX);
+    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 4,
+            KEYGEN_TWO);
+    warpsort_destroy(ctx);
+    assert_int_equal(failures, 0);
 }
 
 /* The trace of devices {0, 1}: lanes "dev0 ..." and "dev1 ...", each device's
@@ -540,10 +631,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_same_device_failures),
         cmocka_unit_test(test_same_device_budget_too_small),
         cmocka_unit_test(test_same_device_trace),
+        cmocka_unit_test(test_same_device_spread),
         cmocka_unit_test(test_two_gpus_matrix),
         cmocka_unit_test(test_two_gpus_all_devices),
         cmocka_unit_test(test_two_gpus_other_device),
         cmocka_unit_test(test_two_gpus_failures),
+        cmocka_unit_test(test_two_gpus_spread),
         cmocka_unit_test(test_two_gpus_trace),
         cmocka_unit_test(test_device_list_range),
     };

@@ -103,15 +103,6 @@ static warpsort_status_t ws_merge_range(warpsort_context_t *ctx, const ws_job *j
     return WARPSORT_OK;
 }
 
-/* The device side of an in-core job: the workspace's A and B buffers (the
- * merge tree ping-pongs between them) and how the job's streams are used. */
-struct ws_job_buffers {
-    unsigned char *ws, *ak, *av, *bk, *bv;
-    size_t *bounds;
-    unsigned levels; /* merge-tree levels: log2(pieces) */
-    int one_stream;  /* 1: copies and compute all on the context's stream */
-};
-
 /* Piece i has been enqueued for copying in: its indices (argsort), its sort,
  * and every merge of the tree that it completes, on the compute stream. */
 static warpsort_status_t ws_piece_compute(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
@@ -156,10 +147,10 @@ static warpsort_status_t ws_piece_compute(warpsort_context_t *ctx, ws_pipe *p, c
 /* The point of no return: every error so far left the caller's arrays
  * alone; wait for the device to finish before the first byte goes back. */
 static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
-                                         const ws_job_buffers *d, int direct) {
+                                         const ws_job_buffers *d) {
     const size_t n = j->n, kb = j->kb, vb = j->vb;
-    const unsigned char *fk = d->levels % 2 ? d->bk : d->ak;
-    const unsigned char *fv = d->levels % 2 ? d->bv : d->av;
+    const int direct = d->direct;
+    const unsigned char *fk = ws_job_final(d, 0), *fv = ws_job_final(d, 1);
     WS_CUDA_TRY(ctx, cudaEventRecord(p->done_ev, ws_state(ctx)->stream));
     /* While the device finishes: the faults of an output other than the
      * input (whose pages the copy in touched), out of the copy out. */
@@ -188,48 +179,56 @@ static warpsort_status_t ws_job_copy_out(warpsort_context_t *ctx, ws_pipe *p, co
     return WARPSORT_OK;
 }
 
-/* The in-core job (see pipeline.cu): copies in piece by piece, sorts each
- * as it lands, merges the tree, waits for the device, then copies the
- * result out. Nothing reaches keys_out / vals_out before the wait. */
-warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces) {
+/* The device side of the in-core job (see pipeline.cu): copies in piece
+ * by piece and sorts each as it lands, merging the tree; all enqueued, the
+ * sorted job left at ws_job_final. */
+warpsort_status_t ws_incore_device(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                   unsigned pieces, ws_job_buffers *d) {
     const cudaStream_t cs = ws_state(ctx)->stream;
     const size_t n = j->n, kb = j->kb, vb = j->vb;
-    const int direct = n * (kb + vb) <=
-                       (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes : WS_DIRECT_MAX_BYTES);
+    d->direct = n * (kb + vb) <=
+                (p->slot_bytes < WS_DIRECT_MAX_BYTES ? p->slot_bytes : WS_DIRECT_MAX_BYTES);
     const ws_job_layout l = ws_job_layout_for(ctx, n, kb, vb, pieces);
     WS_TRY(ws_checkpoint(ctx, "device workspace"));
-    ws_job_buffers d;
-    WS_TRY(ws_acquire(ctx, l.total, &d.ws));
+    WS_TRY(ws_acquire(ctx, l.total, &d->ws));
     const int staged =
-        !direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
-                    (j->keys_out && !j->keys_out_pinned) || (j->vals_out && !j->vals_out_pinned));
+        !d->direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
+                       (j->keys_out && !j->keys_out_pinned) || (j->vals_out && !j->vals_out_pinned));
     if (staged) WS_TRY(ws_pipe_ring(ctx, p));
     /* A job in one piece whose copies are all direct (small, or pinned)
      * runs on the compute stream alone: with one piece there is nothing to
      * overlap, and the stream order replaces the events and the wait for
      * the device (an asynchronous fault is sticky, so the copy out behind it
      * never runs); the hops cost small arrays 3-15 % (bench/NOTES.md). */
-    d.one_stream = !staged && pieces == 1;
-    p->in_s = d.one_stream ? cs : p->h2d;
-    p->out_s = d.one_stream ? cs : p->d2h;
+    d->one_stream = !staged && pieces == 1;
+    p->in_s = d->one_stream ? cs : p->h2d;
+    p->out_s = d->one_stream ? cs : p->d2h;
     /* Earlier work on the context's stream may still use the workspace. */
-    if (!d.one_stream) {
+    if (!d->one_stream) {
         WS_CUDA_TRY(ctx, cudaEventRecord(p->start_ev, cs));
         WS_CUDA_TRY(ctx, cudaStreamWaitEvent(p->h2d, p->start_ev, 0));
     }
-    d.ak = d.ws + l.a_keys;
-    d.av = vb ? d.ws + l.a_vals : NULL;
-    d.bk = d.ws + l.b_keys;
-    d.bv = vb ? d.ws + l.b_vals : NULL;
-    d.bounds = (size_t *)(d.ws + l.bounds);
-    d.levels = 0;
-    while ((1u << d.levels) < pieces) d.levels++;
+    d->ak = d->ws + l.a_keys;
+    d->av = vb ? d->ws + l.a_vals : NULL;
+    d->bk = d->ws + l.b_keys;
+    d->bv = vb ? d->ws + l.b_vals : NULL;
+    d->bounds = (size_t *)(d->ws + l.bounds);
+    d->levels = 0;
+    while ((1u << d->levels) < pieces) d->levels++;
     for (unsigned i = 0; i < pieces; i++) {
         WS_TRY(ws_checkpoint(ctx, "copying a piece in"));
         WS_TRY(ws_copy_in(ctx, p, j, ws_piece_begin(n, pieces, i), ws_piece_begin(n, pieces, i + 1),
-                          d.ak, d.av, direct));
-        if (!d.one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
-        WS_TRY(ws_piece_compute(ctx, p, j, &l, &d, i, pieces));
+                          d->ak, d->av, d->direct));
+        if (!d->one_stream) WS_CUDA_TRY(ctx, cudaEventRecord(p->piece_ev[i], p->h2d));
+        WS_TRY(ws_piece_compute(ctx, p, j, &l, d, i, pieces));
     }
-    return ws_job_copy_out(ctx, p, j, &d, direct);
+    return WARPSORT_OK;
+}
+
+/* The in-core job: the device side, a wait for the device, then the copy
+ * out. Nothing reaches keys_out / vals_out before the wait. */
+warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces) {
+    ws_job_buffers d;
+    WS_TRY(ws_incore_device(ctx, p, j, pieces, &d));
+    return ws_job_copy_out(ctx, p, j, &d);
 }

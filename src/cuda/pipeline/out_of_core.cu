@@ -12,80 +12,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "core/keybits.h"
 #include "pipe.h"
-
-static uint64_t ws_host_key(const unsigned char *keys, size_t i, size_t kb, int kind, int desc) {
-    if (kb == 4) {
-        uint32_t x;
-        memcpy(&x, keys + i * 4, 4);
-        return ws_to_ordered32(x, kind, desc);
-    }
-    uint64_t x;
-    memcpy(&x, keys + i * 8, 8);
-    return ws_to_ordered64(x, kind, desc);
-}
-
-/* The sorted runs in host scratch: run q is items [q * run, ...) of keys. */
-struct ws_runs {
-    const unsigned char *keys;
-    size_t n, run, count, kb;
-    int kind, desc;
-};
-static size_t ws_run_len(const ws_runs *r, size_t q) {
-    const size_t b = q * r->run;
-    return r->n - b < r->run ? r->n - b : r->run;
-}
-/* First position of run q from `from` on whose ordered key is > v (upper)
- * or >= v. */
-static size_t ws_run_bound(const ws_runs *r, size_t q, uint64_t v, int upper, size_t from) {
-    const size_t base = q * r->run;
-    size_t lo = from, hi = ws_run_len(r, q);
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        const uint64_t k = ws_host_key(r->keys, base + mid, r->kb, r->kind, r->desc);
-        if (upper ? k <= v : k < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-/* split[q] = how many items of run q are among the first k outputs, in the
- * order (key, run, position), given from[q], the same for fewer outputs.
- * Only positions from from[q] on are read: the blocks before them may hold
- * output by now. Clamping every bound at from[q] changes nothing: keys below
- * the earlier split's key lie inside every run's prefix, and items equal to
- * it that the prefix holds are the first in (run, position) order. */
-static void ws_split_at(const ws_runs *r, size_t k, const size_t *from, size_t *split) {
-    if (k >= r->n) {
-        for (size_t q = 0; q < r->count; q++) split[q] = ws_run_len(r, q);
-        return;
-    }
-    /* The smallest ordered key v with more than k items <= v. */
-    uint64_t lo = 0, hi = r->kb == 4 ? 0xFFFFFFFFull : ~0ull;
-    while (lo < hi) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        size_t upto = 0;
-        for (size_t q = 0; q < r->count; q++) upto += ws_run_bound(r, q, mid, 1, from[q]);
-        if (upto > k)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    size_t left = k;
-    for (size_t q = 0; q < r->count; q++) {
-        split[q] = ws_run_bound(r, q, lo, 0, from[q]);
-        left -= split[q]; /* items < v: at most k of them */
-    }
-    /* Items equal to v, dealt out in run order (stable). */
-    for (size_t q = 0; q < r->count && left; q++) {
-        const size_t equal = ws_run_bound(r, q, lo, 1, split[q]) - split[q];
-        const size_t take = equal < left ? equal : left;
-        split[q] += take;
-        left -= take;
-    }
-}
 
 /* Largest run whose workspace fits budget both in one piece and in
  * WS_MAX_PIECES (0 if none does): in eight pieces a run's sort overlaps its
@@ -497,11 +424,10 @@ static warpsort_status_t ws_ooc_run_length(warpsort_context_t *ctx, const ws_job
 }
 
 static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                             size_t budget, ws_scratch *s) {
+                                             ws_worker *workers, unsigned count, ws_scratch *s) {
     const size_t n = top->n, kb = top->kb, vb = top->vb;
-    ws_worker *workers = NULL;
     ws_ooc_shape g;
-    WS_TRY(ws_workers_get(ctx, top, budget, &workers, &g.workers));
+    g.workers = count;
     WS_TRY(ws_ooc_run_length(ctx, top, workers, g.workers, &g.run));
     /* Runs (and so ranges) are whole blocks, so every range starts a block. */
     g.B = p->slot_bytes / kb;
@@ -527,7 +453,8 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     o.top = top;
     o.g = g;
     o.s = s;
-    o.runs = ws_runs{s->s1k, n, g.run, g.count, kb, ws_dtype_kind((int)top->dtype), top->desc};
+    o.runs = ws_runs{s->s1k, n,    g.run, g.count, kb, ws_dtype_kind((int)top->dtype),
+                     top->desc, NULL, NULL, cudaSuccess};
     o.map = ws_blockmap{{s->s1k, s->s1v}, {s->spk, s->spv}, g.s1_blocks, g.B, s->ids};
     for (size_t i = 0; i < g.spares; i++) s->free_ids[o.nfree++] = g.s1_blocks + i;
     if (pthread_mutex_init(&o.mu, NULL) != 0)
@@ -551,10 +478,10 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
 }
 
 warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                 size_t budget) {
+                                 ws_worker *workers, unsigned count) {
     ws_scratch s;
     memset(&s, 0, sizeof s);
-    warpsort_status_t r = ws_out_of_core_with(ctx, p, top, budget, &s);
+    warpsort_status_t r = ws_out_of_core_with(ctx, p, top, workers, count, &s);
     ws_scratch_free(&s);
     return r;
 }

@@ -169,7 +169,48 @@ ws_job_layout ws_job_layout_for(const warpsort_context_t *ctx, size_t n, size_t 
                                 unsigned pieces);
 unsigned ws_pieces_for(const warpsort_context_t *ctx, size_t n, size_t kb, size_t vb, size_t slot,
                        size_t budget);
+/* The device side of an in-core job: the workspace's A and B buffers (the
+ * merge tree ping-pongs between them; B exists only with several pieces)
+ * and how the job's streams are used. */
+struct ws_job_buffers {
+    unsigned char *ws, *ak, *av, *bk, *bv;
+    size_t *bounds;  /* the merge kernel's cuts, for up to the job's n items */
+    unsigned levels; /* merge-tree levels: log2(pieces) */
+    int one_stream;  /* 1: copies and compute all on the context's stream */
+    int direct;      /* 1: small enough for the driver's own staging */
+};
+/* Where the sorted job ends (keys: values 0; values: 1). */
+static inline unsigned char *ws_job_final(const ws_job_buffers *d, int values) {
+    if (values) return d->levels % 2 ? d->bv : d->av;
+    return d->levels % 2 ? d->bk : d->ak;
+}
+/* Enqueues the job's copy in, the pieces' sorts and the merge tree on the
+ * context's workspace and streams, and returns without waiting: the sorted
+ * job will be at ws_job_final(d) once the context's stream is done. */
+warpsort_status_t ws_incore_device(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                   unsigned pieces, ws_job_buffers *d);
+/* The whole in-core job: ws_incore_device, a wait, the copy out. */
 warpsort_status_t ws_incore(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j, unsigned pieces);
+
+/*--- split.cu: exact cuts of sorted runs ---*/
+/* Sorted runs, cut at global ranks in the order (key, run, position). Host
+ * runs (dev NULL): run q is items [q * run, ...) of keys, n in all. Device
+ * runs: run q is dev_len[q] items at dev[q] (on any device; n their sum),
+ * each key read with a small copy; err keeps the first failed read, after
+ * which a split must not be used. */
+struct ws_runs {
+    const unsigned char *keys;
+    size_t n, run, count, kb;
+    int kind, desc;
+    const unsigned char *const *dev;
+    const size_t *dev_len;
+    cudaError_t err;
+};
+size_t ws_run_len(const ws_runs *r, size_t q);
+/* split[q] = how many items of run q are among the first k outputs in the
+ * order (key, run, position), given from[q], the same for fewer outputs
+ * (zeros will do). Only positions from from[q] on are read. */
+void ws_split_at(ws_runs *r, size_t k, const size_t *from, size_t *split);
 
 /*--- pipeline.cu ---*/
 /* Device memory a host-array job may use on ctx's device (which is current). */
@@ -217,7 +258,17 @@ int ws_workers_stopped(const warpsort_context_t *ctx);
 void ws_workers_destroy(warpsort_context_t *ctx);
 
 /*--- out_of_core.cu: runs, then exact key-range splits ---*/
+/* workers: ws_workers_get's, for this job. */
 warpsort_status_t ws_out_of_core(warpsort_context_t *ctx, ws_pipe *p, const ws_job *top,
-                                 size_t budget);
+                                 ws_worker *workers, unsigned count);
+
+/*--- spread.cu: in core across the workers' devices ---*/
+/* The job in core across the workers (two or more) when every worker's
+ * equal share fits its budget in several pieces: each sorts its share of
+ * the input on its device, the shares are cut at exact ranks, every worker
+ * gathers its part of the output from all devices (peer copies), merges
+ * it and copies it out. *taken 0 (and nothing done) when it does not fit. */
+warpsort_status_t ws_spread(warpsort_context_t *ctx, const ws_job *top, ws_worker *workers,
+                            unsigned count, int *taken);
 
 #endif /* WARPSORT_CUDA_PIPELINE_PIPE_H */

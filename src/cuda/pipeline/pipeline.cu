@@ -106,6 +106,28 @@ warpsort_status_t ws_budget(warpsort_context_t *ctx, const ws_job *j, size_t *bu
     return WARPSORT_OK;
 }
 
+/* A job the context's device cannot hold (under `budget`): in core across
+ * the workers' devices when each one's share fits (spread.cu), else out of
+ * core. A spread that finds less free memory than it was told, with no
+ * budget set, goes out of core under half of it, as in core does. */
+static warpsort_status_t ws_beyond_device(warpsort_context_t *ctx, ws_pipe *p, const ws_job *j,
+                                          size_t budget, int retry) {
+    ws_worker *workers = NULL;
+    unsigned count = 0;
+    WS_TRY(ws_workers_get(ctx, j, budget, &workers, &count));
+    int taken = 0;
+    warpsort_status_t r = ws_spread(ctx, j, workers, count, &taken);
+    if (!taken) return ws_out_of_core(ctx, p, j, workers, count);
+    if (r != WARPSORT_OUT_OF_MEMORY || !retry) return r;
+    for (unsigned w = 0; w < count; w++) {
+        ws_drain(workers[w].ctx, workers[w].p);
+        workers[w].budget /= 2;
+    }
+    r = ws_out_of_core(ctx, p, j, workers, count);
+    if (r == WARPSORT_OK) ctx->last_error[0] = '\0';
+    return r;
+}
+
 static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
     ws_cuda_state *st = ws_state(ctx);
     const int armed = st->test_fail_countdown != 0;
@@ -123,14 +145,28 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
         ws_trace_finish(p);
         return r;
     }
-    const unsigned pieces = ws_pieces_for(ctx, j->n, j->kb, j->vb, p->slot_bytes, budget);
-    if (pieces) {
+    /* The WARPSORT_TEST_SPREAD hook: several workers spread what fits them,
+     * even an array the context's device would hold. */
+    int done = 0;
+    if (ctx->hooks.spread && (ctx->hooks.ooc_workers || ctx->device_count > 1) &&
+        !st->workspace_external) {
+        ws_worker *workers = NULL;
+        unsigned count = 0;
+        r = ws_workers_get(ctx, j, budget, &workers, &count);
+        if (r == WARPSORT_OK) r = ws_spread(ctx, j, workers, count, &done);
+        done |= r != WARPSORT_OK;
+    }
+    const unsigned pieces =
+        done ? 0 : ws_pieces_for(ctx, j->n, j->kb, j->vb, p->slot_bytes, budget);
+    if (done) {
+        /* spread, or failed on the way */
+    } else if (pieces) {
         r = ws_on_device(ctx, ctx->device, ws_incore(ctx, p, j, pieces));
         if (r != WARPSORT_OK) ws_drain(ctx, p);
         /* No budget was set and the free memory was not there after all
-         * (fragmentation, another process): out of core in half of it. */
+         * (fragmentation, another process): beyond the device in half of it. */
         if (r == WARPSORT_OUT_OF_MEMORY && !fixed && !armed) {
-            r = ws_out_of_core(ctx, p, j, budget / 2);
+            r = ws_beyond_device(ctx, p, j, budget / 2, 0);
             if (r == WARPSORT_OK) ctx->last_error[0] = '\0';
         }
     } else if (st->workspace_external) {
@@ -140,7 +176,7 @@ static warpsort_status_t ws_pipe_run(warpsort_context_t *ctx, ws_job *j) {
                                   st->workspace_bytes, j->n,
                                   ws_job_layout_for(ctx, j->n, j->kb, j->vb, 1).total));
     } else {
-        r = ws_out_of_core(ctx, p, j, budget);
+        r = ws_beyond_device(ctx, p, j, budget, !fixed && !armed);
     }
     if (r != WARPSORT_OK) ws_drain(ctx, p);
     (void)cudaGetLastError();
