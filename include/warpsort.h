@@ -140,12 +140,13 @@ typedef struct warpsort_config {
     size_t host_ring_bytes;     /* pinned staging ring for pageable host arrays, allocated on
                                    first use and kept until warpsort_destroy; 0 = 128 MiB
                                    (4 slots of 32 MiB); at least 16 KiB */
-    /* CUDA backend, host arrays sorted out of core: the devices that share the work
-     * (see "Host arrays on several GPUs"). device_count 0 = device alone (devices is then
-     * ignored); 1 .. WARPSORT_MAX_DEVICES = devices[0 .. device_count), distinct ordinals,
-     * copied by warpsort_create; WARPSORT_ALL_DEVICES (devices NULL) = every device present
-     * when CUDA is initialised. Everything else (device arrays, host arrays whose workspace
-     * fits device's budget, top-k, batched rows and segments) runs on device only. */
+    /* CUDA backend, host arrays larger than device's budget: the devices that share the
+     * work (see "Host arrays on several GPUs"). device_count 0 = device alone (devices is
+     * then ignored); 1 .. WARPSORT_MAX_DEVICES = devices[0 .. device_count), distinct
+     * ordinals, copied by warpsort_create; WARPSORT_ALL_DEVICES (devices NULL) = every
+     * device present when CUDA is initialised. Everything else (device arrays, host arrays
+     * whose workspace fits device's budget, top-k, batched rows and segments) runs on
+     * device only. */
     const int *devices;
     int device_count;
     /* New fields go here, at the end, with their default added to
@@ -271,26 +272,31 @@ WARPSORT_API warpsort_status_t warpsort_synchronize(warpsort_context_t *ctx);
  * point (allocation, budget too small, CUDA error) leaves them
  * byte-identical. Only the final copy back itself (a device-to-host copy in
  * core, a host memcpy out of core) runs after that point.
- * Host arrays on several GPUs (config devices / device_count): an array that
- * goes out of core is sorted by one host thread per listed device, each with
- * its own stream, pinned ring, workspace and device budget (device_budget_bytes
- * applies to each device; 0 = each device's free memory), on its own PCIe
- * link: phase 1 hands the runs out to the devices as they come free, phase 2
- * the ranges, so both phases run on all devices at once. Runs are as long as
- * the device with the least room can sort; the cuts, the host scratch and the
- * failure safety are those of the one-device path (each device other than
- * `device` adds a pinned ring of host_ring_bytes, its workspace and its
- * context, kept until warpsort_destroy); the call fails on the first failure
- * of any device, stops the others at their next piece, and names the device
- * in warpsort_last_error ("CUDA device D: ..."). With any list but `device`
+ * Host arrays on several GPUs (config devices / device_count): an array whose
+ * workspace does not fit `device`'s budget is sorted by one host thread per
+ * listed device, each with its own stream, pinned ring, workspace and device
+ * budget (device_budget_bytes applies to each device; 0 = each device's free
+ * memory), on its own PCIe link. In core across the devices when every
+ * device's equal share fits its budget in several pieces (about twice the
+ * share's bytes): each device sorts its share, the shares are cut at exact
+ * ranks, each device gathers its part of the output from the others (peer
+ * copies; the call enables peer access between the listed devices where
+ * they support it) and merges it, and each part is copied out to its place;
+ * no host scratch is used. Otherwise out of core: phase 1 hands the runs
+ * out to the devices as they come free, phase 2 the ranges, so both phases
+ * run on all devices at once; runs are as long as the device with the least
+ * room can sort, and the host scratch is that of the one-device path. Either
+ * way the failure safety is the one-device path's (the caller's arrays are
+ * written only once every device is done; each device other than `device`
+ * adds a pinned ring of host_ring_bytes, its workspace and its context, kept
+ * until warpsort_destroy); the call fails on the first failure of any
+ * device, stops the others at their next piece, and names the device in
+ * warpsort_last_error ("CUDA device D: ..."). With any list but `device`
  * alone, every failure that involves a device names it, in core too; only
  * the out-of-core steps on host memory alone (allocating the host scratch,
  * the final copy back) name none. The host staging threads (cpu_threads)
- * are shared out among the devices. Arrays whose workspace fits
- * `device`'s budget stay on `device` alone: with G devices the out-of-core
- * route moves every byte over a bus twice (G buses) against once (one bus) in
- * core, so it only wins from G >= 3, and sorting in core across devices would
- * need about five times each device's share of device memory.
+ * are shared out among the devices. Arrays whose workspace fits `device`'s
+ * budget stay on `device` alone (one bus crossing each way already).
  * Diagnostics: with the environment variable WARPSORT_TRACE=FILE set, every
  * host-array call appends a timeline of its copies, staging threads, sorts
  * and merges to FILE (CSV; bench/plot.py --timeline draws it).

@@ -237,14 +237,21 @@ void run_out_of_core(HostContext &c) {
     if (first.status == RowStatus::Ok)
         first.note += "; the first call of its context also faults its host scratch in";
     emit(c, first);
-    Row one_budgeted =
-        host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2), budgeted.get());
-    emit(c, one_budgeted);
+    /* --ooc-budget none: the budget-free rows alone. */
+    const bool budget = rb.device_budget != 0;
+    Row one_budgeted;
+    if (budget) {
+        one_budgeted = host_row(c, "warpsort-host", rb, in, ver, 0, std::max(2, c.opt.repeat / 2),
+                                budgeted.get());
+        emit(c, one_budgeted);
+    }
     budgeted.reset();
-    Row one_free = host_row(c, "warpsort-host", r, in, ver, 1, std::max(1, c.opt.repeat / 2));
+    Row one_free =
+        host_row(c, "warpsort-host", r, in, ver, budget ? 1 : 0, std::max(1, c.opt.repeat / 2));
     emit(c, one_free);
     if (c.opt.device_count) {
-        run_out_of_core_devices(c, rb, in, ver, one_budgeted, std::max(2, c.opt.repeat / 2));
+        if (budget)
+            run_out_of_core_devices(c, rb, in, ver, one_budgeted, std::max(2, c.opt.repeat / 2));
         run_out_of_core_devices(c, r, in, ver, one_free, std::max(1, c.opt.repeat / 2));
     }
     if (std::find(c.opt.rivals.begin(), c.opt.rivals.end(), "warpsort-cpu") == c.opt.rivals.end())

@@ -39,13 +39,16 @@ const char *const kHostUsage =
     "  --repeat N          timed runs per row (default 5); --slow-repeat N for\n"
     "                      warpsort-cpu (default 1); --warmup N before them (default 1)\n"
     "  --ooc-n N           add u32 keys sorted out of core: n = N pageable keys with\n"
-    "  --ooc-budget BYTES  this device budget (default 4G): the first call of the\n"
-    "                      process on its own row (it also faults the host scratch in),\n"
-    "                      the calls after it, the budget-free call, the CPU backend\n"
-    "  --devices LIST|all  with --ooc-n: the same out-of-core rows (under the budget,\n"
-    "                      then budget-free) again with the context's device list set\n"
-    "                      to LIST (e.g. 0,1) or every GPU, in the same run, each row\n"
-    "                      verified and its speedup over the one-device row noted\n"
+    "  --ooc-budget BYTES  this device budget (default 4G; none: no budgeted rows): the\n"
+    "                      first call of the process on its own row (it also faults the\n"
+    "                      host scratch in), the calls after it, the budget-free call,\n"
+    "                      the CPU backend\n"
+    "  --devices LIST|all  with --ooc-n: the same rows (under the budget, then\n"
+    "                      budget-free) again with the context's device list set to LIST\n"
+    "                      (e.g. 0,1) or every GPU, in the same run, each row verified\n"
+    "                      and its speedup over the one-device row noted; budget-free,\n"
+    "                      an array whose shares fit the devices sorts in core across\n"
+    "                      them (the library's spread path), else out of core\n"
     "  --timeline N        instead of the rows: one pinned and one pageable sort of N\n"
     "                      u32 keys (after a warm-up), then two out-of-core sorts of\n"
     "                      --ooc-n keys if given (and two on --devices' list if given),\n"
@@ -138,9 +141,11 @@ bool parse_host_flag(const std::string &a, ArgReader &args, HostOptions &o, int 
         o.cpu_max_n = parse_size(a, args.value());
     else if (a == "--ooc-n")
         o.ooc_n = parse_size(a, args.value());
-    else if (a == "--ooc-budget")
-        o.ooc_budget = parse_size(a, args.value());
-    else if (a == "--timeline")
+    else if (a == "--ooc-budget") {
+        const std::string v = args.value();
+        o.ooc_budget = v == "none" ? 0 : parse_size(a, v);
+        if (v != "none" && o.ooc_budget == 0) usage_error("--ooc-budget: above 0, or none");
+    } else if (a == "--timeline")
         o.timeline_n = parse_size(a, args.value());
     else if (a == "--trace")
         o.trace = args.value();
@@ -166,7 +171,6 @@ HostOptions parse_host_args(int argc, char **argv) {
     for (Regime &r : o.kinds)
         if (r.value_bytes) r.value_bytes = value_bytes;
     check_common_flags(o);
-    if (o.ooc_budget == 0) usage_error("--ooc-budget: must be above 0");
     if (o.device_count && !o.ooc_n) usage_error("--devices: needs --ooc-n");
     return o;
 }

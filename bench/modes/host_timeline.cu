@@ -1,9 +1,10 @@
 /*
  * host_timeline.cu - the host mode's --timeline: one pinned and one
  * pageable sort of N u32 keys (after an untraced warm-up of each), then two
- * out-of-core sorts of --ooc-n pageable keys under --ooc-budget (calls 2
- * and 3), and with --devices two more on the device list (calls 4 and 5,
- * --ooc-budget on each device), with the library's own trace on:
+ * sorts of --ooc-n pageable keys under --ooc-budget (calls 2 and 3; none:
+ * budget-free), and with --devices two more on the device list (calls 4 and
+ * 5, --ooc-budget on each device; budget-free, in core across the devices
+ * when their shares fit), with the library's own trace on:
  * WARPSORT_TRACE=FILE makes every host-array call append its spans to FILE
  * (call,lane,what,start_ms,end_ms; lanes "dev<D> ...", every worker's
  * device), drawn by bench/plot.py --timeline. Every traced output is
@@ -98,9 +99,12 @@ bool trace_out_of_core(const HostOptions &o, const RivalEnv &env) {
         for (int i = 0; i < 2; ++i, ++call) {
             const double ms = traced_sort(*hr, r, n, pristine.get(), keys.get(), "out of core");
             if (ms < 0) return false;
-            std::printf("timeline: call %d out of core on %s, n=%zu, budget %llu bytes a device: "
-                        "%.2f ms\n",
-                        call, where.c_str(), n, (unsigned long long)o.ooc_budget, ms);
+            std::printf("timeline: call %d on %s, n=%zu, budget %s a device: %.2f ms\n", call,
+                        where.c_str(), n,
+                        o.ooc_budget
+                            ? strprintf("%llu bytes", (unsigned long long)o.ooc_budget).c_str()
+                            : "none",
+                        ms);
         }
     }
     return true;

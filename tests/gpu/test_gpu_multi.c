@@ -550,8 +550,8 @@ static void test_two_gpus_spread(void **state) {
     REQUIRE_TWO_GPUS();
     warpsort_context_t *ctx = multi_context(SMALL_RING, (size_t)3 << 19, k_two, 2, 0);
     fail_everywhere(ctx, WT_OP_SORT, WARPSORT_U32, 0, 0, 300007, SPREAD);
-    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_F64, 4, WARPSORT_STABLE | WARPSORT_DESCENDING,
-                    66667, SPREAD);
+    fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_F64, 4, WARPSORT_STABLE | WARPSORT_DESCENDING, 66667,
+                    SPREAD);
     warpsort_destroy(ctx);
     g_spread_hook = 1;
     ctx = multi_context(SMALL_RING, (size_t)64 << 20, k_two, 2, 0);
@@ -565,8 +565,7 @@ static void test_two_gpus_spread(void **state) {
     const size_t n = g_quick ? ((size_t)1 << 24) + 5 : ((size_t)1 << 26) + 11;
     run_one(ctx, &wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n, KEYGEN_RANDOM);
     run_one(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F32, 8, 0, n / 2, KEYGEN_NAN_MIX);
-    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 4,
-            KEYGEN_TWO);
+    run_one(ctx, &wt_host_memory, WT_OP_PAIRS, WARPSORT_U64, 8, WARPSORT_STABLE, n / 4, KEYGEN_TWO);
     warpsort_destroy(ctx);
     assert_int_equal(failures, 0);
 }

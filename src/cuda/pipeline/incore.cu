@@ -192,8 +192,9 @@ warpsort_status_t ws_incore_device(warpsort_context_t *ctx, ws_pipe *p, const ws
     WS_TRY(ws_checkpoint(ctx, "device workspace"));
     WS_TRY(ws_acquire(ctx, l.total, &d->ws));
     const int staged =
-        !d->direct && (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
-                       (j->keys_out && !j->keys_out_pinned) || (j->vals_out && !j->vals_out_pinned));
+        !d->direct &&
+        (!j->keys_in_pinned || (vb && !j->iota && !j->vals_in_pinned) ||
+         (j->keys_out && !j->keys_out_pinned) || (j->vals_out && !j->vals_out_pinned));
     if (staged) WS_TRY(ws_pipe_ring(ctx, p));
     /* A job in one piece whose copies are all direct (small, or pinned)
      * runs on the compute stream alone: with one piece there is nothing to

@@ -453,8 +453,14 @@ static warpsort_status_t ws_out_of_core_with(warpsort_context_t *ctx, ws_pipe *p
     o.top = top;
     o.g = g;
     o.s = s;
-    o.runs = ws_runs{s->s1k, n,    g.run, g.count, kb, ws_dtype_kind((int)top->dtype),
-                     top->desc, NULL, NULL, cudaSuccess};
+    o.runs.keys = s->s1k;
+    o.runs.n = n;
+    o.runs.run = g.run;
+    o.runs.count = g.count;
+    o.runs.kb = kb;
+    o.runs.kind = ws_dtype_kind((int)top->dtype);
+    o.runs.desc = top->desc;
+    o.runs.err = cudaSuccess; /* host runs: dev and dev_len NULL (o is zeroed) */
     o.map = ws_blockmap{{s->s1k, s->s1v}, {s->spk, s->spv}, g.s1_blocks, g.B, s->ids};
     for (size_t i = 0; i < g.spares; i++) s->free_ids[o.nfree++] = g.s1_blocks + i;
     if (pthread_mutex_init(&o.mu, NULL) != 0)

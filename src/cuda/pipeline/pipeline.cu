@@ -1,9 +1,9 @@
 /*
  * pipeline.cu - the host pipeline's entry: host arrays through a pinned ring,
  * copy streams, pieces sorted as they arrive (incore.cu), and arrays larger
- * than the device (out_of_core.cu). Files: pipe.cu (state), staging.cu
- * (copies), trace.cu, merge2.cu (the merge tree's kernel), incore.cu,
- * out_of_core.cu.
+ * than the device (spread.cu across several, out_of_core.cu). Files: pipe.cu
+ * (state), staging.cu (copies), trace.cu, merge2.cu (the merge tree's
+ * kernel), incore.cu, split.cu, spread.cu, out_of_core.cu, workers.cu.
  *
  * In core (the workspace fits the device budget). Three streams: h2d and d2h
  * (created here, non-blocking) and the context's stream for compute. The
@@ -77,9 +77,16 @@
  * On such a context every failure that involves a device names it, in core
  * too (ws_names_devices); only the out-of-core steps on host memory alone
  * (allocating the host scratch, the final copy back) name none.
- * In-core jobs stay on one device: sorting across devices in core would
- * need the NCCL path (src/nccl) and about five times each device's share of
- * device memory, and only beats one bus pass from three devices on.
+ *
+ * Spread (spread.cu): before going out of core, a job whose equal shares
+ * fit every worker's budget in several pieces (the share twice, plus one
+ * piece's sort workspace) is sorted in core across the workers: each sorts
+ * its share, the runs are cut at exact ranks (split.cu, the same cut as
+ * phase 2's), each worker gathers its part from every device by peer
+ * copies, merges it and copies it out. Every byte crosses a bus once each
+ * way instead of twice, and there is no host scratch. Jobs that fit the
+ * context's device stay on it: one bus crossing each way already.
+ * Files: split.cu (the exact cuts), spread.cu.
  */
 #include <string.h>
 

@@ -97,8 +97,16 @@ static warpsort_status_t ws_spread_cut(ws_worker *w, void *arg) {
     WS_TRY(ws_checkpoint(w->ctx, "spread: cutting the shares"));
     const double t0 = ws_trace_now(w->p);
     const ws_job *top = s->top;
-    ws_runs r = {NULL,        top->n,   0,         count,     top->kb, ws_dtype_kind((int)top->dtype),
-                 top->desc,   s->run_k, s->run_len, cudaSuccess};
+    ws_runs r;
+    memset(&r, 0, sizeof r);
+    r.n = top->n;
+    r.count = count;
+    r.kb = top->kb;
+    r.kind = ws_dtype_kind((int)top->dtype);
+    r.desc = top->desc;
+    r.dev = s->run_k;
+    r.dev_len = s->run_len;
+    r.err = cudaSuccess;
     size_t from[WS_SPREAD_MAX];
     memset(from, 0, sizeof from);
     ws_split_at(&r, s->lo[i], from, cut);
@@ -157,8 +165,8 @@ static warpsort_status_t ws_spread_gather(ws_worker *w, void *arg) {
     }
     at[count] = off;
     if (off != s->lo[i + 1] - s->lo[i])
-        return ws_error(w->ctx, WARPSORT_INTERNAL, "spread: part %u gathered %zu items, not %zu",
-                        i, off, s->lo[i + 1] - s->lo[i]);
+        return ws_error(w->ctx, WARPSORT_INTERNAL, "spread: part %u gathered %zu items, not %zu", i,
+                        off, s->lo[i + 1] - s->lo[i]);
     WS_CUDA_TRY(w->ctx, cudaStreamSynchronize(st));
     ws_trace_host(w->p, t0, "phase", "spread: gather a part");
     return WARPSORT_OK;
@@ -252,7 +260,8 @@ warpsort_status_t ws_spread(warpsort_context_t *ctx, const ws_job *top, ws_worke
     if (!s) return ws_error(ctx, WARPSORT_OUT_OF_MEMORY, "cannot allocate the spread's state");
     s->top = top;
     s->count = count;
-    for (unsigned w = 0; w <= count; w++) s->lo[w] = top->n / count * w + top->n % count * w / count;
+    for (unsigned w = 0; w <= count; w++)
+        s->lo[w] = top->n / count * w + top->n % count * w / count;
     /* Several pieces, so the workspace has the second buffer (Y). */
     for (unsigned w = 0; w < count; w++) {
         s->device[w] = workers[w].ctx->device;
