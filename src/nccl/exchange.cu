@@ -6,7 +6,9 @@
  * [cuts[me][j], cuts[me][j+1]) belongs to rank j. One NCCL group sends
  * every piece to its rank and receives this rank's piece of every other
  * rank into recv, in rank order; this rank's own piece stays where it is.
- * Counts of zero send nothing (both sides compute the same counts).
+ * Pieces travel 16-byte aligned (ws_nccl_pad, ws_nccl_slots: a few items
+ * before a piece go with it and are skipped). Counts of zero send nothing
+ * (both sides compute the same counts).
  *
  * Merge: the p pieces this rank now holds are sorted runs, and run r (from
  * rank r) precedes run r + 1 among equal keys. Adjacent runs are merged in
@@ -25,43 +27,52 @@
 warpsort_status_t ws_nccl_exchange(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                    const uint64_t *cuts, size_t n_out) {
     const int p = c->nranks, me = c->rank;
-    const size_t row = (size_t)p + 1;
-    const ncclDataType_t kt = ws_nccl_word(c->kb), vt = ws_nccl_word(c->vb);
+    const size_t row = (size_t)p + 1, kb = c->kb, vb = c->vb;
+    const ncclDataType_t kt = ws_nccl_word(kb), vt = ws_nccl_word(vb);
     const uint64_t *mine = cuts + (size_t)me * row;
     size_t received = 0;
     for (int r = 0; r < p; r++) received += cuts[r * row + me + 1] - cuts[r * row + me];
     if (received != n_out)
         return ws_error(c->ctx, WARPSORT_INTERNAL, "%s: rank %d would receive %zu items, not %zu",
                         c->fn, me, received, n_out);
+    size_t *slot_k = (size_t *)malloc(2 * (size_t)p * sizeof(size_t)), *slot_v = slot_k + p;
+    if (!slot_k) return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory", c->fn);
+    ws_nccl_slots(cuts, p, me, kb, slot_k);
+    ws_nccl_slots(cuts, p, me, vb, slot_v);
     ncclResult_t first = ncclSuccess;
     const char *what = "ncclGroupStart";
     ncclResult_t r = ncclGroupStart();
-    if (r != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, r, what);
-    size_t at = 0; /* where the next received run goes in recv */
+    if (r != ncclSuccess) {
+        free(slot_k);
+        return ws_nccl_fail(c->ctx, c->comm, r, what);
+    }
     for (int peer = 0; peer < p; peer++) {
         if (peer == me) continue;
+        /* Sent: the piece and its pad (aligned pieces, nccl_sort.h). */
         const size_t s0 = mine[peer], sn = mine[peer + 1] - mine[peer];
-        const size_t rn = cuts[peer * row + me + 1] - cuts[peer * row + me];
+        const size_t spk = ws_nccl_pad(s0, sn, kb), spv = ws_nccl_pad(s0, sn, vb);
+        const size_t r0 = cuts[peer * row + me], rn = cuts[peer * row + me + 1] - r0;
+        const size_t rpk = ws_nccl_pad(r0, rn, kb), rpv = ws_nccl_pad(r0, rn, vb);
         if (sn) {
-            r = ncclSend(b->sorted_k + s0 * c->kb, sn, kt, peer, c->comm, c->s);
-            if (r == ncclSuccess && c->vb)
-                r = ncclSend(b->sorted_v + s0 * c->vb, sn, vt, peer, c->comm, c->s);
+            r = ncclSend(b->sorted_k + (s0 - spk) * kb, sn + spk, kt, peer, c->comm, c->s);
+            if (r == ncclSuccess && vb)
+                r = ncclSend(b->sorted_v + (s0 - spv) * vb, sn + spv, vt, peer, c->comm, c->s);
             if (r != ncclSuccess && first == ncclSuccess) {
                 first = r;
                 what = "ncclSend";
             }
         }
         if (rn) {
-            r = ncclRecv(b->recv_k + at * c->kb, rn, kt, peer, c->comm, c->s);
-            if (r == ncclSuccess && c->vb)
-                r = ncclRecv(b->recv_v + at * c->vb, rn, vt, peer, c->comm, c->s);
+            r = ncclRecv(b->recv_k + slot_k[peer] * kb, rn + rpk, kt, peer, c->comm, c->s);
+            if (r == ncclSuccess && vb)
+                r = ncclRecv(b->recv_v + slot_v[peer] * vb, rn + rpv, vt, peer, c->comm, c->s);
             if (r != ncclSuccess && first == ncclSuccess) {
                 first = r;
                 what = "ncclRecv";
             }
         }
-        at += rn;
     }
+    free(slot_k);
     r = ncclGroupEnd(); /* always closes the group it opened */
     if (first == ncclSuccess && r != ncclSuccess) {
         first = r;
@@ -82,18 +93,24 @@ warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, co
     const int p = c->nranks, me = c->rank;
     const size_t row = (size_t)p + 1, kb = c->kb, vb = c->vb;
     ws_nccl_run *runs = (ws_nccl_run *)malloc((size_t)p * sizeof(ws_nccl_run));
-    if (!runs) return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory", c->fn);
-    size_t count = 0, at = 0, recv_at = 0;
+    size_t *slot_k = (size_t *)malloc(2 * (size_t)p * sizeof(size_t)), *slot_v = slot_k + p;
+    if (!runs || !slot_k) {
+        free(runs);
+        free(slot_k);
+        return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory", c->fn);
+    }
+    ws_nccl_slots(cuts, p, me, kb, slot_k);
+    ws_nccl_slots(cuts, p, me, vb, slot_v);
+    size_t count = 0, at = 0;
     for (int r = 0; r < p; r++) {
         const size_t lo = cuts[r * row + me], n = cuts[r * row + me + 1] - lo;
         ws_nccl_run run;
         if (r == me) {
             run.k = b->sorted_k + lo * kb;
             run.v = b->sorted_v + lo * vb;
-        } else {
-            run.k = b->recv_k + recv_at * kb;
-            run.v = b->recv_v + recv_at * vb;
-            recv_at += n;
+        } else { /* past the piece's pad in its slot */
+            run.k = b->recv_k + (slot_k[r] + ws_nccl_pad(lo, n, kb)) * kb;
+            run.v = b->recv_v + (slot_v[r] + ws_nccl_pad(lo, n, vb)) * vb;
         }
         run.n = n;
         run.at = at;
@@ -138,5 +155,6 @@ warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, co
         count = next;
     }
     free(runs);
+    free(slot_k);
     return s;
 }

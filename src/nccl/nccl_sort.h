@@ -139,6 +139,36 @@ __host__ __device__ inline uint64_t ws_nccl_boundary(uint64_t n_total, int nrank
 warpsort_status_t ws_nccl_find_cuts(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                     const uint64_t *n_in_all, uint64_t n_total, uint64_t *cuts);
 
+/* Aligned pieces. NCCL's Simple and LL128 protocols copy buffers that are
+ * not 16-byte aligned far slower, and a cut falls anywhere. So a piece
+ * that starts at item `start` of a sorted run (whose base is 256-byte
+ * aligned) goes out with the ws_nccl_pad(start, w) items before it, which
+ * the receiver skips, and every received piece starts a 16-byte aligned
+ * slot of the receive buffer. w: key or value bytes (no padding where w
+ * does not divide 16; w 0: no values). An empty piece sends nothing, pad
+ * included. */
+static inline size_t ws_nccl_pad(size_t start, size_t items, size_t w) {
+    return items && w && 16 % w == 0 ? (start * w % 16) / w : 0;
+}
+/* Receive buffer bytes beyond n_out items, per other rank: its pad and the
+ * rounding of its slot. */
+#define WS_NCCL_RECV_SLACK 32
+/* Where every rank's piece lands in this rank's receive buffer of w-byte
+ * words: at[r] = item offset of its slot (pad included; the piece itself
+ * starts ws_nccl_pad items later). Ranks in order, this rank's own piece
+ * none (it stays in the sorted run). cuts as ws_nccl_find_cuts gives them. */
+static inline void ws_nccl_slots(const uint64_t *cuts, int p, int me, size_t w, size_t *at) {
+    const size_t row = (size_t)p + 1, q = w && 16 % w == 0 ? 16 / w : 1;
+    size_t next = 0;
+    for (int r = 0; r < p; r++) {
+        at[r] = next;
+        if (r == me) continue;
+        const size_t start = cuts[r * row + me], n = cuts[r * row + me + 1] - start;
+        next += ws_nccl_pad(start, n, w) + n;
+        next = (next + q - 1) / q * q;
+    }
+}
+
 /* exchange.cu: sends every rank its part of this rank's sorted run and
  * receives this rank's part from every other, then merges the p runs
  * (rank order, stable) into keys_out / vals_out. */

@@ -8,7 +8,9 @@
  * in. The received piece travels in `chunks` pieces (ws_nccl_chunks, the
  * same on both ranks because it depends only on n_total and p), one
  * grouped ncclSend/ncclRecv each on an exchange stream of the highest
- * priority, with an event after each. A merge stream of the lowest
+ * priority, with an event after each (the piece 16-byte aligned, its pad
+ * first: ws_nccl_pad; a chunk's present items are those past the pad). A
+ * merge stream of the lowest
  * priority merges behind them: after chunk c has arrived, run a is present
  * up to A items and run b up to B (one of them complete). The call's
  * stream forks both and waits for both.
@@ -325,33 +327,33 @@ static cudaError_t ws_ov_close(ws_ov_streams *o, int chunks, cudaStream_t s) {
     return err;
 }
 
-/* One chunk's grouped send and receive on stream xs: send [sa, sa + sz) of
- * the piece for the peer, receive into [ra, ra + rz) of recv. */
+/* One chunk's grouped send and receive on stream xs: keys [ka, ka + kn)
+ * and values [va, va + vn) of the sorted run to the peer; keys into
+ * [rka, rka + rkn) and values into [rva, rva + rvn) of recv. Both ranks
+ * compute every count alike, so an empty part is skipped on both sides. */
 static warpsort_status_t ws_ov_chunk(const ws_nccl_call *c, const ws_nccl_bufs *b, int peer,
-                                     size_t s0, size_t sa, size_t sz, size_t ra, size_t rz,
-                                     cudaStream_t xs) {
+                                     size_t ka, size_t kn, size_t va, size_t vn, size_t rka,
+                                     size_t rkn, size_t rva, size_t rvn, cudaStream_t xs) {
     const size_t kb = c->kb, vb = c->vb;
     const ncclDataType_t kt = ws_nccl_word(kb), vt = ws_nccl_word(vb);
     ncclResult_t first = ncclSuccess;
     const char *what = "ncclGroupStart";
     ncclResult_t r = ncclGroupStart();
     if (r != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, r, what);
-    if (sz) {
-        r = ncclSend(b->sorted_k + (s0 + sa) * kb, sz, kt, peer, c->comm, xs);
-        if (r == ncclSuccess && vb)
-            r = ncclSend(b->sorted_v + (s0 + sa) * vb, sz, vt, peer, c->comm, xs);
-        if (r != ncclSuccess) {
-            first = r;
-            what = "ncclSend";
-        }
+    if (kn) r = ncclSend(b->sorted_k + ka * kb, kn, kt, peer, c->comm, xs);
+    if (r == ncclSuccess && vb && vn)
+        r = ncclSend(b->sorted_v + va * vb, vn, vt, peer, c->comm, xs);
+    if (r != ncclSuccess) {
+        first = r;
+        what = "ncclSend";
     }
-    if (rz) {
-        r = ncclRecv(b->recv_k + ra * kb, rz, kt, peer, c->comm, xs);
-        if (r == ncclSuccess && vb) r = ncclRecv(b->recv_v + ra * vb, rz, vt, peer, c->comm, xs);
-        if (r != ncclSuccess && first == ncclSuccess) {
-            first = r;
-            what = "ncclRecv";
-        }
+    r = ncclSuccess;
+    if (rkn) r = ncclRecv(b->recv_k + rka * kb, rkn, kt, peer, c->comm, xs);
+    if (r == ncclSuccess && vb && rvn)
+        r = ncclRecv(b->recv_v + rva * vb, rvn, vt, peer, c->comm, xs);
+    if (r != ncclSuccess && first == ncclSuccess) {
+        first = r;
+        what = "ncclRecv";
     }
     r = ncclGroupEnd(); /* always closes the group it opened */
     if (first == ncclSuccess && r != ncclSuccess) {
@@ -360,6 +362,13 @@ static warpsort_status_t ws_ov_chunk(const ws_nccl_call *c, const ws_nccl_bufs *
     }
     if (first != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, first, what);
     return WARPSORT_OK;
+}
+
+/* Items of a received piece present after chunk ch of `chunks`: the piece
+ * travels as pad + n items in chunks, the pad first. */
+static size_t ws_ov_present(size_t n, size_t pad, int ch, int chunks) {
+    const size_t got = ws_ov_bound(n + pad, ch + 1, chunks);
+    return got > pad ? got - pad : 0;
 }
 
 warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bufs *b,
@@ -375,14 +384,20 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
     if (nown + nr != n_out)
         return ws_error(c->ctx, WARPSORT_INTERNAL, "%s: rank %d would receive %zu items, not %zu",
                         c->fn, me, nown + nr, n_out);
+    /* Aligned pieces (nccl_sort.h): each side's pad, and the received
+     * piece past its pad at the start of recv. */
+    const size_t r0 = cuts[(size_t)peer * row + me];
+    const size_t spk = ws_nccl_pad(s0, sn, kb), spv = ws_nccl_pad(s0, sn, vb);
+    const size_t rpk = ws_nccl_pad(r0, nr, kb), rpv = ws_nccl_pad(r0, nr, vb);
+    const unsigned char *got_k = b->recv_k + rpk * kb, *got_v = b->recv_v + rpv * vb;
     ws_ov_runs runs;
     const unsigned char *own_k = b->sorted_k + own0 * kb, *own_v = b->sorted_v + own0 * vb;
     /* Run a is rank 0's piece: this rank's own on rank 0. */
-    runs.ak = me == 0 ? (const void *)own_k : b->recv_k;
-    runs.av = vb ? (me == 0 ? (const void *)own_v : b->recv_v) : NULL;
+    runs.ak = me == 0 ? (const void *)own_k : got_k;
+    runs.av = vb ? (me == 0 ? (const void *)own_v : got_v) : NULL;
     runs.na = me == 0 ? nown : nr;
-    runs.bk = me == 0 ? (const void *)b->recv_k : own_k;
-    runs.bv = vb ? (me == 0 ? (const void *)b->recv_v : own_v) : NULL;
+    runs.bk = me == 0 ? (const void *)got_k : own_k;
+    runs.bv = vb ? (me == 0 ? (const void *)got_v : own_v) : NULL;
     runs.nb = me == 0 ? nr : nown;
     const int sm_count = ws_state(c->ctx)->dev.sm_count;
 
@@ -397,12 +412,24 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
     if (err == cudaSuccess) err = cudaStreamWaitEvent(o.ms, o.ev[0], 0);
     if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange and merge streams");
     for (int ch = 0; ch < chunks && s == WARPSORT_OK; ch++) {
-        const size_t sa = ws_ov_bound(sn, ch, chunks), sz = ws_ov_bound(sn, ch + 1, chunks) - sa;
-        const size_t ra = ws_ov_bound(nr, ch, chunks), rz = ws_ov_bound(nr, ch + 1, chunks) - ra;
-        s = ws_ov_chunk(c, b, peer, s0, sa, sz, ra, rz, o.xs);
+        /* Chunk ch of each padded piece, sent and received. */
+        const size_t ka = ws_ov_bound(sn + spk, ch, chunks);
+        const size_t kn = ws_ov_bound(sn + spk, ch + 1, chunks) - ka;
+        const size_t va = ws_ov_bound(sn + spv, ch, chunks);
+        const size_t vn = ws_ov_bound(sn + spv, ch + 1, chunks) - va;
+        const size_t rka = ws_ov_bound(nr + rpk, ch, chunks);
+        const size_t rkn = ws_ov_bound(nr + rpk, ch + 1, chunks) - rka;
+        const size_t rva = ws_ov_bound(nr + rpv, ch, chunks);
+        const size_t rvn = ws_ov_bound(nr + rpv, ch + 1, chunks) - rva;
+        s = ws_ov_chunk(c, b, peer, s0 - spk + ka, kn, s0 - spv + va, vn, rka, rkn, rva, rvn, o.xs);
         if (s != WARPSORT_OK) break;
         /* Merge what is safe once chunk ch of the received run is here. */
-        const size_t A = me == 0 ? runs.na : ra + rz, B = me == 0 ? ra + rz : runs.nb;
+        size_t got = ws_ov_present(nr, rpk, ch, chunks);
+        if (vb) {
+            const size_t gv = ws_ov_present(nr, rpv, ch, chunks);
+            got = gv < got ? gv : got;
+        }
+        const size_t A = me == 0 ? runs.na : got, B = me == 0 ? got : runs.nb;
         err = cudaEventRecord(o.ev[1 + ch], o.xs);
         if (err == cudaSuccess) err = cudaStreamWaitEvent(o.ms, o.ev[1 + ch], 0);
         if (err == cudaSuccess)

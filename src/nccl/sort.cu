@@ -113,10 +113,11 @@ static ws_nccl_layout ws_nccl_layout_for(const ws_cuda_state *st, int p, size_t 
     at += ws_align256(n_in * kb);
     l.sv = at;
     at += ws_align256(n_in * vb);
+    const size_t slack = (size_t)(p - 1) * WS_NCCL_RECV_SLACK; /* aligned pieces */
     l.rk = at;
-    at += ws_align256(n_out * kb);
+    at += ws_align256(n_out * kb + slack);
     l.rv = at;
-    at += ws_align256(n_out * vb);
+    at += ws_align256(n_out * vb + (vb ? slack : 0));
     const size_t tmp = p > 2 ? n_out : 0; /* two runs merge straight into keys_out */
     l.tk = at;
     at += ws_align256(tmp * kb);
