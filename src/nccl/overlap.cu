@@ -72,14 +72,17 @@ __host__ __device__ constexpr int ws_ov_items() {
 /* Smallest chunk worth an NCCL group and a merge step of its own. */
 #define WS_OV_CHUNK_MIN ((uint64_t)1 << 17)
 
-/* The default is one chunk: the exchange whole, then the merge. Merging
- * under the exchange took SMs and memory bandwidth from NCCL's kernels and
- * the exchange ran at a third of its rate, more than the merge it hid
+/* The default is two chunks: the first half's merge runs under the second
+ * half's exchange. Merging under the exchange takes SMs from NCCL's
+ * kernels; with aligned pieces two chunks keep the exchange at about 90 %
+ * of its rate and hide half the merge, while four or eight slow it more
+ * than they hide, and capping the merge grid gained nothing
  * (bench/NOTES.md, issue 27). WARPSORT_NCCL_CHUNKS=N (1 .. WS_NCCL_CHUNKS,
  * the same on every rank) asks for up to N, for tests and measurements. */
+#define WS_OV_DEFAULT_CHUNKS 2
 static int ws_ov_chunk_limit(void) {
     const char *e = getenv("WARPSORT_NCCL_CHUNKS");
-    const int v = e ? atoi(e) : 1;
+    const int v = e ? atoi(e) : WS_OV_DEFAULT_CHUNKS;
     return v < 1 ? 1 : v > WS_NCCL_CHUNKS ? WS_NCCL_CHUNKS : v;
 }
 
@@ -91,9 +94,13 @@ int ws_nccl_chunks(uint64_t n_total, int nranks) {
     return c < 1 ? 1 : c > (uint64_t)limit ? limit : (int)c;
 }
 
-/* Items of a piece of `len` before its chunk c (of `chunks`). */
-static size_t ws_ov_bound(size_t len, int c, int chunks) {
-    return (size_t)((uint64_t)len * (uint64_t)c / (uint64_t)chunks);
+/* Items of a piece of `len` w-byte words before its chunk c (of `chunks`),
+ * rounded down to 16 bytes. */
+static size_t ws_ov_bound(size_t len, int c, int chunks, size_t w) {
+    if (c >= chunks) return len;
+    size_t b = (size_t)((uint64_t)len * (uint64_t)c / (uint64_t)chunks);
+    if (w && 16 % w == 0) b -= b % (16 / w); /* chunks start 16-byte aligned too */
+    return b;
 }
 
 template <typename KB>
@@ -366,8 +373,8 @@ static warpsort_status_t ws_ov_chunk(const ws_nccl_call *c, const ws_nccl_bufs *
 
 /* Items of a received piece present after chunk ch of `chunks`: the piece
  * travels as pad + n items in chunks, the pad first. */
-static size_t ws_ov_present(size_t n, size_t pad, int ch, int chunks) {
-    const size_t got = ws_ov_bound(n + pad, ch + 1, chunks);
+static size_t ws_ov_present(size_t n, size_t pad, int ch, int chunks, size_t w) {
+    const size_t got = ws_ov_bound(n + pad, ch + 1, chunks, w);
     return got > pad ? got - pad : 0;
 }
 
@@ -413,20 +420,20 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
     if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange and merge streams");
     for (int ch = 0; ch < chunks && s == WARPSORT_OK; ch++) {
         /* Chunk ch of each padded piece, sent and received. */
-        const size_t ka = ws_ov_bound(sn + spk, ch, chunks);
-        const size_t kn = ws_ov_bound(sn + spk, ch + 1, chunks) - ka;
-        const size_t va = ws_ov_bound(sn + spv, ch, chunks);
-        const size_t vn = ws_ov_bound(sn + spv, ch + 1, chunks) - va;
-        const size_t rka = ws_ov_bound(nr + rpk, ch, chunks);
-        const size_t rkn = ws_ov_bound(nr + rpk, ch + 1, chunks) - rka;
-        const size_t rva = ws_ov_bound(nr + rpv, ch, chunks);
-        const size_t rvn = ws_ov_bound(nr + rpv, ch + 1, chunks) - rva;
+        const size_t ka = ws_ov_bound(sn + spk, ch, chunks, kb);
+        const size_t kn = ws_ov_bound(sn + spk, ch + 1, chunks, kb) - ka;
+        const size_t va = ws_ov_bound(sn + spv, ch, chunks, vb);
+        const size_t vn = ws_ov_bound(sn + spv, ch + 1, chunks, vb) - va;
+        const size_t rka = ws_ov_bound(nr + rpk, ch, chunks, kb);
+        const size_t rkn = ws_ov_bound(nr + rpk, ch + 1, chunks, kb) - rka;
+        const size_t rva = ws_ov_bound(nr + rpv, ch, chunks, vb);
+        const size_t rvn = ws_ov_bound(nr + rpv, ch + 1, chunks, vb) - rva;
         s = ws_ov_chunk(c, b, peer, s0 - spk + ka, kn, s0 - spv + va, vn, rka, rkn, rva, rvn, o.xs);
         if (s != WARPSORT_OK) break;
         /* Merge what is safe once chunk ch of the received run is here. */
-        size_t got = ws_ov_present(nr, rpk, ch, chunks);
+        size_t got = ws_ov_present(nr, rpk, ch, chunks, kb);
         if (vb) {
-            const size_t gv = ws_ov_present(nr, rpv, ch, chunks);
+            const size_t gv = ws_ov_present(nr, rpv, ch, chunks, vb);
             got = gv < got ? gv : got;
         }
         const size_t A = me == 0 ? runs.na : got, B = me == 0 ? got : runs.nb;
