@@ -130,6 +130,25 @@ static void run_one(warpsort_context_t *ctx, const wt_memory_t *mem, wt_op_t op,
     wt_require_case(ctx, mem, &c, g_cpu);
 }
 
+/* sort_copy of n f32 keys (NaNs, +-0.0) descending: keys_in only read,
+ * keys_out written at the end, equal to the CPU backend's. */
+static void sort_copy_f32(warpsort_context_t *ctx, size_t n, uint64_t seed) {
+    float *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *keep = malloc(n * 4);
+    assert_true(in && out && ref && keep);
+    keygen_fill(in, n, WARPSORT_F32, KEYGEN_NAN_MIX, seed);
+    memcpy(keep, in, n * 4);
+    memcpy(ref, in, n * 4);
+    assert_int_equal(warpsort_sort_copy(ctx, in, out, n, WARPSORT_F32, WARPSORT_DESCENDING),
+                     WARPSORT_OK);
+    assert_int_equal(warpsort_sort(g_cpu, ref, n, WARPSORT_F32, WARPSORT_DESCENDING), WARPSORT_OK);
+    assert_memory_equal(out, ref, n * 4);
+    assert_memory_equal(in, keep, n * 4);
+    free(in);
+    free(out);
+    free(ref);
+    free(keep);
+}
+
 /* The failures that involve no device: out of core, the calling thread
  * allocates the host scratch before any device work of the call (the
  * workers' contexts and rings come before it, the runs after it) and copies
@@ -352,22 +371,7 @@ static void test_same_device_memory_kinds(void **state) {
             KEYGEN_FEW);
     run_one(ctx, &wt_pinned_memory, WT_OP_ARGSORT, WARPSORT_F64, 8, WARPSORT_DESCENDING, 300007,
             KEYGEN_NAN_MIX);
-    /* sort_copy: keys_in only read, keys_out written at the end */
-    const size_t n = 250009;
-    float *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *keep = malloc(n * 4);
-    assert_true(in && out && ref && keep);
-    keygen_fill(in, n, WARPSORT_F32, KEYGEN_NAN_MIX, 77);
-    memcpy(keep, in, n * 4);
-    memcpy(ref, in, n * 4);
-    assert_int_equal(warpsort_sort_copy(ctx, in, out, n, WARPSORT_F32, WARPSORT_DESCENDING),
-                     WARPSORT_OK);
-    assert_int_equal(warpsort_sort(g_cpu, ref, n, WARPSORT_F32, WARPSORT_DESCENDING), WARPSORT_OK);
-    assert_memory_equal(out, ref, n * 4);
-    assert_memory_equal(in, keep, n * 4);
-    free(in);
-    free(out);
-    free(ref);
-    free(keep);
+    sort_copy_f32(ctx, 250009, 77);
     warpsort_destroy(ctx);
     if (g_quick) return;
     ctx = multi_context(0, (size_t)128 << 20, NULL, 0, 2);
@@ -449,23 +453,7 @@ static void test_same_device_spread(void **state) {
                                0x5B2ull * workers);
         run_one(ctx, &wt_pinned_memory, WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, 300007,
                 KEYGEN_FEW);
-        const size_t n = 250009;
-        float *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4),
-              *keep = malloc(n * 4);
-        assert_true(in && out && ref && keep);
-        keygen_fill(in, n, WARPSORT_F32, KEYGEN_NAN_MIX, 78);
-        memcpy(keep, in, n * 4);
-        memcpy(ref, in, n * 4);
-        assert_int_equal(warpsort_sort_copy(ctx, in, out, n, WARPSORT_F32, WARPSORT_DESCENDING),
-                         WARPSORT_OK);
-        assert_int_equal(warpsort_sort(g_cpu, ref, n, WARPSORT_F32, WARPSORT_DESCENDING),
-                         WARPSORT_OK);
-        assert_memory_equal(out, ref, n * 4);
-        assert_memory_equal(in, keep, n * 4);
-        free(in);
-        free(out);
-        free(ref);
-        free(keep);
+        sort_copy_f32(ctx, 250009, 78);
         fail_everywhere(ctx, WT_OP_PAIRS, WARPSORT_I64, 4, WARPSORT_STABLE, 60013, SPREAD);
         if (!g_quick || workers == 3)
             fail_everywhere(ctx, WT_OP_ARGSORT, WARPSORT_F32, 8, WARPSORT_DESCENDING, 45007,

@@ -355,13 +355,8 @@ static warpsort_status_t ws_ooc_runs(ws_worker *w, void *arg) {
         const size_t q = __atomic_fetch_add(&o->next_run, 1, __ATOMIC_RELAXED);
         if (q >= o->g.count) return WARPSORT_OK;
         const size_t b = q * o->g.run, m = n - b < o->g.run ? n - b : o->g.run;
-        ws_seg seg = {top->segs[0].keys + b * kb,
-                      top->iota || !vb ? NULL : top->segs[0].vals + b * vb, m};
-        ws_job sub = *top;
-        sub.segs = &seg;
-        sub.nsegs = 1;
-        sub.n = m;
-        sub.iota_base = top->iota_base + b;
+        ws_seg seg;
+        ws_job sub = ws_job_slice(top, b, m, &seg);
         sub.keys_out = o->s->s1k + b * kb;
         sub.vals_out = vb ? o->s->s1v + b * vb : NULL;
         sub.keys_out_pinned = sub.vals_out_pinned = 0;

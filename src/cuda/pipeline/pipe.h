@@ -115,6 +115,21 @@ struct ws_job {
     int desc;
 };
 
+/* The job of items [b, b + m) of top's input (one segment; argsort's
+ * indices go on from b), its segment written to *seg; outputs as top's,
+ * for the caller to point elsewhere. */
+static inline ws_job ws_job_slice(const ws_job *top, size_t b, size_t m, ws_seg *seg) {
+    seg->keys = top->segs[0].keys + b * top->kb;
+    seg->vals = top->iota || !top->vb ? NULL : top->segs[0].vals + b * top->vb;
+    seg->count = m;
+    ws_job sub = *top;
+    sub.segs = seg;
+    sub.nsegs = 1;
+    sub.n = m;
+    sub.iota_base = top->iota_base + b;
+    return sub;
+}
+
 /* Device workspace of a job cut into `pieces`, as byte offsets, and the
  * plan of every piece's sort: the one place that lays a job out, for sizing
  * and for use. */

@@ -63,13 +63,8 @@ static warpsort_status_t ws_spread_share(ws_worker *w, void *arg) {
     const size_t kb = top->kb, vb = top->vb, b = s->lo[i], m = s->lo[i + 1] - b;
     WS_TRY(ws_checkpoint(w->ctx, "spread: sorting a share"));
     const double t0 = ws_trace_now(w->p);
-    const ws_seg seg = {top->segs[0].keys + b * kb,
-                        top->iota || !vb ? NULL : top->segs[0].vals + b * vb, m};
-    ws_job sub = *top;
-    sub.segs = &seg;
-    sub.nsegs = 1;
-    sub.n = m;
-    sub.iota_base = top->iota_base + b;
+    ws_seg seg;
+    ws_job sub = ws_job_slice(top, b, m, &seg);
     /* Only whether they are wanted and pinned matters here (the ring). */
     sub.keys_out = top->keys_out ? top->keys_out + b * kb : NULL;
     sub.vals_out = top->vals_out ? top->vals_out + b * vb : NULL;
