@@ -178,6 +178,9 @@ TIMELINE_COLOURS = {
     "sorting a run": "#c49c94", "sorting a range": "#8c564b", "split the runs": "#000000",
     "copy back": "#e377c2", "fault the scratch in": "#bcbd22",
     "wait to take a range": "#eeeeee", "wait for blocks to land in": "#999999",
+    "spread: sort a share": "#c49c94", "spread: cut the shares": "#000000",
+    "spread: gather a part": "#17becf", "spread: merge a part": "#ff7f0e",
+    "spread: copy a part out": "#e377c2", "fault the output in": "#bcbd22",
 }
 
 
