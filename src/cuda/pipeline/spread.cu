@@ -145,23 +145,28 @@ static warpsort_status_t ws_spread_gather(ws_worker *w, void *arg) {
     const double t0 = ws_trace_now(w->p);
     ws_spread_peer_access(s, w->ctx->device);
     const cudaStream_t st = ws_state(w->ctx)->stream;
+    /* The slices' places in Y, checked against the part's size before any
+     * copy writes there. */
     size_t *at = s->part_at + (size_t)i * (count + 1), off = 0;
+    const size_t *from = s->cut + (size_t)i * count, *to = from + count;
     for (unsigned q = 0; q < count; q++) {
-        const size_t b = s->cut[(size_t)i * count + q], e = s->cut[(size_t)(i + 1) * count + q];
         at[q] = off;
-        if (e > b) {
-            WS_TRY(ws_spread_copy(w, s->free_k[i] + off * kb, s->run_k[q] + b * kb, s->device[q],
-                                  (e - b) * kb, st));
-            if (vb)
-                WS_TRY(ws_spread_copy(w, s->free_v[i] + off * vb, s->run_v[q] + b * vb,
-                                      s->device[q], (e - b) * vb, st));
-        }
-        off += e - b;
+        off += to[q] - from[q];
     }
     at[count] = off;
     if (off != s->lo[i + 1] - s->lo[i])
-        return ws_error(w->ctx, WARPSORT_INTERNAL, "spread: part %u gathered %zu items, not %zu", i,
-                        off, s->lo[i + 1] - s->lo[i]);
+        return ws_error(w->ctx, WARPSORT_INTERNAL,
+                        "spread: part %u would gather %zu items, not %zu", i, off,
+                        s->lo[i + 1] - s->lo[i]);
+    for (unsigned q = 0; q < count; q++) {
+        const size_t b = from[q], len = to[q] - from[q];
+        if (!len) continue;
+        WS_TRY(ws_spread_copy(w, s->free_k[i] + at[q] * kb, s->run_k[q] + b * kb, s->device[q],
+                              len * kb, st));
+        if (vb)
+            WS_TRY(ws_spread_copy(w, s->free_v[i] + at[q] * vb, s->run_v[q] + b * vb, s->device[q],
+                                  len * vb, st));
+    }
     WS_CUDA_TRY(w->ctx, cudaStreamSynchronize(st));
     ws_trace_host(w->p, t0, "phase", "spread: gather a part");
     return WARPSORT_OK;
