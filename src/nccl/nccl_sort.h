@@ -147,8 +147,10 @@ warpsort_status_t ws_nccl_find_cuts(const ws_nccl_call *c, const ws_nccl_bufs *b
  * slot of the receive buffer. w: key or value bytes (no padding where w
  * does not divide 16; w 0: no values). An empty piece sends nothing, pad
  * included. */
+/* Items of w bytes in 16 (1 where w does not divide 16: no alignment). */
+static inline size_t ws_nccl_align_items(size_t w) { return w && 16 % w == 0 ? 16 / w : 1; }
 static inline size_t ws_nccl_pad(size_t start, size_t items, size_t w) {
-    return items && w && 16 % w == 0 ? (start * w % 16) / w : 0;
+    return items ? start % ws_nccl_align_items(w) : 0;
 }
 /* Receive buffer bytes beyond n_out items, per other rank: its pad and the
  * rounding of its slot. */
@@ -158,7 +160,7 @@ static inline size_t ws_nccl_pad(size_t start, size_t items, size_t w) {
  * starts ws_nccl_pad items later). Ranks in order, this rank's own piece
  * none (it stays in the sorted run). cuts as ws_nccl_find_cuts gives them. */
 static inline void ws_nccl_slots(const uint64_t *cuts, int p, int me, size_t w, size_t *at) {
-    const size_t row = (size_t)p + 1, q = w && 16 % w == 0 ? 16 / w : 1;
+    const size_t row = (size_t)p + 1, q = ws_nccl_align_items(w);
     size_t next = 0;
     for (int r = 0; r < p; r++) {
         at[r] = next;

@@ -98,9 +98,8 @@ int ws_nccl_chunks(uint64_t n_total, int nranks) {
  * rounded down to 16 bytes. */
 static size_t ws_ov_bound(size_t len, int c, int chunks, size_t w) {
     if (c >= chunks) return len;
-    size_t b = (size_t)((uint64_t)len * (uint64_t)c / (uint64_t)chunks);
-    if (w && 16 % w == 0) b -= b % (16 / w); /* chunks start 16-byte aligned too */
-    return b;
+    const size_t b = (size_t)((uint64_t)len * (uint64_t)c / (uint64_t)chunks);
+    return b - b % ws_nccl_align_items(w); /* chunks start 16-byte aligned too */
 }
 
 template <typename KB>
