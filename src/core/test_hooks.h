@@ -17,6 +17,11 @@
  *                                rows of smaller chips run on a larger one
  *   WARPSORT_FORCE_NO_KERNEL_IMAGE=1  CUDA initialisation fails as on a chip
  *                                the build has no code for
+ *   WARPSORT_TOPK_PATH=P         top-k takes path P (rows, rows-narrow: the
+ *                                row blocks without the threads' bar, warp,
+ *                                filter or radix) wherever its limits allow
+ *                                it, instead of the plan's choice
+ *                                (src/cuda/topk.cu)
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
@@ -46,6 +51,16 @@ extern "C" {
 
 #define WS_TRACE_PATH_MAX 256
 
+/* WARPSORT_TOPK_PATH values */
+enum {
+    WS_TOPK_PATH_PLAN,
+    WS_TOPK_PATH_ROWS,
+    WS_TOPK_PATH_ROWS_NARROW,
+    WS_TOPK_PATH_WARP,
+    WS_TOPK_PATH_FILTER,
+    WS_TOPK_PATH_RADIX
+};
+
 typedef struct ws_test_hooks {
     size_t sample_min_n;       /* 0: the tuning table's */
     unsigned sample_splitters; /* 0: the most the tree holds */
@@ -56,6 +71,7 @@ typedef struct ws_test_hooks {
     char trace_path[WS_TRACE_PATH_MAX]; /* "": no trace */
     unsigned ooc_workers;               /* 0: the config's devices */
     int spread;                         /* 1: spread across workers first */
+    int topk_path;                      /* 0: the plan's; else WS_TOPK_PATH_* */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

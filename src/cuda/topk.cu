@@ -19,6 +19,9 @@
  *    (ws_tk_narrow: digits below the bits every word shares, until at
  *    most 256 .. 2048, at least 2k, can still be among the best k) and
  *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp).
+ *    For k at most a quarter of the threads a cheaper limit comes first,
+ *    from the threads' best keys (ws_tk_thread_bar); the narrowing runs
+ *    only when more keys than the block's room are within it.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; from k = 16 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
@@ -1338,11 +1341,12 @@ __device__ __forceinline__ void ws_tk_collect(ws_tk_narrow_smem<T> &sm, const It
                                               unsigned cap) {
     const int t = (int)threadIdx.x, lane = t & 31;
     for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+        const bool full = b + (unsigned)(T * L) <= n;
 #pragma unroll
         for (int u = 0; u < L; u++) {
             const unsigned j = b + (unsigned)(u * T + t);
             const W w = item(b, u);
-            const bool in = j < n && w <= c.limit;
+            const bool in = (full || j < n) && w <= c.limit;
             const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
             if (!ball) continue;
             unsigned base = 0;
@@ -1353,6 +1357,90 @@ __device__ __forceinline__ void ws_tk_collect(ws_tk_narrow_smem<T> &sm, const It
         }
     }
     __syncthreads();
+}
+
+/* The warps' bars of ws_tk_thread_bar. */
+template <typename KB, int T>
+struct ws_tk_bars {
+    KB k[T / 32];
+    uint32_t p[T / 32];
+};
+
+/* A cheap limit for a narrowing by a block of T threads over a row of
+ * n >= T keys (okey(b, u): the ordered key at position j = b + u x T +
+ * threadIdx.x, b a multiple of T x L; every thread holds at least one),
+ * for k <= T: with r = ceil(k / warps), the worst of the warps' r-th best
+ * thread bests, as a word. Every warp has r threads whose best word is not
+ * above it, so at least k words are not (the words are unique); on keys in
+ * random order about 2k are, at most about 3.3k (bench/NOTES.md has the
+ * simulation). Any order of keys stays correct: the caller narrows
+ * exactly when more than it holds pass. A warp finds its r-th best in r
+ * rounds of a min-reduction, the winner of each round retiring its best:
+ * a few hundred instructions a warp where the narrowing's OR pass, digit
+ * histograms and scans cost thousands. Every thread calls it; it ends
+ * after a barrier. */
+template <typename KB, typename W, int T, int L, typename Key>
+__device__ __forceinline__ W ws_tk_thread_bar(ws_tk_bars<KB, T> &bars, const Key &okey, unsigned n,
+                                              unsigned k) {
+    constexpr int WARPS = T / 32;
+    static_assert(WARPS >= 1 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0,
+                  "a butterfly over the warps");
+    const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
+    /* a thread's positions ascend, so the first of equal keys is the best;
+     * n >= T: every thread holds position t */
+    KB bk = okey(0u, 0);
+    uint32_t bp = (uint32_t)t;
+    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+        const bool full = b + (unsigned)(T * L) <= n;
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            const KB o = okey(b, u);
+            if ((full || j < n) && o < bk) {
+                bk = o;
+                bp = j;
+            }
+        }
+    }
+    const unsigned r = (k + WARPS - 1) / WARPS;
+    KB mk = bk;
+    uint32_t mp = bp;
+    for (unsigned round = 0; round < r; round++) {
+        mk = bk;
+        mp = bp;
+#pragma unroll
+        for (int m = 16; m >= 1; m /= 2) {
+            const KB ok = warpsort::shfl_xor(mk, m);
+            const uint32_t op = warpsort::shfl_xor(mp, m);
+            if (ws_tk_less(ok, op, mk, mp)) {
+                mk = ok;
+                mp = op;
+            }
+        }
+        if (bp == mp) { /* this lane's best won: retire it */
+            bk = sentinel<KB>();
+            bp = 0xFFFFFFFFu; /* above every position */
+        }
+    }
+    if (lane == 0) {
+        bars.k[warp] = mk;
+        bars.p[warp] = mp;
+    }
+    __syncthreads();
+    /* the worst of the warps' bars: lane l reads bar l mod WARPS, and a
+     * butterfly over the low bits leaves the worst in every lane */
+    KB wk = bars.k[lane % WARPS];
+    uint32_t wp = bars.p[lane % WARPS];
+#pragma unroll
+    for (int m = WARPS / 2; m >= 1; m /= 2) {
+        const KB ok = warpsort::shfl_xor(wk, m);
+        const uint32_t op = warpsort::shfl_xor(wp, m);
+        if (ws_tk_less(wk, wp, ok, op)) {
+            wk = ok;
+            wp = op;
+        }
+    }
+    return ws_tk_pack<W>(wk, wp);
 }
 
 /* Sorts the s survivors at sw[0 .. s) (k <= s <= 32 x SI) with one warp's
@@ -1595,11 +1683,12 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
  * T x L, k <= 16 x SI): the row's first T x L keys are read once into registers (the rest,
  * for rows over T x L, again from L2 at every pass), narrowed on chip to
- * at most 32 x SI (word i is (ordered key i, i)), and those are sorted
+ * at most 32 x SI (word i is (ordered key i, i); with BAR, first by the
+ * threads' bar), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
  * (key, index) items, or above 512 by the block's two tiles); the first
  * k are the row's results. */
-template <typename KB, int T, int SI>
+template <typename KB, int T, int SI, bool BAR>
 __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
                       ws_tk_outputs out) {
@@ -1615,6 +1704,7 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
      * two tiles over them (ws_tk_wide_tile_sort) */
     constexpr bool WIDE_TILES = WIDE && SI > 16;
     __shared__ ws_tk_narrow_smem<T> sm;
+    __shared__ ws_tk_bars<KB, T> bars;
     __shared__ union {
         W sw[SW];
         ws_tk_wide_tiles<WIDE_TILES ? (int)CAP : 1> tiles;
@@ -1638,9 +1728,26 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
         const unsigned j = b + (unsigned)(u * T + t);
         return ws_tk_pack<W>(b == 0 ? o[u] : key(j), j);
     };
-    const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
-    const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
-    ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
+    ws_tk_cut<W> c = {~(W)0, CAP + 1};
+    /* BAR (4k <= T <= n): the threads' bests give a limit that rarely
+     * keeps more than CAP (ws_tk_thread_bar); else, or when it does,
+     * narrow. Its own instance: its registers would make the narrowing
+     * spill. */
+    if constexpr (BAR) {
+        const auto okey = [&](unsigned b, int u) -> KB {
+            return b == 0 ? o[u] : key(b + (unsigned)(u * T + t));
+        };
+        c.limit = ws_tk_thread_bar<KB, W, T, L>(bars, okey, n, k);
+        ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
+        c.s = sm.at;
+        __syncthreads(); /* every thread has read the count */
+        if (c.s > CAP && t == 0) sm.at = 0;
+    }
+    if (c.s > CAP) {
+        const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
+        c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
+        ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
+    }
     const size_t out_base = (size_t)blockIdx.x * k;
     if constexpr (WIDE_TILES) {
         static_assert((int)CAP % T == 0 && (int)CAP / T <= WS_TK_ROWS_ITEMS64, "the tiles' shape");
@@ -1648,6 +1755,9 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
                                                   out);
     } else if constexpr (WIDE) {
         if (t < 32) ws_tk_warp_finish<KB, SI>(sw, c.s, k, out_base, codec, out);
+    } else if (BAR && c.s <= 64) {
+        /* one warp's network, no barriers: cheaper than a tile of T */
+        if (t < 32) ws_tk_warp_finish<KB, 2>(sw, c.s, k, out_base, codec, out);
     } else {
         constexpr int MAXI = (int)CAP > T ? (int)CAP / T : 1;
         ws_tk_tile_finish<KB, T, MAXI>(sw, (int)c.s, (int)k, out_base, codec, out);
@@ -1681,6 +1791,7 @@ struct ws_tk_plan {
     int rows_block;   /* row blocks (ws_tk_rows_kernel) */
     int rows_threads; /* ... threads per block */
     int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
+    int rows_bar;     /* ... limit from the threads' bests first (ws_tk_thread_bar) */
     int warp_path;
     int filter;     /* filter path (else radix when not the warp path) */
     unsigned rank;  /* filter path: the threshold's rank in the sample */
@@ -1769,8 +1880,11 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     }
     /* Rows that a few blocks' registers hold: one block each. */
     const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
+    const int force = ctx->hooks.topk_path; /* WARPSORT_TOPK_PATH (test_hooks.h) */
     p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
-                   row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread;
+                   row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread &&
+                   (force == WS_TOPK_PATH_PLAN || force == WS_TOPK_PATH_ROWS ||
+                    force == WS_TOPK_PATH_ROWS_NARROW);
     if (p.rows_block) {
         /* survivors: at least 2k, 32 x rows_si of them */
         p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
@@ -1780,6 +1894,15 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
                (t * per_thread < row_len || t * WS_TK_ROWS_TILE_ITEMS(kb) < 32u * p.rows_si))
             t *= 2;
         p.rows_threads = (int)t;
+        /* The threads' bar (ws_tk_thread_bar) for k at most a quarter of
+         * the threads (above, its larger survivor sort cost more than the
+         * narrowing saved: bench/NOTES.md); it keeps up to about 3.3k
+         * survivors, so 32-bit keys get room for 4k, 64-bit keys take it
+         * where the room is there already. */
+        const int bar_si = k <= 64 ? 8 : 16;
+        p.rows_bar = 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
+                     (kb == 4 || bar_si <= p.rows_si);
+        if (p.rows_bar && kb == 4) p.rows_si = bar_si;
         p.total = at;
         return p;
     }
@@ -1800,8 +1923,10 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
                        ws_tk_cand_smem_bytes(kb, k) <= ws_family_of(st->dev.family).smem_block &&
                        (kb == 4 || k <= WS_TK_CAND_TILE64);
         if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
+        if (force == WS_TOPK_PATH_WARP || force == WS_TOPK_PATH_RADIX) p.filter = 0;
     }
-    p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull;
+    p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull &&
+                  force != WS_TOPK_PATH_RADIX && force != WS_TOPK_PATH_FILTER;
     if (p.filter) {
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.fl = take(sizeof(ws_tk_filter));
@@ -2054,16 +2179,22 @@ template <typename KB, int T>
 static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
                               key_codec codec, const ws_tk_outputs &out, cudaStream_t stream) {
     const unsigned grid = (unsigned)a->rows, k = (unsigned)a->k;
+    const size_t len = a->row_len;
     const KB *in = (const KB *)keys;
-    if (p.rows_si == 8)
-        ws_tk_rows_kernel<KB, T, 8><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+    if (p.rows_bar) {
+        if (p.rows_si == 8)
+            ws_tk_rows_kernel<KB, T, 8, true><<<grid, T, 0, stream>>>(in, len, k, codec, out);
+        else if constexpr (sizeof(KB) == 4)
+            ws_tk_rows_kernel<KB, T, 16, true><<<grid, T, 0, stream>>>(in, len, k, codec, out);
+    } else if (p.rows_si == 8)
+        ws_tk_rows_kernel<KB, T, 8, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     else if (p.rows_si == 16)
-        ws_tk_rows_kernel<KB, T, 16><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+        ws_tk_rows_kernel<KB, T, 16, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     else if (p.rows_si == 32) {
         if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 32)
-            ws_tk_rows_kernel<KB, T, 32><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+            ws_tk_rows_kernel<KB, T, 32, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     } else if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 64) {
-        ws_tk_rows_kernel<KB, T, 64><<<grid, T, 0, stream>>>(in, a->row_len, k, codec, out);
+        ws_tk_rows_kernel<KB, T, 64, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     }
 }
 

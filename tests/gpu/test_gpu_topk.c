@@ -263,6 +263,39 @@ static void compare_f32_rows(const float *hk, size_t rows, size_t len, size_t k,
     free(got_i);
 }
 
+/* Row blocks with k at most a quarter of their threads first bound the row by the
+ * threads' best keys (ws_tk_thread_bar) and narrow only when more than
+ * the survivors' room pass. Keys that rank by position modulo 128 put a
+ * row's best keys all in a few threads (thread t holds positions t mod
+ * the block's threads), so the bound keeps about k x 16 keys: the
+ * narrowing after it must give the same results. Both orders, rows whose
+ * length is and is not a multiple of the block, and the random rows of the
+ * same shapes (the bound alone). */
+static void test_rows_thread_bar(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const size_t shapes[][3] = {{64, 4096, 32}, {8, 4097, 100}, {16, 16384, 128}, {4, 2048, 32},
+                                {3, 1000, 32},  {5, 8192, 65},  {2, 16383, 120},  {7, 300, 2},
+                                {4, 4096, 64},  {4, 4096, 65}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const size_t rows = shapes[i][0], len = shapes[i][1], k = shapes[i][2];
+        float *hk = malloc(rows * len * sizeof *hk);
+        assert_non_null(hk);
+        for (int banded = 0; banded < 2; banded++) {
+            uint64_t x = 0x9E3779B97F4A7C15ull + i;
+            for (size_t r = 0; r < rows; r++)
+                for (size_t j = 0; j < len; j++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    hk[r * len + j] = banded ? (float)((j % 128) * 1024 + j / 128 % 1024)
+                                             : (float)(x >> 40) / 16777216.0f;
+                }
+            for (int sm = 0; sm < 2; sm++)
+                compare_f32_rows(hk, rows, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
+        }
+        free(hk);
+    }
+}
+
 /* The filter path (k 65..4096, rows of at least 2^16 where the candidate
  * buffer is at most a quarter of the row; k <= 256 only for up to 4
  * rows): k just inside and outside its range; the filter hit (random,
@@ -597,6 +630,8 @@ int main(int argc, char **argv) {
     tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_filter", test_filter, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL};
+    tests[count++] =
+        (struct CMUnitTest){"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL};
     tests[count++] =
