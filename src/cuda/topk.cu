@@ -21,7 +21,10 @@
  *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp).
  *    For k at most a quarter of the threads a cheaper limit comes first,
  *    from the threads' best keys (ws_tk_thread_bar); the narrowing runs
- *    only when more keys than the block's room are within it.
+ *    only when more keys than the block's room are within it. Those
+ *    blocks keep the row in shared memory instead of registers (rows of
+ *    up to 64 KB): half the registers, so more blocks an SM overlap
+ *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; from k = 16 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
@@ -174,6 +177,13 @@ using warpsort::warp_items;
 /* ... and threads an SM holds at least (a register bound; every supported
  * SM holds 1024). */
 #define WS_TK_ROWS_SM_THREADS 1024
+/* ... with the row's keys staged in shared memory (the threads' bar):
+ * threads an SM must hold, the most staged bytes a block takes (16384
+ * 32-bit keys: three blocks of 512 an SM), and a bound on the block's
+ * static shared memory beside them */
+#define WS_TK_ROWS_SM_THREADS_STAGED 1536
+#define WS_TK_ROWS_STAGE_MAX (64u << 10)
+#define WS_TK_ROWS_STATIC_SMEM (24u << 10)
 /* Filter pass: 16-byte loads per thread per step, threads per block. */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
@@ -1675,9 +1685,37 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
 
 /* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or half
  * as many for 64-bit keys and 512 survivors (48 registers of them in the
- * sorting warp). */
-__host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si) {
-    return WS_TK_ROWS_SM_THREADS / T / (kb == 8 && si == 16 ? 2 : 1);
+ * sorting warp); with the keys staged in shared memory (BAR),
+ * WS_TK_ROWS_SM_THREADS_STAGED. */
+__host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si, bool bar) {
+    return bar ? WS_TK_ROWS_SM_THREADS_STAGED / T
+               : WS_TK_ROWS_SM_THREADS / T / (kb == 8 && si == 16 ? 2 : 1);
+}
+
+/* The row's ordered keys to sk[0 .. n_pad) (zero past n), by the block:
+ * 16-byte loads where the row starts on 16 bytes. */
+template <typename KB, int T>
+__device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsigned n_pad,
+                                                key_codec codec, KB *sk) {
+    constexpr int V = 16 / (int)sizeof(KB);
+    const unsigned t = threadIdx.x;
+    unsigned head = 0;
+    if (((uintptr_t)rk & 15u) == 0) {
+        const unsigned nv = n / V;
+#pragma unroll 4
+        for (unsigned v = t; v < nv; v += T) {
+            const uint4 raw = __ldg((const uint4 *)rk + v);
+            KB x[V];
+            memcpy(x, &raw, sizeof raw);
+#pragma unroll
+            for (int e = 0; e < V; e++) x[e] = encode(x[e], codec);
+            uint4 o;
+            memcpy(&o, x, sizeof o);
+            ((uint4 *)sk)[v] = o;
+        }
+        head = nv * V;
+    }
+    for (unsigned j = head + t; j < n_pad; j += T) sk[j] = j < n ? encode(rk[j], codec) : KB(0);
 }
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
@@ -1689,7 +1727,7 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
  * (key, index) items, or above 512 by the block's two tiles); the first
  * k are the row's results. */
 template <typename KB, int T, int SI, bool BAR>
-__global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
+__global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BAR))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
                       ws_tk_outputs out) {
     using W = ws_tk_word<KB>;
@@ -1717,16 +1755,30 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
         sm.orx[0] = sm.orx[1] = 0;
         sm.at = 0;
     }
-    /* ordered keys in registers; a word pairs one with its index (no
+    /* ordered keys in registers, or with BAR in shared memory (the whole
+     * row, padded to passes of T x L: the registers freed let more blocks
+     * hide each other's latency); a word pairs one with its index (no
      * instructions for 32-bit keys: two registers) */
+    extern __shared__ __align__(16) unsigned char ws_tk_row_keys[];
+    KB *const sk = (KB *)ws_tk_row_keys;
     const auto key = [&](unsigned j) -> KB { return encode(j < n ? rk[j] : KB(0), codec); };
-    KB o[L];
+    KB o[BAR ? 1 : L];
+    if constexpr (BAR) {
+        const unsigned pass = (unsigned)(T * L);
+        ws_tk_stage_row<KB, T>(rk, n, (n + pass - 1) / pass * pass, codec, sk);
+    } else {
 #pragma unroll
-    for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
+        for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
+    }
     __syncthreads();
+    const auto okey = [&](unsigned b, int u) -> KB {
+        if constexpr (BAR)
+            return sk[b + (unsigned)(u * T + t)];
+        else
+            return b == 0 ? o[u] : key(b + (unsigned)(u * T + t));
+    };
     const auto item = [&](unsigned b, int u) -> W {
-        const unsigned j = b + (unsigned)(u * T + t);
-        return ws_tk_pack<W>(b == 0 ? o[u] : key(j), j);
+        return ws_tk_pack<W>(okey(b, u), b + (unsigned)(u * T + t));
     };
     ws_tk_cut<W> c = {~(W)0, CAP + 1};
     /* BAR (4k <= T <= n): the threads' bests give a limit that rarely
@@ -1734,9 +1786,6 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI))
      * narrow. Its own instance: its registers would make the narrowing
      * spill. */
     if constexpr (BAR) {
-        const auto okey = [&](unsigned b, int u) -> KB {
-            return b == 0 ? o[u] : key(b + (unsigned)(u * T + t));
-        };
         c.limit = ws_tk_thread_bar<KB, W, T, L>(bars, okey, n, k);
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
         c.s = sm.at;
@@ -1817,6 +1866,13 @@ struct ws_tk_plan {
 struct ws_tk_staging {
     int keys_in, vals_in, out_keys, out_idx, out_vals;
 };
+
+/* Shared memory the staged keys of a row block take (BAR): the row padded
+ * to passes of T x L keys. */
+static size_t ws_tk_rows_stage_bytes(size_t row_len, size_t kb, size_t threads) {
+    const size_t pass = threads * (WS_TK_ROWS_ITEMS / kb);
+    return (row_len + pass - 1) / pass * pass * kb;
+}
 
 /* Warps per segment for a level of segs segments of len items whose chunks
  * hold at least min_chunk items, and the chunk (a whole number of steps). */
@@ -1900,8 +1956,12 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
          * survivors, so 32-bit keys get room for 4k, 64-bit keys take it
          * where the room is there already. */
         const int bar_si = k <= 64 ? 8 : 16;
+        /* its keys staged in shared memory: at most WS_TK_ROWS_STAGE_MAX
+         * (a few blocks an SM), within what a block may have */
+        const size_t stage = ws_tk_rows_stage_bytes(row_len, kb, t);
         p.rows_bar = 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
-                     (kb == 4 || bar_si <= p.rows_si);
+                     (kb == 4 || bar_si <= p.rows_si) && stage <= WS_TK_ROWS_STAGE_MAX &&
+                     stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(st->dev.family).smem_block;
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
         p.total = at;
         return p;
@@ -2175,17 +2235,32 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     return WARPSORT_OK;
 }
 
+template <typename KB, int T, int SI>
+static cudaError_t ws_tk_launch_staged(const ws_topk_args_t *a, const KB *in, key_codec codec,
+                                       const ws_tk_outputs &out, cudaStream_t stream) {
+    auto kernel = ws_tk_rows_kernel<KB, T, SI, true>;
+    const size_t smem = ws_tk_rows_stage_bytes(a->row_len, sizeof(KB), T);
+    /* above the default 48 KB only: the call costs host time on every top-k */
+    if (smem > (48u << 10)) {
+        const cudaError_t err =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess) return err;
+    }
+    kernel<<<(unsigned)a->rows, T, smem, stream>>>(in, a->row_len, (unsigned)a->k, codec, out);
+    return cudaGetLastError();
+}
+
 template <typename KB, int T>
-static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
-                              key_codec codec, const ws_tk_outputs &out, cudaStream_t stream) {
+static cudaError_t ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
+                                     key_codec codec, const ws_tk_outputs &out,
+                                     cudaStream_t stream) {
     const unsigned grid = (unsigned)a->rows, k = (unsigned)a->k;
     const size_t len = a->row_len;
     const KB *in = (const KB *)keys;
     if (p.rows_bar) {
-        if (p.rows_si == 8)
-            ws_tk_rows_kernel<KB, T, 8, true><<<grid, T, 0, stream>>>(in, len, k, codec, out);
-        else if constexpr (sizeof(KB) == 4)
-            ws_tk_rows_kernel<KB, T, 16, true><<<grid, T, 0, stream>>>(in, len, k, codec, out);
+        if (p.rows_si == 8) return ws_tk_launch_staged<KB, T, 8>(a, in, codec, out, stream);
+        if constexpr (sizeof(KB) == 4)
+            return ws_tk_launch_staged<KB, T, 16>(a, in, codec, out, stream);
     } else if (p.rows_si == 8)
         ws_tk_rows_kernel<KB, T, 8, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     else if (p.rows_si == 16)
@@ -2196,6 +2271,7 @@ static void ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *a, cons
     } else if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 64) {
         ws_tk_rows_kernel<KB, T, 64, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     }
+    return cudaGetLastError();
 }
 
 /* Row blocks: one launch, a block per row. */
@@ -2205,12 +2281,13 @@ static warpsort_status_t ws_tk_rows_path(warpsort_context_t *ctx, const ws_tk_pl
                                          const ws_tk_outputs &out, cudaStream_t stream) {
     static_assert(WS_TK_ROWS_MIN_THREADS == 128 && WS_TK_ROWS_MAX_THREADS == 512,
                   "one instance per block shape");
+    cudaError_t err;
     switch (p.rows_threads) {
-    case 128: ws_tk_launch_rows<KB, 128>(p, a, keys, codec, out, stream); break;
-    case 256: ws_tk_launch_rows<KB, 256>(p, a, keys, codec, out, stream); break;
-    default: ws_tk_launch_rows<KB, 512>(p, a, keys, codec, out, stream); break;
+    case 128: err = ws_tk_launch_rows<KB, 128>(p, a, keys, codec, out, stream); break;
+    case 256: err = ws_tk_launch_rows<KB, 256>(p, a, keys, codec, out, stream); break;
+    default: err = ws_tk_launch_rows<KB, 512>(p, a, keys, codec, out, stream); break;
     }
-    WS_CUDA_TRY(ctx, cudaGetLastError());
+    WS_CUDA_TRY(ctx, err);
     return WARPSORT_OK;
 }
 
