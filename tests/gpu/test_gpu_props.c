@@ -605,6 +605,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_2_28_u32),
         cmocka_unit_test(test_beyond_2_32),
     };
+    _Static_assert(COUNT(extra) + COUNT(k_sample_plans) <= 16, "tests[] holds every test");
     for (size_t i = 0; i < COUNT(extra); i++) tests[count++] = extra[i];
     for (size_t p = 0; p < COUNT(k_sample_plans); p++)
         tests[count++] = (struct CMUnitTest){k_sample_plans[p].test_name, test_sample_plan, NULL,

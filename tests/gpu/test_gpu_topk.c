@@ -617,7 +617,19 @@ int main(int argc, char **argv) {
     static char names[3][WARPSORT_DTYPE_COUNT_][48];
     static const char *const kinds[3] = {"single", "rows", "values_memory"};
     const CMUnitTestFunction fns[3] = {test_single, test_rows, test_values_and_memory};
-    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + 8];
+    static const struct CMUnitTest fixed[] = {
+        {"gpu_topk_levels", test_levels, NULL, NULL, NULL},
+        {"gpu_topk_paths", test_paths, NULL, NULL, NULL},
+        {"gpu_topk_filter", test_filter, NULL, NULL, NULL},
+        {"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL},
+        {"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL},
+        {"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL},
+        {"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL},
+        {"gpu_topk_workspace", test_workspace, NULL, NULL, NULL},
+        {"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL},
+    };
+    /* sized from the lists: a test added to fixed[] cannot overrun it */
+    struct CMUnitTest tests[3 * WARPSORT_DTYPE_COUNT_ + sizeof fixed / sizeof fixed[0]];
     size_t count = 0;
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
@@ -626,19 +638,7 @@ int main(int argc, char **argv) {
             tests[count++] =
                 (struct CMUnitTest){names[f][d], fns[f], NULL, NULL, (void *)(uintptr_t)d};
         }
-    tests[count++] = (struct CMUnitTest){"gpu_topk_levels", test_levels, NULL, NULL, NULL};
-    tests[count++] = (struct CMUnitTest){"gpu_topk_paths", test_paths, NULL, NULL, NULL};
-    tests[count++] = (struct CMUnitTest){"gpu_topk_filter", test_filter, NULL, NULL, NULL};
-    tests[count++] = (struct CMUnitTest){"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL};
-    tests[count++] =
-        (struct CMUnitTest){"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL};
-    tests[count++] =
-        (struct CMUnitTest){"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL};
-    tests[count++] =
-        (struct CMUnitTest){"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL};
-    tests[count++] = (struct CMUnitTest){"gpu_topk_workspace", test_workspace, NULL, NULL, NULL};
-    tests[count++] =
-        (struct CMUnitTest){"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) tests[count++] = fixed[i];
     const int failed = _cmocka_run_group_tests("gpu_topk", tests, count, NULL, NULL);
     const int skipped = g_gpu == NULL;
     warpsort_destroy(g_gpu);
