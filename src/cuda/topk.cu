@@ -181,9 +181,13 @@ using warpsort::warp_items;
  * threads an SM must hold, the most staged bytes a block takes (16384
  * 32-bit keys: three blocks of 512 an SM), and a bound on the block's
  * static shared memory beside them */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WS_TK_ROWS_SM_THREADS_STAGED 1024 /* sm_75's most */
+#else
 #define WS_TK_ROWS_SM_THREADS_STAGED 1536
+#endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
-#define WS_TK_ROWS_STATIC_SMEM (24u << 10)
+#define WS_TK_ROWS_STATIC_SMEM (12u << 10)
 /* Filter pass: 16-byte loads per thread per step, threads per block. */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
@@ -1231,7 +1235,7 @@ __device__ __forceinline__ int ws_tk_width(ws_tk_u128 x) {
  * placed. The block zeroes orx and at, then a barrier, before narrowing. */
 template <int T>
 struct ws_tk_narrow_smem {
-    unsigned h[WS_TK_BINS];
+    __align__(16) unsigned h[WS_TK_BINS]; /* 16: row blocks overlay words on it */
     unsigned part[T / 32];
     unsigned long long orx[2];
     unsigned bin, before, cut, at;
@@ -1743,11 +1747,15 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     constexpr bool WIDE_TILES = WIDE && SI > 16;
     __shared__ ws_tk_narrow_smem<T> sm;
     __shared__ ws_tk_bars<KB, T> bars;
+    /* BAR: the survivors overlay the narrowing's bins (each collect
+     * follows the narrowing's last barrier), so three blocks with rows of
+     * 64 KB fit an SM */
     __shared__ union {
-        W sw[SW];
+        W sw[BAR ? 1 : SW];
         ws_tk_wide_tiles<WIDE_TILES ? (int)CAP : 1> tiles;
     } su;
-    W *const sw = su.sw;
+    static_assert(!BAR || (SW * sizeof(W) <= sizeof sm.h && !WIDE_TILES), "survivors fit the bins");
+    W *const sw = BAR ? (W *)sm.h : su.sw;
     const KB *rk = keys + (size_t)blockIdx.x * row_len;
     const unsigned n = (unsigned)row_len;
     const int t = (int)threadIdx.x;
