@@ -1389,9 +1389,10 @@ struct ws_tk_bars {
  * random order about 2k are, at most about 3.3k (bench/NOTES.md has the
  * simulation). Any order of keys stays correct: the caller narrows
  * exactly when more than it holds pass. A warp finds its r-th best in r
- * rounds of a min-reduction, the winner of each round retiring its best:
- * a few hundred instructions a warp where the narrowing's OR pass, digit
- * histograms and scans cost thousands. Every thread calls it; it ends
+ * rounds of a min-reduction, the winner of each round retiring its best,
+ * or for r > 4 by sorting its 32 bests: a few hundred instructions a warp
+ * where the narrowing's OR pass, digit histograms and scans cost
+ * thousands. Every thread calls it; it ends
  * after a barrier. */
 template <typename KB, typename W, int T, int L, typename Key>
 __device__ __forceinline__ W ws_tk_thread_bar(ws_tk_bars<KB, T> &bars, const Key &okey, unsigned n,
@@ -1419,23 +1420,33 @@ __device__ __forceinline__ W ws_tk_thread_bar(ws_tk_bars<KB, T> &bars, const Key
     const unsigned r = (k + WARPS - 1) / WARPS;
     KB mk = bk;
     uint32_t mp = bp;
-    for (unsigned round = 0; round < r; round++) {
-        mk = bk;
-        mp = bp;
+    if (r > 4) {
+        /* past four rounds the warp's network (15 steps) is cheaper
+         * (measured: bench/NOTES.md); lane i then holds the i-th best */
+        warp_items<KB, no_value, uint32_t, 1> it;
+        it.k[0] = bk;
+        it.p[0] = bp;
+        warpsort::warp_sort_registers<32>(it, lane);
+        mk = warpsort::detail::shfl_idx(it.k[0], (int)r - 1, 32);
+        mp = warpsort::detail::shfl_idx(it.p[0], (int)r - 1, 32);
+    } else
+        for (unsigned round = 0; round < r; round++) {
+            mk = bk;
+            mp = bp;
 #pragma unroll
-        for (int m = 16; m >= 1; m /= 2) {
-            const KB ok = warpsort::shfl_xor(mk, m);
-            const uint32_t op = warpsort::shfl_xor(mp, m);
-            if (ws_tk_less(ok, op, mk, mp)) {
-                mk = ok;
-                mp = op;
+            for (int m = 16; m >= 1; m /= 2) {
+                const KB ok = warpsort::shfl_xor(mk, m);
+                const uint32_t op = warpsort::shfl_xor(mp, m);
+                if (ws_tk_less(ok, op, mk, mp)) {
+                    mk = ok;
+                    mp = op;
+                }
+            }
+            if (bp == mp) { /* this lane's best won: retire it */
+                bk = sentinel<KB>();
+                bp = 0xFFFFFFFFu; /* above every position */
             }
         }
-        if (bp == mp) { /* this lane's best won: retire it */
-            bk = sentinel<KB>();
-            bp = 0xFFFFFFFFu; /* above every position */
-        }
-    }
     if (lane == 0) {
         bars.k[warp] = mk;
         bars.p[warp] = mp;
