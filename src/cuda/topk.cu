@@ -1734,10 +1734,11 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
 }
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
- * T x L, k <= 16 x SI): the row's first T x L keys are read once into registers (the rest,
- * for rows over T x L, again from L2 at every pass), narrowed on chip to
- * at most 32 x SI (word i is (ordered key i, i); with BAR, first by the
- * threads' bar), and those are sorted
+ * T x L, k <= 16 x SI): the row's first T x L keys are read once into
+ * registers (the rest, for rows over T x L, again from L2 at every pass;
+ * with BAR the whole row into shared memory), narrowed on chip to at most
+ * 32 x SI (word i is (ordered key i, i); with BAR, first by the threads'
+ * bar), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
  * (key, index) items, or above 512 by the block's two tiles); the first
  * k are the row's results. */
@@ -1802,8 +1803,8 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     ws_tk_cut<W> c = {~(W)0, CAP + 1};
     /* BAR (4k <= T <= n): the threads' bests give a limit that rarely
      * keeps more than CAP (ws_tk_thread_bar); else, or when it does,
-     * narrow. Its own instance: its registers would make the narrowing
-     * spill. */
+     * narrow. Its own instance (keys in shared memory, 40 registers):
+     * the registers' instance keeps its 64 without spills. */
     if constexpr (BAR) {
         c.limit = ws_tk_thread_bar<KB, W, T, L>(bars, okey, n, k);
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
