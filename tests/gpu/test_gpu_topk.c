@@ -5,12 +5,14 @@
  * the radix path above), rows, several warp levels, values, one output
  * only; each result judged by the reference order and byte-identical to
  * the CPU backend's. Plus a caller workspace (sized by
- * warpsort_topk_workspace_size, too small refused) and a CUDA-graph
- * capture of calls on a user stream.
+ * warpsort_topk_workspace_size, too small refused), a CUDA-graph
+ * capture of calls on a user stream, and every path forced
+ * (WARPSORT_TOPK_PATH) on shapes the plan gives to another.
  *
  * Standalone: --quick, --filter PATTERN. Without a CUDA backend or device
  * every test reports SKIPPED and the program exits 77.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <cuda_runtime_api.h>
 #include <math.h>
 
@@ -293,6 +295,36 @@ static void test_rows_thread_bar(void **state) {
                 compare_f32_rows(hk, rows, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
         }
         free(hk);
+    }
+}
+
+/* Every top-k path forced (WARPSORT_TOPK_PATH, read when a context is
+ * made) on shapes where the plan picks another, or where the forced path
+ * does not apply and the plan's next choice runs: each must give the CPU
+ * backend's results. */
+static void test_forced_paths(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    static const char *const paths[] = {"rows", "rows-narrow", "warp", "filter", "radix"};
+    const tk_case_t cases[] = {
+        {WARPSORT_F32, 0, 64, 4096, 32, KEYGEN_RANDOM, 1200, 4, 0, TK_BOTH},
+        {WARPSORT_U32, 1, 8, 16384, 128, KEYGEN_FEW, 1201, 8, 4, TK_BOTH},
+        {WARPSORT_F64, 0, 1, 100000, 100, KEYGEN_NAN_MIX, 1202, 4, 0, TK_BOTH},
+        {WARPSORT_I64, 1, 3, 70000, 256, KEYGEN_EQUAL, 1203, 8, 8, TK_BOTH},
+    };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        setenv("WARPSORT_TOPK_PATH", paths[p], 1);
+        warpsort_context_t *ctx = wt_gpu_context(0, 0);
+        unsetenv("WARPSORT_TOPK_PATH");
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char msg[768];
+            tk_case_t c = cases[i];
+            if (tk_run_case(ctx, &wt_device_memory, &c, g_cpu, msg, sizeof msg)) {
+                warpsort_destroy(ctx);
+                fail_msg("WARPSORT_TOPK_PATH=%s, case %zu: %s", paths[p], i, msg);
+            }
+        }
+        warpsort_destroy(ctx);
     }
 }
 
@@ -623,6 +655,7 @@ int main(int argc, char **argv) {
         {"gpu_topk_filter", test_filter, NULL, NULL, NULL},
         {"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL},
         {"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL},
+        {"gpu_topk_forced_paths", test_forced_paths, NULL, NULL, NULL},
         {"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL},
         {"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL},
         {"gpu_topk_workspace", test_workspace, NULL, NULL, NULL},
