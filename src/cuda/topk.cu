@@ -1380,43 +1380,26 @@ struct ws_tk_bars {
     uint32_t p[T / 32];
 };
 
-/* A cheap limit for a narrowing by a block of T threads over a row of
- * n >= T keys (okey(b, u): the ordered key at position j = b + u x T +
- * threadIdx.x, b a multiple of T x L; every thread holds at least one),
- * for k <= T: with r = ceil(k / warps), the worst of the warps' r-th best
- * thread bests, as a word. Every warp has r threads whose best word is not
- * above it, so at least k words are not (the words are unique); on keys in
- * random order about 2k are, at most about 3.3k (bench/NOTES.md has the
- * simulation). Any order of keys stays correct: the caller narrows
- * exactly when more than it holds pass. A warp finds its r-th best in r
- * rounds of a min-reduction, the winner of each round retiring its best,
- * or for r > 4 by sorting its 32 bests: a few hundred instructions a warp
- * where the narrowing's OR pass, digit histograms and scans cost
- * thousands. Every thread calls it; it ends
- * after a barrier. */
-template <typename KB, typename W, int T, int L, typename Key>
-__device__ __forceinline__ W ws_tk_thread_bar(ws_tk_bars<KB, T> &bars, const Key &okey, unsigned n,
+/* A cheap limit for a narrowing by a block of T threads, for k <= T,
+ * from each thread's best word (bk, bp) among the row's keys it was dealt
+ * (any deal; a thread dealt none passes the sentinel with index ~0): with
+ * r = ceil(k / warps), the worst of the warps' r-th best thread bests, as
+ * a word. Every warp has r threads whose best word is not above it, so at
+ * least k words are not (the words are unique; a sentinel bar keeps
+ * every key); on keys in random order about 2k are, at most about 3.3k
+ * (bench/NOTES.md has the simulation). Any order of keys stays correct:
+ * the caller narrows exactly when more than it holds pass. A warp finds
+ * its r-th best in r rounds of a min-reduction, the winner of each round
+ * retiring its best, or for r > 4 by sorting its 32 bests: a few hundred
+ * instructions a warp where the narrowing's OR pass, digit histograms and
+ * scans cost thousands. Every thread calls it; it ends after a barrier. */
+template <typename KB, typename W, int T>
+__device__ __forceinline__ W ws_tk_thread_bar(ws_tk_bars<KB, T> &bars, KB bk, uint32_t bp,
                                               unsigned k) {
     constexpr int WARPS = T / 32;
     static_assert(WARPS >= 1 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0,
                   "a butterfly over the warps");
     const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
-    /* a thread's positions ascend, so the first of equal keys is the best;
-     * n >= T: every thread holds position t */
-    KB bk = okey(0u, 0);
-    uint32_t bp = (uint32_t)t;
-    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
-        const bool full = b + (unsigned)(T * L) <= n;
-#pragma unroll
-        for (int u = 0; u < L; u++) {
-            const unsigned j = b + (unsigned)(u * T + t);
-            const KB o = okey(b, u);
-            if ((full || j < n) && o < bk) {
-                bk = o;
-                bp = j;
-            }
-        }
-    }
     const unsigned r = (k + WARPS - 1) / WARPS;
     KB mk = bk;
     uint32_t mp = bp;
@@ -1708,12 +1691,23 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
 }
 
 /* The row's ordered keys to sk[0 .. n_pad) (zero past n), by the block:
- * 16-byte loads where the row starts on 16 bytes. */
+ * 16-byte loads where the row starts on 16 bytes. Also the best (key,
+ * position) among the keys this thread staged (ascending positions, so
+ * the first of equal keys; (sentinel, ~0) if it staged none), for
+ * ws_tk_thread_bar. */
 template <typename KB, int T>
 __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsigned n_pad,
-                                                key_codec codec, KB *sk) {
+                                                key_codec codec, KB *sk, KB &bk, uint32_t &bp) {
     constexpr int V = 16 / (int)sizeof(KB);
     const unsigned t = threadIdx.x;
+    bk = sentinel<KB>();
+    bp = 0xFFFFFFFFu;
+    const auto best = [&](KB o, unsigned j) {
+        if (o < bk || bp == 0xFFFFFFFFu) {
+            bk = o;
+            bp = j;
+        }
+    };
     unsigned head = 0;
     if (((uintptr_t)rk & 15u) == 0) {
         const unsigned nv = n / V;
@@ -1723,14 +1717,24 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
             KB x[V];
             memcpy(x, &raw, sizeof raw);
 #pragma unroll
-            for (int e = 0; e < V; e++) x[e] = encode(x[e], codec);
+            for (int e = 0; e < V; e++) {
+                x[e] = encode(x[e], codec);
+                best(x[e], v * V + (unsigned)e);
+            }
             uint4 o;
             memcpy(&o, x, sizeof o);
             ((uint4 *)sk)[v] = o;
         }
         head = nv * V;
     }
-    for (unsigned j = head + t; j < n_pad; j += T) sk[j] = j < n ? encode(rk[j], codec) : KB(0);
+    for (unsigned j = head + t; j < n_pad; j += T) {
+        KB o = KB(0);
+        if (j < n) {
+            o = encode(rk[j], codec);
+            best(o, j);
+        }
+        sk[j] = o;
+    }
 }
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
@@ -1783,9 +1787,11 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     KB *const sk = (KB *)ws_tk_row_keys;
     const auto key = [&](unsigned j) -> KB { return encode(j < n ? rk[j] : KB(0), codec); };
     KB o[BAR ? 1 : L];
+    KB bk = KB(0); /* BAR: the best of the keys this thread staged */
+    uint32_t bp = 0;
     if constexpr (BAR) {
         const unsigned pass = (unsigned)(T * L);
-        ws_tk_stage_row<KB, T>(rk, n, (n + pass - 1) / pass * pass, codec, sk);
+        ws_tk_stage_row<KB, T>(rk, n, (n + pass - 1) / pass * pass, codec, sk, bk, bp);
     } else {
 #pragma unroll
         for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
@@ -1806,7 +1812,7 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
      * narrow. Its own instance (keys in shared memory, 40 registers):
      * the registers' instance keeps its 64 without spills. */
     if constexpr (BAR) {
-        c.limit = ws_tk_thread_bar<KB, W, T, L>(bars, okey, n, k);
+        c.limit = ws_tk_thread_bar<KB, W, T>(bars, bk, bp, k);
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
         c.s = sm.at;
         __syncthreads(); /* every thread has read the count */
