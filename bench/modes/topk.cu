@@ -252,7 +252,9 @@ class TopkTrial final : public Trial {
     }
     bool run(double *ms, std::string *err) override {
         event_begin(c_.gpu);
+        const double w0 = wall_ms();
         bool ok = rv_.run(in_, err);
+        enqueue_ms_.push_back(wall_ms() - w0);
         const cudaError_t e = event_end(c_.gpu);
         if (ok && e != cudaSuccess) ok = false, *err = "while running: " + cuda_error_text(e);
         if (ok) ok = rv_.finish(in_, err);
@@ -260,8 +262,16 @@ class TopkTrial final : public Trial {
         return ok;
     }
     VerifyResult verify() override { return chk_.check(rv_.out_keys(), rv_.out_indices()); }
+    /* The host's time in the timed calls (warm-ups included): for
+     * asynchronous calls, the part of the events' time before the first
+     * launch that the host path alone sets. */
+    double enqueue_us_median() const {
+        std::vector<double> t = enqueue_ms_;
+        return t.empty() ? 0 : 1e3 * median_of(t);
+    }
 
   private:
+    std::vector<double> enqueue_ms_;
     Context &c_;
     TopkRival &rv_;
     const TopkInput &in_;
@@ -301,6 +311,7 @@ Row time_rival(Context &c, const TopkRivalInfo &info, const TopkInput &in, TopkC
                     (double)in.c.n() * dtype_info(in.c.dtype).bytes; /* one read of the input */
                 row.note = rv->note();
                 row.host_checked = chk.sampled_rows() > 0;
+                row.results.num("enqueue_us", trial.enqueue_us_median());
                 fill_stats(row, c.copy_bw);
             }
         }

@@ -19,9 +19,10 @@
  *                                the build has no code for
  *   WARPSORT_TOPK_PATH=P         top-k takes path P (rows, rows-narrow: the
  *                                row blocks without the threads' bar, warp,
- *                                filter or radix) wherever its limits allow
- *                                it, instead of the plan's choice
- *                                (src/cuda/topk.cu)
+ *                                filter, filter-narrow: its candidate block
+ *                                without the threads' bar, or radix)
+ *                                wherever its limits allow it, instead of
+ *                                the plan's choice (src/cuda/topk.cu)
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
@@ -58,7 +59,8 @@ enum {
     WS_TOPK_PATH_ROWS_NARROW,
     WS_TOPK_PATH_WARP,
     WS_TOPK_PATH_FILTER,
-    WS_TOPK_PATH_RADIX
+    WS_TOPK_PATH_RADIX,
+    WS_TOPK_PATH_FILTER_NARROW
 };
 
 typedef struct ws_test_hooks {

@@ -152,6 +152,9 @@ using warpsort::warp_items;
 #define WS_TK_CAND_TILE (WS_TK_CAND_THREADS * 8)
 #define WS_TK_CAND_EXPECTED (2 * WS_TK_CAND_TILE)
 #define WS_TK_CAND_UNROLL 8
+/* ... and sorts at most this many by their ranks instead (32-bit keys;
+ * ws_tk_rank_finish) */
+#define WS_TK_CAND_RANK_MAX 256
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
  * at most that many (THREADS x 4: the (key, index) items of two tile
@@ -1010,90 +1013,6 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
 
 /*=== filter path (one row at a time) ===*/
 
-/* Picks the threshold: the rank-th smallest (1-based) ordered key of a
- * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE),
- * by a radix select over the sample held in registers (11-bit digits,
- * block 0), or the last key of the digit bin that holds it once that bin
- * holds no other sample key: then the keys the threshold adds are about
- * one sample gap more (the capacity allows for three), and the passes
- * left are saved (on one SM they are most of this kernel's time). One
- * cooperative launch: the grid gathers the sample (ordered) into samp,
- * and after the grid barrier block 0 selects and the others are done.
- * Resets the row's count and records k and cap. The positions and the
- * select depend on nothing but the row, so the path a row takes is
- * deterministic. */
-template <typename KB>
-__global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
-    ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
-                        unsigned long long k, unsigned long long cap, KB *samp, ws_tk_filter *fl) {
-    constexpr int BITS = 8 * (int)sizeof(KB);
-    constexpr int PER = WS_TK_BINS / WS_TK_SAMPLE_THREADS;
-    static_assert(PER == 2, "two bins per thread");
-    __shared__ unsigned h[WS_TK_BINS];
-    __shared__ unsigned part[WS_TK_SAMPLE_THREADS / 32];
-    __shared__ unsigned long long s_prefix;
-    __shared__ unsigned s_rem, s_alone;
-    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
-    for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
-         j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
-        samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
-    cooperative_groups::this_grid().sync();
-    if (blockIdx.x != 0) return;
-    KB o[WS_TK_SAMPLE_PER];
-#pragma unroll
-    for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
-        o[u] = __ldcg(&samp[u * WS_TK_SAMPLE_THREADS + tid]); /* other blocks' writes: from L2 */
-    KB prefix = 0;
-    unsigned rem = rank;
-    for (int shift = BITS; shift > 0;) {
-        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
-        shift -= width;
-        const int above = shift + width;
-        const KB mask = (KB)((1u << width) - 1);
-        for (int b = tid; b < WS_TK_BINS; b += WS_TK_SAMPLE_THREADS) h[b] = 0;
-        __syncthreads();
-#pragma unroll
-        for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
-            if (above >= BITS || ((o[u] ^ prefix) >> above) == 0)
-                atomicAdd(&h[(unsigned)((o[u] >> shift) & mask)], 1u);
-        __syncthreads();
-        const unsigned c0 = h[tid * PER], c1 = h[tid * PER + 1], sum = c0 + c1;
-        unsigned incl = sum;
-        for (int off = 1; off < 32; off *= 2) {
-            const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
-            if (lane >= off) incl += y;
-        }
-        if (lane == 31) part[warp] = incl;
-        __syncthreads();
-        unsigned before = incl - sum;
-        for (int v = 0; v < warp; v++) before += part[v];
-        /* exactly one thread holds the bin of the rem-th key (1 <= rem <=
-         * the keys matching the prefix) */
-        if (before < rem && before + sum >= rem) {
-            const int second = before + c0 < rem;
-            s_prefix =
-                (unsigned long long)prefix | ((unsigned long long)(tid * PER + second) << shift);
-            s_rem = rem - before - (second ? c0 : 0);
-            s_alone = (second ? c1 : c0) == 1;
-        }
-        __syncthreads();
-        prefix = (KB)s_prefix;
-        rem = s_rem;
-        const bool alone = s_alone;
-        __syncthreads(); /* every read precedes the next pass's writes */
-        if (alone) {
-            prefix |= (KB)((KB(1) << shift) - 1); /* shift < BITS: the bin's last key */
-            break;
-        }
-    }
-    if (tid == 0) {
-        fl->t = (unsigned long long)prefix;
-        fl->count = 0;
-        fl->k = k;
-        fl->cap = cap;
-    }
-}
-
 /* Appends the items of a warp that pass (c of this lane's, in pass[])
  * to the candidates: one atomicAdd per warp reserves their places; all
  * are counted, the first cap stored. Whole warps call it. */
@@ -1488,12 +1407,171 @@ __device__ __forceinline__ void ws_tk_warp_finish(const W *sw, unsigned s, unsig
     ws_tk_warp_finish_n<KB, SI>(sw, s, k, out_base, codec, out);
 }
 
+/* The rank of word w among the s unique words at sw (how many are
+ * smaller), counted by the G lanes of its group (G a power of two up to
+ * 32, groups aligned in the warp; lane g of the group takes words g,
+ * g + G, ...): the count in every lane of the group. Whole warps call it,
+ * with the same s and G. */
+template <typename W>
+__device__ __forceinline__ unsigned ws_tk_rank_in(const W *sw, unsigned s, W w, unsigned G,
+                                                  unsigned g) {
+    unsigned c = 0;
+    for (unsigned j = g; j < s; j += G) c += sw[j] < w;
+    for (unsigned m = G / 2; m > 0; m /= 2) c += __shfl_xor_sync(0xFFFFFFFFu, c, (int)m);
+    return c;
+}
+
+/* Lanes per word when T threads rank s <= T words: the most, up to 32,
+ * with s x G <= T. */
+__device__ __forceinline__ unsigned ws_tk_rank_group(unsigned s, unsigned T) {
+    unsigned G = 32;
+    while (G > 1 && s * G > T) G /= 2;
+    return G;
+}
+
+/* Sorts the s unique words at sw[0 .. s) (k <= s <= T) by ranking each
+ * among them, and writes the first k to results from out_base on. For a
+ * few hundred words cheaper than a tile of T (no network: one pass of
+ * broadcast reads, no barrier) and than one warp's network (latency on
+ * one warp). Every thread of the block calls it. */
+template <typename KB, int T, typename W>
+__device__ __forceinline__ void ws_tk_rank_finish(const W *sw, unsigned s, unsigned k,
+                                                  size_t out_base, key_codec codec,
+                                                  const ws_tk_outputs &out) {
+    const unsigned G = ws_tk_rank_group(s, T), t = threadIdx.x, i = t / G;
+    const W w = i < s ? sw[i] : ~(W)0;
+    const unsigned r = ws_tk_rank_in(sw, s, w, G, t % G);
+    if (i < s && t % G == 0 && r < k)
+        ws_tk_put(out, out_base + r, decode(ws_tk_word_key<KB>(w), codec), (uint32_t)w);
+}
+
+/* Picks the threshold: the rank-th smallest (1-based) ordered key of a
+ * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE).
+ * One cooperative launch: the grid gathers the sample (ordered) into samp,
+ * and after the grid barrier block 0 selects (16 keys a thread in
+ * registers) and the others are done. For a rank the threads' bar holds
+ * (at most 4 rounds) the select is the bar, the few sample keys within it
+ * (about 130 on random keys) and their ranks counted (ws_tk_rank_in): the
+ * exact key, with a handful of barriers. Else, or when more than the
+ * bins' room are within the bar, a radix select over the sample (11-bit
+ * digits), or the last key of the digit bin that holds the rank-th key
+ * once that bin holds no other sample key (then the keys the threshold
+ * adds are about one sample gap more; the capacity allows for three).
+ * Resets the row's count and records k and cap. The positions and the
+ * select depend on nothing but the row, so the path a row takes is
+ * deterministic. */
+template <typename KB>
+__global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
+    ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
+                        unsigned long long k, unsigned long long cap, KB *samp, ws_tk_filter *fl) {
+    using W = ws_tk_word<KB>;
+    constexpr int BITS = 8 * (int)sizeof(KB), T = WS_TK_SAMPLE_THREADS;
+    constexpr int PER = WS_TK_BINS / T;
+    static_assert(PER == 2, "two bins per thread");
+    /* the bar's survivors overlay the bins */
+    constexpr unsigned KEEP = sizeof(unsigned) * WS_TK_BINS / sizeof(W);
+    __shared__ ws_tk_narrow_smem<T> sm;
+    __shared__ ws_tk_bars<KB, T> bars;
+    __shared__ unsigned long long s_prefix;
+    __shared__ unsigned s_rem, s_alone;
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
+    for (unsigned long long j = (unsigned long long)blockIdx.x * T + tid; j < WS_TK_SAMPLE;
+         j += (unsigned long long)gridDim.x * T)
+        samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x != 0) return;
+    if (tid == 0) sm.at = 0;
+    KB o[WS_TK_SAMPLE_PER];
+#pragma unroll
+    for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
+        o[u] = __ldcg(&samp[u * T + tid]); /* other blocks' writes: from L2 */
+    KB prefix = 0;
+    bool found = false;
+    if (rank <= 4u * (T / 32)) {
+        /* this thread's best (sample j = u x T + tid; the first of equal
+         * keys), the bar, the words within it */
+        KB bk = o[0];
+        uint32_t bp = (uint32_t)tid;
+#pragma unroll
+        for (int u = 1; u < WS_TK_SAMPLE_PER; u++)
+            if (o[u] < bk) {
+                bk = o[u];
+                bp = (uint32_t)(u * T + tid);
+            }
+        const ws_tk_cut<W> c = {ws_tk_thread_bar<KB, W, T>(bars, bk, bp, rank), 0};
+        const auto item = [&](unsigned, int u) -> W {
+            return ws_tk_pack<W>(o[u], (uint32_t)(u * T + tid));
+        };
+        W *const sw = (W *)sm.h;
+        ws_tk_collect<W, T, WS_TK_SAMPLE_PER>(sm, item, WS_TK_SAMPLE, c, sw, KEEP);
+        const unsigned s = sm.at; /* at least rank */
+        if (s <= KEEP) {
+            const unsigned G = ws_tk_rank_group(s, T), i = (unsigned)tid / G;
+            const W w = i < s ? sw[i] : ~(W)0;
+            const unsigned r = ws_tk_rank_in(sw, s, w, G, (unsigned)tid % G);
+            if (i < s && (unsigned)tid % G == 0 && r == rank - 1) s_prefix = (unsigned long long)ws_tk_word_key<KB>(w);
+            __syncthreads();
+            prefix = (KB)s_prefix;
+            found = true;
+        }
+    }
+    unsigned rem = rank;
+    for (int shift = BITS; shift > 0 && !found;) {
+        const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
+        shift -= width;
+        const int above = shift + width;
+        const KB mask = (KB)((1u << width) - 1);
+        for (int b = tid; b < WS_TK_BINS; b += T) sm.h[b] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
+            if (above >= BITS || ((o[u] ^ prefix) >> above) == 0)
+                atomicAdd(&sm.h[(unsigned)((o[u] >> shift) & mask)], 1u);
+        __syncthreads();
+        const unsigned c0 = sm.h[tid * PER], c1 = sm.h[tid * PER + 1], sum = c0 + c1;
+        unsigned incl = sum;
+        for (int off = 1; off < 32; off *= 2) {
+            const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+            if (lane >= off) incl += y;
+        }
+        if (lane == 31) sm.part[warp] = incl;
+        __syncthreads();
+        unsigned before = incl - sum;
+        for (int v = 0; v < warp; v++) before += sm.part[v];
+        /* exactly one thread holds the bin of the rem-th key (1 <= rem <=
+         * the keys matching the prefix) */
+        if (before < rem && before + sum >= rem) {
+            const int second = before + c0 < rem;
+            s_prefix =
+                (unsigned long long)prefix | ((unsigned long long)(tid * PER + second) << shift);
+            s_rem = rem - before - (second ? c0 : 0);
+            s_alone = (second ? c1 : c0) == 1;
+        }
+        __syncthreads();
+        prefix = (KB)s_prefix;
+        rem = s_rem;
+        const bool alone = s_alone;
+        __syncthreads(); /* every read precedes the next pass's writes */
+        if (alone) {
+            prefix |= (KB)((KB(1) << shift) - 1); /* shift < BITS: the bin's last key */
+            break;
+        }
+    }
+    if (tid == 0) {
+        fl->t = (unsigned long long)prefix;
+        fl->count = 0;
+        fl->k = k;
+        fl->cap = cap;
+    }
+}
+
 /* Shared memory of ws_tk_cand_kernel: the survivors (unpadded; 32-bit keys:
  * then the padded tile that sorts them), and the narrowing's. */
 template <typename KB>
 struct ws_tk_cand_smem {
     uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
+    ws_tk_bars<KB, WS_TK_CAND_THREADS> bars;
 };
 /* The two tiles of ws_tk_wide_tile_sort (TILE items), over the room of
  * the survivors they sort. */
@@ -1620,11 +1698,15 @@ ws_tk_wide_tile_sort(const ws_tk_u128 *words, ws_tk_wide_tiles<T * ITEMS> &tiles
  * THREADS) (32-bit keys; sorted as one tile of the next power of two of
  * them, at least THREADS), or for 64-bit keys 32 x WS_TK_CAND_SI64 (k at
  * most half that; sorted by one warp) or WS_TK_CAND_TILE64 (sorted by the
- * block, ws_tk_wide_tile_sort); the first k are the result. */
+ * block, ws_tk_wide_tile_sort); the first k are the result. With bar
+ * (32-bit keys, 4k <= THREADS) the threads' bar (ws_tk_thread_bar) comes
+ * first and the narrowing runs only when more than max(2k, THREADS) are
+ * within it. At most WS_TK_CAND_RANK_MAX survivors (32-bit keys) are
+ * sorted by their ranks instead of the tile (ws_tk_rank_finish). */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
-                      size_t k, size_t out_base, key_codec codec, ws_tk_outputs out) {
+                      size_t k, int bar, size_t out_base, key_codec codec, ws_tk_outputs out) {
     using W = ws_tk_word<KB>;
     constexpr int T = WS_TK_CAND_THREADS, L = WS_TK_CAND_UNROLL;
     constexpr bool WIDE = sizeof(KB) == 8;
@@ -1662,8 +1744,33 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
         return b == 0 ? wc[u] : j < n ? word(j) : 0;
     };
     /* n >= k >= 1 */
-    const ws_tk_cut<W> c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
-    ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
+    ws_tk_cut<W> c = {~(W)0, keep + 1};
+    if constexpr (!WIDE) {
+        /* bar (k at most a quarter of the threads): the threads' bar
+         * first, as the row blocks do (simulated on random candidates:
+         * about 130 survive for k = 32, 500 for k = 256); narrow only when
+         * more than keep pass */
+        if (bar) {
+            W b = ~(W)0; /* this thread's best word */
+            for (unsigned b0 = 0; b0 < n; b0 += (unsigned)(T * L)) {
+#pragma unroll
+                for (int u = 0; u < L; u++) {
+                    const W w = item(b0, u);
+                    if (b0 + (unsigned)(u * T + t) < n && w < b) b = w;
+                }
+            }
+            c.limit = ws_tk_thread_bar<KB, W, T>(sm.bars, ws_tk_word_key<KB>(b), (uint32_t)b,
+                                                 (unsigned)k);
+            ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, keep);
+            c.s = sm.nw.at;
+            __syncthreads(); /* every thread has read the count */
+            if (c.s > keep && t == 0) sm.nw.at = 0;
+        }
+    }
+    if (c.s > keep) {
+        c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
+        ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
+    }
     if constexpr (WIDE) {
         if (warp_sorts) {
             if (t < 32)
@@ -1673,6 +1780,8 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
             ws_tk_wide_tile_sort<KB, T, WS_TK_CAND_TILE64 / T>(sm.keys, sm.tiles, (int)c.s, (int)k,
                                                                out_base, codec, out);
         }
+    } else if (c.s <= WS_TK_CAND_RANK_MAX) {
+        ws_tk_rank_finish<KB, T>(sm.keys, c.s, (unsigned)k, out_base, codec, out);
     } else {
         const int m = c.s < cap ? (int)c.s : (int)cap;
         ws_tk_tile_finish<KB, T, WS_TK_CAND_TILE / T>(sm.keys, m, (int)k, out_base, codec, out);
@@ -1872,6 +1981,7 @@ struct ws_tk_plan {
     unsigned rank;  /* filter path: the threshold's rank in the sample */
     size_t cap;     /* filter path: candidates kept */
     int cand_block; /* filter path: the best k by one block (ws_tk_cand_kernel) */
+    int cand_bar;   /* ... which takes the threads' bar first (ws_tk_thread_bar) */
     int items;      /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
@@ -2010,9 +2120,14 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
                        (kb == 4 || k <= WS_TK_CAND_TILE64);
         if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
         if (force == WS_TOPK_PATH_WARP || force == WS_TOPK_PATH_RADIX) p.filter = 0;
+        /* that block takes the threads' bar first where the row blocks
+         * would (32-bit keys) */
+        p.cand_bar = p.cand_block && kb == 4 && 4 * k <= WS_TK_CAND_THREADS &&
+                     force != WS_TOPK_PATH_FILTER_NARROW;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull &&
-                  force != WS_TOPK_PATH_RADIX && force != WS_TOPK_PATH_FILTER;
+                  force != WS_TOPK_PATH_RADIX && force != WS_TOPK_PATH_FILTER &&
+                  force != WS_TOPK_PATH_FILTER_NARROW;
     if (p.filter) {
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.fl = take(sizeof(ws_tk_filter));
@@ -2370,7 +2485,8 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
                                                      ctx->device, st, stream)));
         if (p.cand_block) {
             ws_tk_cand_kernel<KB>
-                <<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(fl, ck, ci, k, row * k, codec, out);
+                <<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(fl, ck, ci, k, p.cand_bar, row * k,
+                                                                codec, out);
             WS_CUDA_TRY(ctx, cudaGetLastError());
             continue;
         }

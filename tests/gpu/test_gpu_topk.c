@@ -305,7 +305,8 @@ static void test_rows_thread_bar(void **state) {
 static void test_forced_paths(void **state) {
     REQUIRE_GPU();
     (void)state;
-    static const char *const paths[] = {"rows", "rows-narrow", "warp", "filter", "radix"};
+    static const char *const paths[] = {"rows",   "rows-narrow", "warp",
+                                        "filter", "radix",       "filter-narrow"};
     const tk_case_t cases[] = {
         {WARPSORT_F32, 0, 64, 4096, 32, KEYGEN_RANDOM, 1200, 4, 0, TK_BOTH},
         {WARPSORT_U32, 1, 8, 16384, 128, KEYGEN_FEW, 1201, 8, 4, TK_BOTH},
