@@ -27,14 +27,15 @@
  *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; from k = 16 when one block takes the candidates),
- *    row by row: one block radix-selects a threshold from a sample at
- *    fixed positions (gathered by a few blocks), one read of the row keeps
+ *    row by row: one block selects a threshold from a sample at fixed
+ *    positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
  *    (key, index) are kept (a few thousand candidates, and k <= 256 for
  *    64-bit keys: one block narrows them on chip, as the row blocks do,
  *    to a few k and sorts those; else the leaf sorts them all); when
- *    fewer than k or more than the buffer holds pass, the radix select
- *    below (launched anyway; it reads the count) writes the k instead.
+ *    fewer than k or more than the buffer holds pass, the same launch as
+ *    the read runs the radix select below after a grid barrier, writing
+ *    the k instead.
  *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -191,9 +192,13 @@ using warpsort::warp_items;
 #endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
 #define WS_TK_ROWS_STATIC_SMEM (12u << 10)
-/* Filter pass: 16-byte loads per thread per step, threads per block. */
+/* Filter pass: 16-byte loads per thread per step, threads per block (the
+ * select's: the launch runs it when the filter misses), and the blocks an
+ * SM must hold (3 x 256 x 64 bytes in flight an SM keep the read at the
+ * rate of 4, which spilled: bench/NOTES.md). */
 #define WS_TK_FILTER_UNROLL 4
 #define WS_TK_FILTER_THREADS 256
+#define WS_TK_FILTER_MIN_BLOCKS 3
 
 __host__ __device__ static inline size_t ws_tk_div_up(size_t a, size_t b) {
     return (a + b - 1) / b;
@@ -705,8 +710,7 @@ struct ws_tk_select {
 };
 
 /* Where the select of one row works (workspace pieces of the plan) and
- * writes its k survivors (ck / ci in layout MODE). fl: the filter path's
- * state (the select does nothing when the filter hit), NULL elsewhere. */
+ * writes its k survivors (ck / ci in layout MODE). */
 struct ws_tk_select_args {
     ws_tk_select *sel;
     unsigned long long *hist;              /* WS_TK_BINS */
@@ -714,7 +718,6 @@ struct ws_tk_select_args {
     unsigned long long *blk_less, *blk_eq; /* per block: counts, then bases */
     size_t tiles, k;
     void *ck, *ci;
-    const ws_tk_filter *fl;
 };
 
 /* The select's shared memory: a digit's bins, the warps' partial sums,
@@ -975,19 +978,15 @@ __device__ __forceinline__ void ws_tk_compact_phase(const KB *keys, size_t n, ke
     }
 }
 
-/* The exact select of one row's top k, one cooperative launch of at most
- * the co-resident blocks: init, one histogram pass per digit, the segment
- * counts (and the blocks' bases), the compaction, separated by grid
- * barriers. Block b owns tiles [tiles x b / grid, tiles x (b + 1) / grid)
- * of the count and compaction, so the blocks' bases follow block order.
- * When the filter hit, every block returns before the first barrier (all
- * read the same count). */
+/* The exact select of one row's top k by every block of a cooperative
+ * launch of at most the co-resident blocks, at most one per tile: init,
+ * one histogram pass per digit, the segment counts (and the blocks'
+ * bases), the compaction, separated by grid barriers. Block b owns tiles
+ * [tiles x b / grid, tiles x (b + 1) / grid) of the count and compaction,
+ * so the blocks' bases follow block order. */
 template <typename KB, int MODE>
-__global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
-                                  ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_SELECT_MIN_BLOCKS))
-    ws_tk_select_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select_args a) {
-    __shared__ ws_tk_select_smem s;
-    if (ws_tk_filter_hit(a.fl)) return;
+__device__ __forceinline__ void ws_tk_select_run(const KB *keys, size_t n, key_codec codec,
+                                                 const ws_tk_select_args &a, ws_tk_select_smem &s) {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     if (blockIdx.x == 0) {
         if (threadIdx.x == 0) {
@@ -1011,15 +1010,25 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
     ws_tk_compact_phase<KB, MODE>(keys, n, codec, a, lo, hi);
 }
 
+/* The radix path's select: one cooperative launch (ws_tk_select_run). */
+template <typename KB, int MODE>
+__global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
+                                  ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_SELECT_MIN_BLOCKS))
+    ws_tk_select_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_select_args a) {
+    __shared__ ws_tk_select_smem s;
+    ws_tk_select_run<KB, MODE>(keys, n, codec, a, s);
+}
+
 /*=== filter path (one row at a time) ===*/
 
-/* Appends the items of a warp that pass (c of this lane's, in pass[])
- * to the candidates: one atomicAdd per warp reserves their places; all
- * are counted, the first cap stored. Whole warps call it. */
-template <typename KB, int MODE, int M>
+/* Appends the items of a warp that pass (c of this lane's, in pass[];
+ * item e's index ix(e)) to the candidates: one atomicAdd per warp
+ * reserves their places; all are counted, the first cap stored. Whole
+ * warps call it. */
+template <typename KB, int MODE, int M, typename Ix>
 __device__ __forceinline__ void
 ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int lane, unsigned c,
-             const bool (&pass)[M], const KB (&o)[M], const unsigned long long (&ix)[M]) {
+             const bool (&pass)[M], const KB (&o)[M], const Ix &ix) {
     if (!__any_sync(0xFFFFFFFFu, c != 0)) return;
     unsigned incl = c;
     for (int off = 1; off < 32; off *= 2) {
@@ -1033,7 +1042,7 @@ ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int l
 #pragma unroll
     for (int e = 0; e < M; e++)
         if (pass[e]) {
-            if (at < cap) ws_tk_emit<KB, MODE>(ck, ci, at, o[e], o[e], ix[e]);
+            if (at < cap) ws_tk_emit<KB, MODE>(ck, ci, at, o[e], o[e], ix(e));
             at++;
         }
 }
@@ -1043,11 +1052,19 @@ ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int l
  * the top k with its ties resolved (all keys equal to a candidate's are
  * candidates). 16-byte loads where the keys are aligned to their size
  * (scalar head and tail), warp-uniform grid-stride steps of U vectors per
- * lane. */
+ * lane. One cooperative launch (the select's shape): after a grid
+ * barrier, when the filter missed (fewer than k or more than cap passed),
+ * the same blocks run the exact select (ws_tk_select_run) into the
+ * candidates instead, so the miss costs no launch of its own and the hit
+ * only the barrier. */
 template <typename KB, int MODE>
-__global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
-    ws_tk_filter_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_filter *fl, void *ck,
-                        void *ci) {
+__global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
+                                  ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_FILTER_MIN_BLOCKS))
+    ws_tk_filter_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_filter *fl,
+                        ws_tk_select_args a) {
+    static_assert(WS_TK_FILTER_THREADS == WS_TK_SELECT_THREADS, "the select's blocks");
+    __shared__ ws_tk_select_smem s;
+    void *const ck = a.ck, *const ci = a.ci;
     constexpr int V = 16 / (int)sizeof(KB);
     constexpr int U = WS_TK_FILTER_UNROLL;
     const int lane = (int)(threadIdx.x & 31);
@@ -1073,7 +1090,6 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
         }
         bool pass[U * V];
         KB o[U * V];
-        unsigned long long ix[U * V];
         unsigned c = 0;
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -1081,10 +1097,12 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
             for (int e = 0; e < V; e++) {
                 const size_t j = b0 + (size_t)u * 32 + lane;
                 o[u * V + e] = j < nvec ? encode(v[u].x[e], codec) : (KB)0;
-                ix[u * V + e] = head + j * V + e;
                 pass[u * V + e] = j < nvec && o[u * V + e] <= t;
                 c += pass[u * V + e];
             }
+        const auto ix = [&](int e) -> unsigned long long {
+            return head + (b0 + (size_t)(e / V) * 32 + lane) * V + (size_t)(e % V);
+        };
         ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, c, pass, o, ix);
     }
     /* scalar items: the head, then the tail after the vectors */
@@ -1093,13 +1111,18 @@ __global__ void __launch_bounds__(WS_TK_FILTER_THREADS)
         const size_t q = q0 + lane;
         bool pass[1] = {false};
         KB o[1] = {0};
-        unsigned long long ix[1] = {q < head ? q : tail + (q - head)};
+        const unsigned long long at = q < head ? q : tail + (q - head);
+        const auto ix = [at](int) { return at; };
         if (q < ns) {
-            o[0] = encode(keys[ix[0]], codec);
+            o[0] = encode(keys[at], codec);
             pass[0] = o[0] <= t;
         }
         ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, pass[0] ? 1u : 0u, pass, o, ix);
     }
+    cooperative_groups::this_grid().sync();
+    /* the count from L2: this block's L1 may hold the line from reading t */
+    const unsigned long long count = __ldcg(&fl->count);
+    if (count < a.k || count > cap) ws_tk_select_run<KB, MODE>(keys, n, codec, a, s);
 }
 
 /* Pads the candidates to cap with the largest item (ordered key and index
@@ -1509,7 +1532,8 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
             const unsigned G = ws_tk_rank_group(s, T), i = (unsigned)tid / G;
             const W w = i < s ? sw[i] : ~(W)0;
             const unsigned r = ws_tk_rank_in(sw, s, w, G, (unsigned)tid % G);
-            if (i < s && (unsigned)tid % G == 0 && r == rank - 1) s_prefix = (unsigned long long)ws_tk_word_key<KB>(w);
+            if (i < s && (unsigned)tid % G == 0 && r == rank - 1)
+                s_prefix = (unsigned long long)ws_tk_word_key<KB>(w);
             __syncthreads();
             prefix = (KB)s_prefix;
             found = true;
@@ -2298,23 +2322,10 @@ static cudaLaunchConfig_t ws_tk_coop_config(unsigned grid, unsigned threads, cud
     return cfg;
 }
 
-/* The exact select of one row's top k (rk, n keys): the k-th key, then
- * the k survivors in index order written to ck / ci in layout MODE, by
- * one cooperative launch (ws_tk_select_kernel) of the blocks that fit the
- * device at once, at most one per tile. With fl, it returns at once when
- * the filter hit. */
-template <typename KB, int MODE>
-static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
-                                    key_codec codec, unsigned char *ws, const ws_tk_filter *fl,
-                                    void *ck, void *ci, int device, const ws_cuda_state *st,
-                                    cudaStream_t stream) {
-    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
-    unsigned grid = 0;
-    /* at most a block per tile: blk_base holds a pair per tile */
-    const cudaError_t err =
-        ws_tk_coop_grid((const void *)ws_tk_select_kernel<KB, MODE>, WS_TK_SELECT_THREADS, device,
-                        known, st, p.tiles, &grid);
-    if (err != cudaSuccess) return err;
+/* The select's workspace pieces (the plan's) for one row of top k, its
+ * survivors to ck / ci. */
+static ws_tk_select_args ws_tk_select_args_of(const ws_tk_plan &p, unsigned char *ws, size_t k,
+                                              void *ck, void *ci) {
     ws_tk_select_args a;
     a.sel = (ws_tk_select *)(ws + p.select);
     a.hist = (unsigned long long *)(ws + p.hist);
@@ -2326,10 +2337,49 @@ static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n,
     a.k = k;
     a.ck = ck;
     a.ci = ci;
-    a.fl = fl;
+    return a;
+}
+
+/* The exact select of one row's top k (rk, n keys): the k-th key, then
+ * the k survivors in index order written to ck / ci in layout MODE, by
+ * one cooperative launch (ws_tk_select_kernel) of the blocks that fit the
+ * device at once, at most one per tile (blk_base holds a pair per tile). */
+template <typename KB, int MODE>
+static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
+                                    key_codec codec, unsigned char *ws, void *ck, void *ci,
+                                    int device, const ws_cuda_state *st, cudaStream_t stream) {
+    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    unsigned grid = 0;
+    const cudaError_t err =
+        ws_tk_coop_grid((const void *)ws_tk_select_kernel<KB, MODE>, WS_TK_SELECT_THREADS, device,
+                        known, st, p.tiles, &grid);
+    if (err != cudaSuccess) return err;
+    const ws_tk_select_args a = ws_tk_select_args_of(p, ws, k, ck, ci);
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_SELECT_THREADS, stream, &attr);
     return cudaLaunchKernelEx(&cfg, ws_tk_select_kernel<KB, MODE>, rk, n, codec, a);
+}
+
+/* The filter path's read of one row (ws_tk_filter_kernel), with the
+ * select as its fallback: one cooperative launch of the blocks that fit
+ * at once, at most one per tile and no more than the read has steps. */
+template <typename KB, int MODE>
+static cudaError_t ws_tk_filter_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
+                                    key_codec codec, unsigned char *ws, ws_tk_filter *fl, void *ck,
+                                    void *ci, int device, const ws_cuda_state *st,
+                                    cudaStream_t stream) {
+    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    const size_t steps =
+        ws_tk_div_up(n, (size_t)WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)));
+    unsigned grid = 0;
+    const cudaError_t err =
+        ws_tk_coop_grid((const void *)ws_tk_filter_kernel<KB, MODE>, WS_TK_FILTER_THREADS, device,
+                        known, st, p.tiles < steps ? p.tiles : steps, &grid);
+    if (err != cudaSuccess) return err;
+    const ws_tk_select_args a = ws_tk_select_args_of(p, ws, k, ck, ci);
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_FILTER_THREADS, stream, &attr);
+    return cudaLaunchKernelEx(&cfg, ws_tk_filter_kernel<KB, MODE>, rk, n, codec, fl, a);
 }
 
 /* The filter path's threshold for one row (ws_tk_sample_kernel): one
@@ -2362,7 +2412,7 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     unsigned long long *surv_idx = (unsigned long long *)(ws + p.surv_idx);
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
-        WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, 0>(p, rk, n, k, codec, ws, NULL, surv_keys, surv_idx,
+        WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, 0>(p, rk, n, k, codec, ws, surv_keys, surv_idx,
                                                   ctx->device, st, stream)));
         /* Survivors are in index order: a stable sort leaves ties by index. */
         const char *failed = NULL;
@@ -2469,8 +2519,6 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     ws_tk_filter *fl = (ws_tk_filter *)(ws + p.fl);
     unsigned long long *ck = (unsigned long long *)(ws + p.surv_keys);
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
-    const unsigned filter_grid =
-        ws_tk_grid(n, WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)), st);
     const size_t cand_smem = ws_tk_cand_smem_bytes(sizeof(KB), k);
     if (p.cand_block)
         WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
@@ -2479,14 +2527,11 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
-        ws_tk_filter_kernel<KB, MODE>
-            <<<filter_grid, WS_TK_FILTER_THREADS, 0, stream>>>(rk, n, codec, fl, ck, ci);
-        WS_CUDA_TRY(ctx, (ws_tk_select_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
+        WS_CUDA_TRY(ctx, (ws_tk_filter_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
                                                      ctx->device, st, stream)));
         if (p.cand_block) {
-            ws_tk_cand_kernel<KB>
-                <<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(fl, ck, ci, k, p.cand_bar, row * k,
-                                                                codec, out);
+            ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(
+                fl, ck, ci, k, p.cand_bar, row * k, codec, out);
             WS_CUDA_TRY(ctx, cudaGetLastError());
             continue;
         }
