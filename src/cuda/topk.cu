@@ -1469,17 +1469,14 @@ __device__ __forceinline__ void ws_tk_rank_finish(const W *sw, unsigned s, unsig
 }
 
 /* Picks the threshold: the rank-th smallest (1-based) ordered key of a
- * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE).
- * One cooperative launch: the grid gathers the sample (ordered) into samp,
- * and after the grid barrier block 0 selects (16 keys a thread in
- * registers) and the others are done. For a rank the threads' bar holds
- * (at most 4 rounds) the select is the bar, the few sample keys within it
- * (about 130 on random keys) and their ranks counted (ws_tk_rank_in): the
- * exact key, with a handful of barriers. Else, or when more than the
- * bins' room are within the bar, a radix select over the sample (11-bit
- * digits), or the last key of the digit bin that holds the rank-th key
- * once that bin holds no other sample key (then the keys the threshold
- * adds are about one sample gap more; the capacity allows for three).
+ * sample of WS_TK_SAMPLE keys at fixed positions (j * n / WS_TK_SAMPLE),
+ * by a radix select over the sample held in registers (11-bit digits,
+ * block 0), or the last key of the digit bin that holds it once that bin
+ * holds no other sample key: then the keys the threshold adds are about
+ * one sample gap more (the capacity allows for three), and the passes
+ * left are saved (on one SM they are most of this kernel's time). One
+ * cooperative launch: the grid gathers the sample (ordered) into samp,
+ * and after the grid barrier block 0 selects and the others are done.
  * Resets the row's count and records k and cap. The positions and the
  * select depend on nothing but the row, so the path a row takes is
  * deterministic. */
@@ -1487,81 +1484,47 @@ template <typename KB>
 __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
                         unsigned long long k, unsigned long long cap, KB *samp, ws_tk_filter *fl) {
-    using W = ws_tk_word<KB>;
-    constexpr int BITS = 8 * (int)sizeof(KB), T = WS_TK_SAMPLE_THREADS;
-    constexpr int PER = WS_TK_BINS / T;
+    constexpr int BITS = 8 * (int)sizeof(KB);
+    constexpr int PER = WS_TK_BINS / WS_TK_SAMPLE_THREADS;
     static_assert(PER == 2, "two bins per thread");
-    /* the bar's survivors overlay the bins */
-    constexpr unsigned KEEP = sizeof(unsigned) * WS_TK_BINS / sizeof(W);
-    __shared__ ws_tk_narrow_smem<T> sm;
-    __shared__ ws_tk_bars<KB, T> bars;
+    __shared__ unsigned h[WS_TK_BINS];
+    __shared__ unsigned part[WS_TK_SAMPLE_THREADS / 32];
     __shared__ unsigned long long s_prefix;
     __shared__ unsigned s_rem, s_alone;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
-    for (unsigned long long j = (unsigned long long)blockIdx.x * T + tid; j < WS_TK_SAMPLE;
-         j += (unsigned long long)gridDim.x * T)
+    for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
+         j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
         samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
     cooperative_groups::this_grid().sync();
     if (blockIdx.x != 0) return;
-    if (tid == 0) sm.at = 0;
     KB o[WS_TK_SAMPLE_PER];
 #pragma unroll
     for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
-        o[u] = __ldcg(&samp[u * T + tid]); /* other blocks' writes: from L2 */
+        o[u] = __ldcg(&samp[u * WS_TK_SAMPLE_THREADS + tid]); /* other blocks' writes: from L2 */
     KB prefix = 0;
-    bool found = false;
-    if (rank <= 4u * (T / 32)) {
-        /* this thread's best (sample j = u x T + tid; the first of equal
-         * keys), the bar, the words within it */
-        KB bk = o[0];
-        uint32_t bp = (uint32_t)tid;
-#pragma unroll
-        for (int u = 1; u < WS_TK_SAMPLE_PER; u++)
-            if (o[u] < bk) {
-                bk = o[u];
-                bp = (uint32_t)(u * T + tid);
-            }
-        const ws_tk_cut<W> c = {ws_tk_thread_bar<KB, W, T>(bars, bk, bp, rank), 0};
-        const auto item = [&](unsigned, int u) -> W {
-            return ws_tk_pack<W>(o[u], (uint32_t)(u * T + tid));
-        };
-        W *const sw = (W *)sm.h;
-        ws_tk_collect<W, T, WS_TK_SAMPLE_PER>(sm, item, WS_TK_SAMPLE, c, sw, KEEP);
-        const unsigned s = sm.at; /* at least rank */
-        if (s <= KEEP) {
-            const unsigned G = ws_tk_rank_group(s, T), i = (unsigned)tid / G;
-            const W w = i < s ? sw[i] : ~(W)0;
-            const unsigned r = ws_tk_rank_in(sw, s, w, G, (unsigned)tid % G);
-            if (i < s && (unsigned)tid % G == 0 && r == rank - 1)
-                s_prefix = (unsigned long long)ws_tk_word_key<KB>(w);
-            __syncthreads();
-            prefix = (KB)s_prefix;
-            found = true;
-        }
-    }
     unsigned rem = rank;
-    for (int shift = BITS; shift > 0 && !found;) {
+    for (int shift = BITS; shift > 0;) {
         const int width = shift < WS_TK_DIGIT_BITS ? shift : WS_TK_DIGIT_BITS;
         shift -= width;
         const int above = shift + width;
         const KB mask = (KB)((1u << width) - 1);
-        for (int b = tid; b < WS_TK_BINS; b += T) sm.h[b] = 0;
+        for (int b = tid; b < WS_TK_BINS; b += WS_TK_SAMPLE_THREADS) h[b] = 0;
         __syncthreads();
 #pragma unroll
         for (int u = 0; u < WS_TK_SAMPLE_PER; u++)
             if (above >= BITS || ((o[u] ^ prefix) >> above) == 0)
-                atomicAdd(&sm.h[(unsigned)((o[u] >> shift) & mask)], 1u);
+                atomicAdd(&h[(unsigned)((o[u] >> shift) & mask)], 1u);
         __syncthreads();
-        const unsigned c0 = sm.h[tid * PER], c1 = sm.h[tid * PER + 1], sum = c0 + c1;
+        const unsigned c0 = h[tid * PER], c1 = h[tid * PER + 1], sum = c0 + c1;
         unsigned incl = sum;
         for (int off = 1; off < 32; off *= 2) {
             const unsigned y = __shfl_up_sync(0xFFFFFFFFu, incl, off);
             if (lane >= off) incl += y;
         }
-        if (lane == 31) sm.part[warp] = incl;
+        if (lane == 31) part[warp] = incl;
         __syncthreads();
         unsigned before = incl - sum;
-        for (int v = 0; v < warp; v++) before += sm.part[v];
+        for (int v = 0; v < warp; v++) before += part[v];
         /* exactly one thread holds the bin of the rem-th key (1 <= rem <=
          * the keys matching the prefix) */
         if (before < rem && before + sum >= rem) {
