@@ -27,8 +27,8 @@
  *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
  *    rows; from k = 16 when one block takes the candidates),
- *    row by row: one block selects a threshold from a sample at fixed
- *    positions (gathered by a few blocks), one read of the row keeps
+ *    row by row: one block radix-selects a threshold from a sample at
+ *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
  *    (key, index) are kept (a few thousand candidates, and k <= 256 for
  *    64-bit keys: one block narrows them on chip, as the row blocks do,
