@@ -48,6 +48,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
         for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
             if (strcmp(v, names[i]) == 0) h->topk_path = WS_TOPK_PATH_ROWS + i;
     }
+    v = getenv("WARPSORT_NO_PDL");
+    h->no_pdl = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_TRACE");
     if (v && *v && strlen(v) < sizeof h->trace_path) strcpy(h->trace_path, v);
 }

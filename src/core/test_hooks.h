@@ -23,6 +23,10 @@
  *                                without the threads' bar, or radix)
  *                                wherever its limits allow it, instead of
  *                                the plan's choice (src/cuda/topk.cu)
+ *   WARPSORT_NO_PDL=1            kernels of one call are launched one after
+ *                                the other, never as dependent launches
+ *                                (src/cuda/pdl.cuh): the A/B of the overlap,
+ *                                and the order pre-9.0 devices always get
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
@@ -74,6 +78,7 @@ typedef struct ws_test_hooks {
     unsigned ooc_workers;               /* 0: the config's devices */
     int spread;                         /* 1: spread across workers first */
     int topk_path;                      /* 0: the plan's; else WS_TOPK_PATH_* */
+    int no_pdl;                         /* 1: no dependent launches */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

@@ -35,7 +35,8 @@
  *    to a few k and sorts those; else the leaf sorts them all); when
  *    fewer than k or more than the buffer holds pass, the same launch as
  *    the read runs the radix select below after a grid barrier, writing
- *    the k instead.
+ *    the k instead. The candidate block is a dependent launch (pdl.cuh):
+ *    it starts as the read ends.
  *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -76,6 +77,7 @@
 
 #include "check.cuh"
 #include "device_sort.h"
+#include "pdl.cuh"
 #include "state.h"
 #include "tuning.cuh"
 #include "workspace.h"
@@ -1079,6 +1081,7 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
     }
     const size_t nvec = (n - head) / V;
     const KB *body = keys + head;
+    ws_pdl_release(); /* the candidate block's launch (pdl.cuh) */
     const KB t = (KB)fl->t;
     const unsigned long long cap = fl->cap;
     for (size_t b0 = warp * 32 * U; b0 < nvec; b0 += warps * 32 * U) {
@@ -1699,6 +1702,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     constexpr bool WIDE = sizeof(KB) == 8;
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
     ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
+    ws_pdl_wait(); /* a dependent launch (pdl.cuh): the read's output from here on */
     const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
     const int t = (int)threadIdx.x;
     /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
@@ -2493,9 +2497,20 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
         WS_CUDA_TRY(ctx, (ws_tk_filter_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
                                                      ctx->device, st, stream)));
         if (p.cand_block) {
-            ws_tk_cand_kernel<KB><<<1, WS_TK_CAND_THREADS, cand_smem, stream>>>(
-                fl, ck, ci, k, p.cand_bar, row * k, codec, out);
-            WS_CUDA_TRY(ctx, cudaGetLastError());
+            /* a dependent launch (pdl.cuh): its block starts as the read
+             * ends instead of a launch's latency later */
+            cudaLaunchAttribute attr;
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = dim3(1);
+            cfg.blockDim = dim3(WS_TK_CAND_THREADS);
+            cfg.dynamicSmemBytes = cand_smem;
+            cfg.stream = stream;
+            cfg.attrs = &attr;
+            cfg.numAttrs = ws_pdl_attr(st, &attr);
+            WS_CUDA_TRY(ctx,
+                        cudaLaunchKernelEx(&cfg, ws_tk_cand_kernel<KB>, (const ws_tk_filter *)fl,
+                                           (const unsigned long long *)ck, (const uint32_t *)ci, k,
+                                           p.cand_bar, row * k, codec, out));
             continue;
         }
         ws_tk_pad_kernel<<<ws_tk_grid(p.cap, 256, st), 256, 0, stream>>>(fl, ck, ci);
