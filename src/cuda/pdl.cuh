@@ -4,11 +4,9 @@
  * A kernel launched with ws_pdl_attr may be scheduled while the kernel
  * before it in the stream (its primary) still runs, once every block of
  * the primary has called ws_pdl_release or exited. It saves most of the
- * launch gap between dependent kernels of one call (on an H100 a
- * dependent's wait returned 0.8 us after its primary ended, against a
- * 1.8-2.0 us gap for an ordinary launch). A cooperative launch never
- * starts early, with or without the attribute (same probe), so only
- * ordinary kernels are launched with it (bench/NOTES.md).
+ * launch gap between dependent kernels of one call. A cooperative launch
+ * never starts early, with or without the attribute, so only ordinary
+ * kernels are launched with it (the probe: bench/NOTES.md).
  *
  * Contract of a dependent kernel: before ws_pdl_wait returns it may only
  * read memory that no kernel still running writes (the caller's inputs,
