@@ -1253,11 +1253,11 @@ static void test_topk_errors(void **state) {
     STATE;
     assert_int_equal(cli_run(c, "gen", "-o", "in.bin", "-n", "100", "--dtype", "u32", NULL), 0);
     cli_write(c, "top.bin", "old", 3);
-    static const char *const bad[][4] = {{"-k", "0", NULL, NULL},
-                                         {"-k", "101", NULL, NULL},
-                                         {"-k", "3", "--row-length", "7"},
-                                         {"-k", "8", "--row-length", "5"},
-                                         {"-k", "3", "--index-bytes", "2"}};
+    static const char *const bad[][4] = {
+        {"-k", "0", NULL, NULL},          {"-k", "101", NULL, NULL},
+        {"-k", "3", "--row-length", "7"}, {"-k", "8", "--row-length", "5"},
+        {"-k", "3", "--row-length", "0"}, {"-k", "3", "--index-bytes", "2"},
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", bad[i][0], bad[i][1], "-o",
                                  "top.bin", "--indices-out", "idx.bin", bad[i][2], bad[i][3], NULL),

@@ -65,7 +65,13 @@ static int parse_topk_args(int argc, char **argv, topk_job_t *job) {
         case OPT_DTYPE: ok = job->have_dtype = cli_parse_dtype(v, &job->dtype); break;
         case OPT_OUTPUT: job->output = v; break;
         case OPT_SMALLEST: job->flags |= WARPSORT_TOPK_SMALLEST; break;
-        case OPT_ROW_LENGTH: ok = cli_parse_size("--row-length", v, &job->row_len); break;
+        case OPT_ROW_LENGTH:
+            ok = cli_parse_size("--row-length", v, &job->row_len);
+            if (ok && job->row_len == 0) {
+                cli_error("topk: --row-length must be at least 1");
+                ok = 0;
+            }
+            break;
         case OPT_INDICES_OUT: job->indices_out = v; break;
         case OPT_INDEX_BYTES:
             ok = (v[0] == '4' || v[0] == '8') && v[1] == '\0';
