@@ -1271,6 +1271,12 @@ static void test_topk_errors(void **state) {
     }
     assert_int_equal(cli_run(c, "topk", "in.bin", "--dtype", "u32", "-k", "3", NULL), 2);
     assert_int_equal(cli_run(c, "topk", "in.bin", "-k", "3", "-o", "top.bin", NULL), 2);
+    cli_run(c, "topk", "in.bin", "--dtype", "u32", "-k", "3", "--row-length", "0", "-o", "top.bin",
+            NULL);
+    cli_assert_error(c, "at least 1", NULL);
+    cli_write(c, "empty.bin", "", 0);
+    cli_run(c, "topk", "empty.bin", "--dtype", "u32", "-k", "1", "-o", "top.bin", NULL);
+    cli_assert_error(c, "holds no keys", NULL);
 }
 
 /*====================================================================

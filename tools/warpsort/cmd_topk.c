@@ -167,8 +167,12 @@ int cmd_topk(int argc, char **argv) {
         (job.indices_out && !io_out_check(job.indices_out)))
         goto done;
     if (!io_read_array(job.input, key_size, unit, &keys, &n)) goto done;
+    if (n == 0) {
+        cli_error("%s: holds no keys, so there is no top %zu", job.input, job.k);
+        goto done;
+    }
     const size_t row_len = job.row_len ? job.row_len : n;
-    if (n == 0 || row_len == 0 || n % row_len) {
+    if (n % row_len) {
         cli_error("%s: holds %zu keys, not a whole number of rows of %zu", job.input, n, row_len);
         goto done;
     }
