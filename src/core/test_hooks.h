@@ -27,6 +27,10 @@
  *                                the other, never as dependent launches
  *                                (src/cuda/pdl.cuh): the A/B of the overlap,
  *                                and the order pre-9.0 devices always get
+ *   WARPSORT_NO_COOP=1           small arrays above one tile take the merge
+ *                                path's launches, not the one cooperative
+ *                                launch (src/cuda/coop_sort.cu): the A/B, and
+ *                                the merge path's tests at those sizes
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
@@ -79,6 +83,7 @@ typedef struct ws_test_hooks {
     int spread;                         /* 1: spread across workers first */
     int topk_path;                      /* 0: the plan's; else WS_TOPK_PATH_* */
     int no_pdl;                         /* 1: no dependent launches */
+    int no_coop;                        /* 1: no one-launch small merge sort */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

@@ -28,6 +28,9 @@ cudaError_t ws_device_sort_from(const ws_plan_t *plan, const void *keys_in, cons
     case WS_PATH_SMALL:
         err = ws_small_sort_run(plan, keys_in, vin, keys, v, codec, st, stream, &what);
         break;
+    case WS_PATH_COOP:
+        err = ws_coop_sort_run(plan, keys_in, vin, keys, v, codec, st, ws, stream, &what);
+        break;
     case WS_PATH_SAMPLE:
         err = ws_sample_sort_run(plan, keys_in, vin, keys, v, codec, st, ws, stream, &what);
         break;

@@ -44,12 +44,15 @@ cudaError_t ws_device_sort(const ws_plan_t *plan, void *keys, void *vals, warpso
                            int descending, int stable, void *workspace, cudaStream_t stream,
                            const char **failed);
 
-/* The paths (small_sort.cu, merge_sort.cu, sample_sort.cu), for
+/* The paths (small_sort.cu, coop_sort.cu, merge_sort.cu, sample_sort.cu), for
  * ws_device_sort_from: each reads keys_in / vals_in in its first pass only
  * and leaves the result in keys / vals (vals NULL for keys alone). */
 cudaError_t ws_merge_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
                               void *keys, void *vals, warpsort::key_codec codec, bool stable,
                               unsigned char *ws, cudaStream_t stream, const char **what);
+cudaError_t ws_coop_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
+                             void *keys, void *vals, warpsort::key_codec codec, bool stable,
+                             unsigned char *ws, cudaStream_t stream, const char **what);
 cudaError_t ws_small_sort_run(const ws_plan_t *p, const void *keys_in, const void *vals_in,
                               void *keys, void *vals, warpsort::key_codec codec, bool stable,
                               cudaStream_t stream, const char **what);

@@ -24,10 +24,8 @@ struct ws_shapes {
     static constexpr size_t tile_smem(int sub) {
         return ws_tile_smem_bytes<KB, V>(sub * TILE, sub);
     }
-    /* Two buffers (the pieces, then X and Y) of keys and of values. */
     static constexpr size_t merge_smem() {
-        return 2 * sizeof(KB) * ws_merge_slots<KB>(MERGE_TILE, SHAPE.merge_items) +
-               (VALUE_BYTES ? 2 * sizeof(V) * ws_merge_slots<V>(MERGE_TILE, SHAPE.merge_items) : 0);
+        return ws_merge_smem_bytes<KB, V, SHAPE.merge_threads, SHAPE.merge_items>();
     }
     /* Every block of the row fits what its family promises (ws_select_family). */
     static_assert(tile_smem(ws_family_of(F).tile_max_sub) <= ws_family_of(F).smem_block,

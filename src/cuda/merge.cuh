@@ -48,32 +48,53 @@ struct ws_global_reader {
     __device__ __forceinline__ KB operator()(size_t i) const { return p[i]; }
 };
 
-/* Items of sorted p[0, len) that go before v: those < v (strict), or <= v
- * (!strict), for two arrays at once so their load chains overlap. */
+/* Warp-cooperative searches for the cuts: every lane of the warp calls
+ * them with the same arguments and gets the same answer. A step probes
+ * up to 32 (or 16) positions at once, so a search over a run of 2^14
+ * takes 3 dependent loads instead of 14 (cuts are latency-bound: few of
+ * them, each a chain of loads from L2). */
+
+/* Items of sorted p (lp) and q (lq) that go before v: those < v (strict),
+ * or <= v (!strict); lanes 0-15 search p, 16-31 q. */
 template <typename KB>
-__device__ __forceinline__ void ws_rank2(const KB *p, size_t lp, const KB *q, size_t lq, KB v,
-                                         bool strict, size_t &rp, size_t &rq) {
-    size_t lo_p = 0, lo_q = 0;
-    while (lp > 0 || lq > 0) {
-        const size_t hp = lp / 2, hq = lq / 2;
-        const KB kp = lp ? p[lo_p + hp] : v, kq = lq ? q[lo_q + hq] : v;
-        const bool go_p = lp && (strict ? kp < v : !(v < kp));
-        const bool go_q = lq && (strict ? kq < v : !(v < kq));
-        lo_p = go_p ? lo_p + hp + 1 : lo_p;
-        lp = go_p ? lp - hp - 1 : hp;
-        lo_q = go_q ? lo_q + hq + 1 : lo_q;
-        lq = go_q ? lq - hq - 1 : hq;
+__device__ __forceinline__ void ws_warp_rank2(const KB *p, size_t lp, const KB *q, size_t lq, KB v,
+                                              bool strict, size_t &rp, size_t &rq) {
+    const int lane = (int)(threadIdx.x & 31), half = lane >> 4, hl = lane & 15;
+    const KB *arr = half ? q : p;
+    size_t lo = 0, hi = half ? lq : lp; /* the rank lies in [lo, hi] */
+    while (__any_sync(0xFFFFFFFFu, hi > lo)) {
+        const size_t step = (hi - lo + 15) / 16, m = lo + (size_t)hl * step;
+        bool pred = false;
+        if (m < hi) pred = strict ? arr[m] < v : !(v < arr[m]);
+        const unsigned c = __popc((__ballot_sync(0xFFFFFFFFu, pred) >> (16 * half)) & 0xFFFFu);
+        if (hi > lo) {
+            const size_t top = lo + (size_t)c * step;
+            lo = c ? lo + (size_t)(c - 1) * step + 1 : lo;
+            hi = c ? (top < hi ? top : hi) : lo;
+        }
     }
-    rp = lo_p;
-    rq = lo_q;
+    rp = __shfl_sync(0xFFFFFFFFu, lo, 0);
+    rq = __shfl_sync(0xFFFFFFFFu, lo, 16);
 }
 
-/* Where merge(p, q) stands after diag outputs (ip = items of p among them)
- * and the key of output diag, which must exist. p wins ties. */
+/* Where merge(p, q) stands after diag outputs (ip = items of p among them;
+ * p wins ties, as merge_path) and the key of output diag, which must
+ * exist. */
 template <typename KB>
-__device__ __forceinline__ KB ws_split_at(const KB *p, size_t lp, const KB *q, size_t lq,
-                                          size_t diag, size_t &ip) {
-    ip = merge_path<KB, size_t>(ws_global_reader<KB>{p}, lp, ws_global_reader<KB>{q}, lq, diag);
+__device__ __forceinline__ KB ws_warp_split_at(const KB *p, size_t lp, const KB *q, size_t lq,
+                                               size_t diag, size_t &ip) {
+    const int lane = (int)(threadIdx.x & 31);
+    size_t lo = diag > lq ? diag - lq : 0, hi = diag < lp ? diag : lp;
+    while (hi > lo) { /* uniform: every lane holds the same lo and hi */
+        const size_t step = (hi - lo + 31) / 32, m = lo + (size_t)lane * step;
+        /* true: p[m] goes before q[diag - 1 - m], so ip > m */
+        const bool pred = m < hi && !(q[diag - 1 - m] < p[m]);
+        const unsigned c = __popc(__ballot_sync(0xFFFFFFFFu, pred));
+        const size_t top = lo + (size_t)c * step;
+        lo = c ? lo + (size_t)(c - 1) * step + 1 : lo;
+        hi = c ? (top < hi ? top : hi) : lo;
+    }
+    ip = lo;
     const size_t iq = diag - ip;
     return (iq >= lq || (ip < lp && !(q[iq] < p[ip]))) ? p[ip] : q[iq];
 }
@@ -91,14 +112,12 @@ __device__ __forceinline__ KB ws_split_at(const KB *p, size_t lp, const KB *q, s
  * and a chunk of Y: every segment between them holds at most 2*chunk
  * outputs.
  *
- * One thread per segment slot (g, k); slot k >= 1 writes cut k:
- * cuts[4 * (g * slots + k) + r] = items of run r before it. Slot 0 is the
- * group start and is not stored. */
+ * One warp per segment slot (g, k), every lane calling with the same t;
+ * slot k >= 1 writes cut k: cuts[4 * (g * slots + k) + r] = items of run r
+ * before it. Slot 0 is the group start and is not stored. */
 template <typename KB>
-__global__ void __launch_bounds__(256) merge4_cuts(const KB *__restrict__ keys, ws_pass_shape p,
-                                                   size_t slots_total, size_t *__restrict__ cuts) {
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= slots_total) return;
+__device__ __forceinline__ void ws_merge4_cut(const KB *__restrict__ keys, ws_pass_shape p,
+                                              size_t t, size_t *__restrict__ cuts) {
     const unsigned slot_shift = ws_slot_shift(p);
     const size_t g = t >> slot_shift, r = (t & (((size_t)1 << slot_shift) - 1));
     if (r == 0) return;
@@ -110,23 +129,31 @@ __global__ void __launch_bounds__(256) merge4_cuts(const KB *__restrict__ keys, 
     size_t q[4], k;
     if (r <= nx) {
         const size_t i = r, diag = i * chunk;
-        const KB v = ws_split_at(a, s.len[0], b, s.len[1], diag, q[0]);
+        const KB v = ws_warp_split_at(a, s.len[0], b, s.len[1], diag, q[0]);
         q[1] = diag - q[0];
-        ws_rank2(c, s.len[2], d, s.len[3], v, true, q[2], q[3]);
+        ws_warp_rank2(c, s.len[2], d, s.len[3], v, true, q[2], q[3]);
         /* Y cuts before it: those with y_j < q2 + q3 */
         k = i + ((q[2] + q[3] + chunk / 2 - 1) >> p.chunk_shift);
     } else if (r - nx <= ny) {
         const size_t j = r - nx, diag = j * chunk - chunk / 2;
-        const KB v = ws_split_at(c, s.len[2], d, s.len[3], diag, q[2]);
+        const KB v = ws_warp_split_at(c, s.len[2], d, s.len[3], diag, q[2]);
         q[3] = diag - q[2];
-        ws_rank2(a, s.len[0], b, s.len[1], v, false, q[0], q[1]);
+        ws_warp_rank2(a, s.len[0], b, s.len[1], v, false, q[0], q[1]);
         k = j + ws_x_cuts(q[0] + q[1], p); /* X cuts before it: i*chunk < q0 + q1 */
     } else {
         return; /* past the cuts of a short last group */
     }
-    size_t *out = cuts + 4 * ((g << slot_shift) + k);
-#pragma unroll
-    for (int e = 0; e < 4; e++) out[e] = q[e];
+    const int lane = (int)(threadIdx.x & 31);
+    const size_t mine = lane == 0 ? q[0] : lane == 1 ? q[1] : lane == 2 ? q[2] : q[3];
+    if (lane < 4) cuts[4 * ((g << slot_shift) + k) + lane] = mine;
+}
+
+/* The cuts of one pass as a launch: one warp per slot. */
+template <typename KB>
+__global__ void __launch_bounds__(256) merge4_cuts(const KB *__restrict__ keys, ws_pass_shape p,
+                                                   size_t slots_total, size_t *__restrict__ cuts) {
+    const size_t t = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (t < slots_total) ws_merge4_cut<KB>(keys, p, t, cuts); /* whole warps alike */
 }
 
 /* Where a merge block's segment lies: tile item e of piece r (items
@@ -139,19 +166,20 @@ struct ws_segment {
     int off[5];
 };
 
-/* The segment of this block (cut k to cut k+1 of group g). */
-__device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_shape p) {
+/* The segment of merge slot `slot` (cut k to cut k+1 of group g). */
+__device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_shape p,
+                                                    size_t slot) {
     ws_segment seg;
     const unsigned slot_shift = ws_slot_shift(p);
-    const size_t g = blockIdx.x >> slot_shift;
-    const size_t k = blockIdx.x & (((size_t)1 << slot_shift) - 1);
+    const size_t g = slot >> slot_shift;
+    const size_t k = slot & (((size_t)1 << slot_shift) - 1);
     const ws_merge4_span s = ws_group_span(g, p);
     const size_t last = ws_group_segments(s, p) - 1;
     if (k > last) {
         seg.off[4] = -1;
         return seg;
     }
-    const size_t *cut = cuts + 4 * (size_t)blockIdx.x; /* cut k; cut k+1 follows */
+    const size_t *cut = cuts + 4 * slot; /* cut k; cut k+1 follows */
     size_t lo[4], hi[4];
     for (int r = 0; r < 4; r++) {
         lo[r] = k ? cut[r] : 0;
@@ -217,17 +245,29 @@ __host__ __device__ constexpr int ws_merge_slots(int tile, int items) {
     return smem_slots<T>(tile + 2 * items);
 }
 
-/* One merge pass: in -> out, runs of `run` become runs of 4*run. decode
- * turns ordered bits back into the caller's dtype (last pass). */
-template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
-__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
-    merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
-                KB *__restrict__ keys_out, V *__restrict__ vals_out,
-                const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec) {
+/* Shared memory of a merge block of THREADS x ITEMS: two buffers (the
+ * pieces, then X and Y) of keys and of values. */
+template <typename KB, typename V, int THREADS, int ITEMS>
+__host__ __device__ constexpr size_t ws_merge_smem_bytes() {
+    return 2 * sizeof(KB) * ws_merge_slots<KB>(THREADS * ITEMS, ITEMS) +
+           (is_value<V>::value ? 2 * sizeof(V) * ws_merge_slots<V>(THREADS * ITEMS, ITEMS) : 0);
+}
+
+/* One block merges the segment of slot `slot` of a pass: in -> out, runs
+ * of `run` become runs of 4*run. decode turns ordered bits back into the
+ * caller's dtype (last pass). smem holds ws_merge_smem_bytes; every thread
+ * of the block calls it, and it returns with the block past its last use
+ * of smem but for the final stores' reads (a caller that reuses smem
+ * synchronises first). */
+template <typename KB, typename V, int THREADS, int ITEMS>
+__device__ __forceinline__ void
+ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
+                  KB *__restrict__ keys_out, V *__restrict__ vals_out,
+                  const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec,
+                  size_t slot, unsigned char *ws_merge_smem) {
     constexpr int TILE = THREADS * ITEMS;
     constexpr int SLOTS = ws_merge_slots<KB>(TILE, ITEMS);
     constexpr bool HAS_VALUES = is_value<V>::value;
-    extern __shared__ __align__(16) unsigned char ws_merge_smem[];
     /* k_in holds the four pieces, later the result; k_mid holds X then Y.
      * All padded: on structured input (sorted runs, few distinct keys) the
      * merges walk every thread's run in step, ITEMS apart, which without
@@ -241,7 +281,7 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
      * (merge4_cuts): at most 2 * chunk = TILE outputs. One thread works out
      * where its pieces lie; the others read that from shared memory. */
     __shared__ ws_segment seg_shared;
-    if (threadIdx.x == 0) seg_shared = ws_segment_of(cuts, p);
+    if (threadIdx.x == 0) seg_shared = ws_segment_of(cuts, p, slot);
     __syncthreads();
     const ws_segment seg = seg_shared;
     if (seg.off[4] < 0) return; /* a short last group has fewer segments (whole block) */
@@ -290,6 +330,17 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
         kout[e] = decode ? warpsort::decode(key, codec) : key;
         if constexpr (HAS_VALUES) vout[e] = v_in[striped_slot<V, THREADS>(i, vt)];
     }
+}
+
+/* One merge pass as a launch: block b merges slot b. */
+template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
+    merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
+                KB *__restrict__ keys_out, V *__restrict__ vals_out,
+                const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec) {
+    extern __shared__ __align__(16) unsigned char ws_merge_smem[];
+    ws_merge4_segment<KB, V, THREADS, ITEMS>(keys_in, vals_in, keys_out, vals_out, cuts, p, decode,
+                                             codec, blockIdx.x, ws_merge_smem);
 }
 
 #endif /* WARPSORT_CUDA_MERGE_CUH */

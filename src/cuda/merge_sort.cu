@@ -97,8 +97,8 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
     for (int i = 0; i < p.passes; i++) {
         const size_t blocks = p.pass_blocks[i];
         *what = "merge4_cuts";
-        merge4_cuts<KB>
-            <<<(unsigned)((blocks + 255) / 256), 256, 0, stream>>>(k_src, p.pass[i], blocks, cuts);
+        merge4_cuts<KB> /* a warp per slot */
+            <<<(unsigned)((blocks + 7) / 8), 256, 0, stream>>>(k_src, p.pass[i], blocks, cuts);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
         *what = "merge4_pass";
         merge<<<(unsigned)blocks, S::SHAPE.merge_threads, msmem, stream>>>(

@@ -31,18 +31,17 @@ static size_t ws_pass_slots(ws_pass_shape p) {
     return slots;
 }
 
-/* Tile sort and merge passes: the tile, the passes' shapes, and the
- * workspace (the ping-pong copy of keys at 0 and of values, and the cuts of
- * the largest pass, 4 per segment). One tile sorts in place: no workspace. */
-static void ws_plan_merge(ws_plan_t *p) {
-    const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
-    p->tile = ws_sort_tile_for(p->n, kb, vb, p->family);
-    p->sub = (int)(p->tile / (size_t)ws_tile_items_total(kb, vb, p->family));
+/* Tile sort and merge passes of runs of `tile` (sub tiles a tile-sort
+ * block) cut every `chunk`: the passes' shapes and the workspace (the
+ * ping-pong copy of keys at 0 and of values, and the cuts of the largest
+ * pass, 4 per segment). One tile sorts in place: no workspace. */
+static void ws_plan_passes_of(ws_plan_t *p, size_t tile, int sub, size_t chunk) {
+    p->tile = tile;
+    p->sub = sub;
     p->full_tiles = p->n / p->tile;
     p->rem = p->n % p->tile;
     p->passes = ws_merge_passes(p->n, p->tile);
     if (!p->passes) return;
-    const size_t chunk = (size_t)ws_cut_chunk(kb, vb, p->family);
     size_t slots = 0, run = p->tile;
     for (int i = 0; i < p->passes; i++, run *= 4) {
         ws_pass_shape s;
@@ -56,6 +55,32 @@ static void ws_plan_merge(ws_plan_t *p) {
     p->lay.vals_tmp = ws_align256(p->n * p->key_bytes);
     p->lay.cuts = p->lay.vals_tmp + ws_align256(p->n * p->value_bytes);
     p->lay.total = p->lay.cuts + ws_align256(4 * slots * sizeof(size_t));
+}
+
+/* The merge path: the family's tiles (two merged on chip where that saves
+ * a pass) and merge blocks. */
+static void ws_plan_merge(ws_plan_t *p) {
+    const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
+    const size_t tile = ws_sort_tile_for(p->n, kb, vb, p->family);
+    ws_plan_passes_of(p, tile, (int)(tile / (size_t)ws_tile_items_total(kb, vb, p->family)),
+                      (size_t)ws_cut_chunk(kb, vb, p->family));
+}
+
+/* The one-launch path of a small array (coop_sort.cu): tiles and merge
+ * blocks of WS_COOP_THREADS x ws_coop_items, cut every half tile; for n
+ * above one tile up to WS_COOP_MAX, on Hopper (its grid barriers run where
+ * the sample sort's kernels do; measured there). */
+static int ws_plan_coop(ws_plan_t *p, const ws_device_info *dev) {
+    const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
+    const size_t tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items(kb, vb);
+    if (p->n <= tile || p->n > WS_COOP_MAX || dev->family != WS_FAMILY_SM90 || !dev->sample_ok)
+        return 0;
+    ws_plan_t c = *p;
+    c.lay = ws_layout{};
+    ws_plan_passes_of(&c, tile, 1, tile / 2);
+    c.path = WS_PATH_COOP;
+    *p = c;
+    return 1;
 }
 
 /* Splitters per level: buckets of about half a tile (the spread of an
@@ -185,7 +210,10 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
         ws_plan_merge(&p);
         /* Sizes and passes as one tile; the launch fitted to n. */
-        if (n <= WS_SMALL_MAX) p.path = WS_PATH_SMALL;
+        if (n <= WS_SMALL_MAX)
+            p.path = WS_PATH_SMALL;
+        else if (!dev->no_coop)
+            ws_plan_coop(&p, dev);
         return p;
     }
     p.path = WS_PATH_SAMPLE;

@@ -146,7 +146,17 @@ struct ws_sample_limits {
     int wide; /* 1: wide trees wherever the keys allow, not only to save a level */
 };
 
-enum ws_path { WS_PATH_TILE = 0, WS_PATH_MERGE = 1, WS_PATH_SAMPLE = 2, WS_PATH_SMALL = 3 };
+/* TILE: one tile-sort launch; MERGE: tile sort and merge passes, a launch
+ * each; SAMPLE: the sample sort; SMALL: one warp or block (small_sort.cu);
+ * COOP: the tile sort and merge passes of a small array in one cooperative
+ * launch (coop_sort.cu). */
+enum ws_path {
+    WS_PATH_TILE = 0,
+    WS_PATH_MERGE = 1,
+    WS_PATH_SAMPLE = 2,
+    WS_PATH_SMALL = 3,
+    WS_PATH_COOP = 4
+};
 
 /* Largest n of the small path (small_sort.cu): one warp or one block of at
  * most 256 threads x 8 items, whose static shared memory (8-byte keys and
@@ -158,6 +168,7 @@ struct ws_device_info {
     int family; /* row of tuning.cuh (ws_family) */
     int sm_count;
     int sample_ok; /* 1: the sample kernels have code for this device */
+    int no_coop;   /* 1: no one-launch small merge sort (test hook) */
     ws_sample_limits sample;
 };
 

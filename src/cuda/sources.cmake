@@ -20,6 +20,7 @@ set(WARPSORT_CUDA_SOURCES
   src/cuda/device_sort.cu
   src/cuda/plan.cu
   src/cuda/small_sort.cu
+  src/cuda/coop_sort.cu
   src/cuda/merge_sort.cu
   src/cuda/sample_sort.cu
   src/cuda/iota.cu)

@@ -77,6 +77,7 @@
 
 #include "check.cuh"
 #include "device_sort.h"
+#include "occupancy.cuh"
 #include "pdl.cuh"
 #include "state.h"
 #include "tuning.cuh"
@@ -125,9 +126,6 @@ using warpsort::warp_items;
 #define WS_TK_BINS (1 << WS_TK_DIGIT_BITS)
 /* Histogram passes: loads in flight per thread. */
 #define WS_TK_HIST_UNROLL 8
-/* Devices whose cooperative kernels' blocks per SM are remembered (others
- * ask at every call). */
-#define WS_TK_MAX_DEVICES 64
 /* Filter path: k range, the shortest row it takes (the sample must be a
  * small part of the row), and at most this many rows when k would fit the
  * warp path (which takes every row in one launch). */
@@ -2242,31 +2240,12 @@ static warpsort_status_t ws_tk_warp_path(warpsort_context_t *ctx, const ws_tk_pl
     return WARPSORT_OK;
 }
 
-/* Blocks of `kernel` (`threads` each, no dynamic shared memory) that one
- * SM of `device` holds at once: asked once per device and remembered in
- * known[] (the caller's, one per kernel: its registers and shared memory
- * never change). */
-static cudaError_t ws_tk_per_sm(const void *kernel, int threads, int device, int *known,
-                                int *per_sm) {
-    const int slot = device >= 0 && device < WS_TK_MAX_DEVICES;
-    int b = slot ? __atomic_load_n(&known[device], __ATOMIC_RELAXED) : 0;
-    if (b == 0) {
-        const cudaError_t err =
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, threads, 0);
-        if (err != cudaSuccess) return err;
-        if (b < 1) return cudaErrorCooperativeLaunchTooLarge; /* not one block fits an SM */
-        if (slot) __atomic_store_n(&known[device], b, __ATOMIC_RELAXED);
-    }
-    *per_sm = b;
-    return cudaSuccess;
-}
-
 /* The co-resident grid of a cooperative launch: the blocks every SM of the
  * device holds at once, at most `most` (at least 1). */
 static cudaError_t ws_tk_coop_grid(const void *kernel, int threads, int device, int *known,
                                    const ws_cuda_state *st, size_t most, unsigned *grid) {
     int per_sm = 0;
-    const cudaError_t err = ws_tk_per_sm(kernel, threads, device, known, &per_sm);
+    const cudaError_t err = ws_blocks_per_sm(kernel, threads, 0, device, known, &per_sm);
     if (err != cudaSuccess) return err;
     size_t g = (size_t)per_sm * (size_t)st->dev.sm_count;
     if (g > most) g = most;
@@ -2322,7 +2301,7 @@ template <typename KB, int MODE>
 static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
                                     key_codec codec, unsigned char *ws, void *ck, void *ci,
                                     int device, const ws_cuda_state *st, cudaStream_t stream) {
-    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    static int known[WS_OCC_MAX_DEVICES]; /* this instantiation's blocks per SM */
     unsigned grid = 0;
     const cudaError_t err =
         ws_tk_coop_grid((const void *)ws_tk_select_kernel<KB, MODE>, WS_TK_SELECT_THREADS, device,
@@ -2342,7 +2321,7 @@ static cudaError_t ws_tk_filter_row(const ws_tk_plan &p, const KB *rk, size_t n,
                                     key_codec codec, unsigned char *ws, ws_tk_filter *fl, void *ck,
                                     void *ci, int device, const ws_cuda_state *st,
                                     cudaStream_t stream) {
-    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    static int known[WS_OCC_MAX_DEVICES]; /* this instantiation's blocks per SM */
     const size_t steps =
         ws_tk_div_up(n, (size_t)WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)));
     unsigned grid = 0;
@@ -2362,7 +2341,7 @@ template <typename KB>
 static cudaError_t ws_tk_sample_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
                                     key_codec codec, unsigned char *ws, ws_tk_filter *fl,
                                     int device, const ws_cuda_state *st, cudaStream_t stream) {
-    static int known[WS_TK_MAX_DEVICES]; /* this instantiation's blocks per SM */
+    static int known[WS_OCC_MAX_DEVICES]; /* this instantiation's blocks per SM */
     unsigned grid = 0;
     const cudaError_t err =
         ws_tk_coop_grid((const void *)ws_tk_sample_kernel<KB>, WS_TK_SAMPLE_THREADS, device, known,

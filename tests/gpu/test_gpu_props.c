@@ -38,7 +38,7 @@ static int g_quick;
 static const size_t k_tile_sizes[] = {0,    1,    2,    31,    32,    33,   63,   64,
                                       65,   1000, 2047, 2048,  2049,  4095, 4096, 4097,
                                       8191, 8192, 8193, 16383, 16384, 16385};
-static const size_t k_pow2_sizes[] = {32767, 32769, 131071, 131073, 524289};
+static const size_t k_pow2_sizes[] = {32767, 32769, 65535, 65536, 131071, 131073, 524289};
 static const size_t k_large_sizes[] = {1048575, 1048577, 2097153};
 static const size_t k_quick_sizes[] = {0, 1, 31, 32, 33, 8191, 8192, 8193, 65537};
 static const size_t k_host_sizes[] = {0, 1, 33, 8193, 65537, 1048577};
@@ -436,6 +436,84 @@ static void test_caller_workspace(void **state) {
     free(back_v);
 }
 
+/* Small arrays sort in one cooperative launch (coop_sort.cu): with a
+ * workspace set, a call is captured in a CUDA graph and replays correctly
+ * on new data (keys alone, and stable pairs with many ties). */
+static void test_small_graph(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
+    cfg.backend = WARPSORT_BACKEND_CUDA;
+    cfg.stream = stream;
+    warpsort_context_t *ctx = NULL;
+    assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
+    const size_t nk = 65536, np = 40001; /* the path's largest n; pairs in three tiles */
+    size_t kbytes = 0, pbytes = 0;
+    assert_int_equal(warpsort_workspace_size(ctx, nk, WARPSORT_U64, 0, 0, &kbytes), WARPSORT_OK);
+    assert_int_equal(warpsort_workspace_size(ctx, np, WARPSORT_F32, 4, WARPSORT_STABLE, &pbytes),
+                     WARPSORT_OK);
+    const size_t bytes = kbytes > pbytes ? kbytes : pbytes;
+    void *ws = NULL, *dk = NULL, *dp = NULL, *dv = NULL;
+    CUDA_OK(cudaMalloc(&ws, bytes ? bytes : 1));
+    CUDA_OK(cudaMalloc(&dk, nk * 8));
+    CUDA_OK(cudaMalloc(&dp, np * 4));
+    CUDA_OK(cudaMalloc(&dv, np * 4));
+    assert_int_equal(warpsort_set_workspace(ctx, ws, bytes), WARPSORT_OK);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    warpsort_status_t st = warpsort_sort(ctx, dk, nk, WARPSORT_U64, WARPSORT_DESCENDING);
+    if (st == WARPSORT_OK)
+        st = warpsort_sort_pairs(ctx, dp, dv, np, WARPSORT_F32, 4, WARPSORT_STABLE);
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    if (st != WARPSORT_OK) fail_msg("captured call: %s", warpsort_last_error(ctx));
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    uint64_t *hk = malloc(nk * 8), *want_k = malloc(nk * 8);
+    float *hp = malloc(np * 4), *want_p = malloc(np * 4);
+    uint32_t *hv = malloc(np * 4), *want_v = malloc(np * 4);
+    assert_true(hk && want_k && hp && want_p && hv && want_v);
+    for (int rep = 0; rep < 2; rep++) {
+        keygen_fill(hk, nk, WARPSORT_U64, rep ? KEYGEN_FEW : KEYGEN_RANDOM, 300 + rep);
+        keygen_fill(hp, np, WARPSORT_F32, rep ? KEYGEN_NAN_MIX : KEYGEN_FEW, 310 + rep);
+        wt_fill_iota(hv, np, 4);
+        CUDA_OK(cudaMemcpy(dk, hk, nk * 8, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(dp, hp, np * 4, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(dv, hv, np * 4, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaGraphLaunch(exec, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        memcpy(want_k, hk, nk * 8);
+        memcpy(want_p, hp, np * 4);
+        memcpy(want_v, hv, np * 4);
+        assert_int_equal(warpsort_sort(g_cpu, want_k, nk, WARPSORT_U64, WARPSORT_DESCENDING),
+                         WARPSORT_OK);
+        assert_int_equal(
+            warpsort_sort_pairs(g_cpu, want_p, want_v, np, WARPSORT_F32, 4, WARPSORT_STABLE),
+            WARPSORT_OK);
+        CUDA_OK(cudaMemcpy(hk, dk, nk * 8, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(hp, dp, np * 4, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(hv, dv, np * 4, cudaMemcpyDeviceToHost));
+        assert_memory_equal(hk, want_k, nk * 8);
+        assert_memory_equal(hp, want_p, np * 4);
+        assert_memory_equal(hv, want_v, np * 4);
+    }
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(graph));
+    warpsort_destroy(ctx);
+    CUDA_OK(cudaFree(ws));
+    CUDA_OK(cudaFree(dk));
+    CUDA_OK(cudaFree(dp));
+    CUDA_OK(cudaFree(dv));
+    CUDA_OK(cudaStreamDestroy(stream));
+    free(hk);
+    free(want_k);
+    free(hp);
+    free(want_p);
+    free(hv);
+    free(want_v);
+}
+
 /* Work goes onto the context's stream: a sort enqueued on a user stream is
  * complete after warpsort_synchronize. */
 static void test_user_stream(void **state) {
@@ -599,6 +677,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pinned_and_mixed_memory),
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
+        cmocka_unit_test(test_small_graph),
         cmocka_unit_test(test_rows_of_smaller_chips),
         cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),

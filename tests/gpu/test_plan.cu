@@ -42,6 +42,7 @@ static ws_device_info device_of(int sm_count, ws_sample_limits lim) {
     d.family = WS_FAMILY_SM90;
     d.sm_count = sm_count;
     d.sample_ok = 1;
+    d.no_coop = 0;
     d.sample = lim;
     return d;
 }
@@ -159,12 +160,54 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
         return;
     }
     CHECK(p.path != WS_PATH_SAMPLE);
-    CHECK(p.path == (n <= WS_SMALL_MAX ? WS_PATH_SMALL : n <= tile ? WS_PATH_TILE : WS_PATH_MERGE));
+    /* Above one of its tiles and up to WS_COOP_MAX, the one-launch path. */
+    const size_t coop_tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items((int)kb, (int)vb);
+    const bool coop = n > WS_SMALL_MAX && n > coop_tile && n <= WS_COOP_MAX;
+    CHECK(p.path == (n <= WS_SMALL_MAX ? WS_PATH_SMALL
+                     : coop            ? WS_PATH_COOP
+                     : n <= tile       ? WS_PATH_TILE
+                                       : WS_PATH_MERGE));
+    if (coop) CHECK(p.tile == coop_tile && p.sub == 1);
     /* Merge passes grow runs of the tile 4x each until one run holds n. */
     size_t run = p.tile;
     for (int i = 0; i < p.passes; i++) run *= 4;
     CHECK(run >= n);
     CHECK(p.passes == 0 || run / 4 < n);
+    CHECK(p.full_tiles * p.tile + p.rem == n && p.rem < p.tile);
+    if (!p.passes) return;
+    /* The ping-pong copies, then the cuts of the largest pass. */
+    size_t slots = 0;
+    for (int i = 0; i < p.passes; i++) {
+        CHECK(p.pass[i].n == n);
+        CHECK(((size_t)p.tile << (2 * i)) == ((size_t)1 << p.pass[i].run_shift));
+        /* a segment between cuts (at most two chunks) fits one merge block */
+        const size_t merge_tile =
+            coop ? coop_tile : (size_t)ws_merge_items_total((int)kb, (int)vb, dev->family);
+        CHECK(((size_t)2 << p.pass[i].chunk_shift) == merge_tile);
+        slots = p.pass_blocks[i] > slots ? p.pass_blocks[i] : slots;
+    }
+    CHECK(p.lay.vals_tmp >= n * kb && p.lay.vals_tmp % 256 == 0);
+    CHECK(p.lay.cuts - p.lay.vals_tmp >= n * vb && p.lay.cuts % 256 == 0);
+    CHECK(p.lay.total - p.lay.cuts >= 4 * slots * sizeof(size_t));
+}
+
+/* The one-launch path needs Hopper's kernels (sample_ok) and may be
+ * switched off (WARPSORT_NO_COOP): then the merge path. */
+static void test_coop_gates(void **state) {
+    (void)state;
+    ws_device_info d = device_of(132, default_limits());
+    const ws_device_info *dev = &d;
+    size_t n = (size_t)1 << 16, kb = 4, vb = 0;
+    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_COOP);
+    CHECK(ws_plan_make(dev, WS_COOP_MAX + 1, kb, vb).path == WS_PATH_MERGE);
+    d.no_coop = 1;
+    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
+    d.no_coop = 0;
+    d.sample_ok = 0;
+    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
+    d.sample_ok = 1;
+    d.family = WS_FAMILY_SM80;
+    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
 }
 
 static const size_t k_widths[][2] = {{4, 0}, {8, 0}, {4, 4}, {4, 8}, {8, 4}, {8, 8}};
@@ -264,6 +307,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_default_limits),
         cmocka_unit_test(test_hook_limits),
         cmocka_unit_test(test_measured_plans),
+        cmocka_unit_test(test_coop_gates),
     };
     return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
