@@ -206,7 +206,8 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
     const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
     /* The sample sort's shapes are Hopper's (measured there); other
      * families keep the merge passes, whose rows tuning.cuh has for them. */
-    if (n <= tile || n < dev->sample.min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
+    const size_t min_n = value_bytes ? dev->sample.min_n : dev->sample.min_n_keys;
+    if (n <= tile || n < min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
         ws_plan_merge(&p);
         /* Sizes and passes as one tile; the launch fitted to n. */

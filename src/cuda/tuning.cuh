@@ -258,10 +258,14 @@ __host__ __device__ constexpr int ws_coop_items(int key_bytes, int value_bytes) 
 #endif
 
 /* Smallest n the sample sort takes (plan.cu); below it the merge passes
- * are cheaper: at 2^22 the merge path wins, from 2^23 on the sample sort,
- * for keys and pairs of every width (bench/NOTES.md). */
+ * are cheaper. With values the sample sort wins from 2^23; keys alone,
+ * whose merge passes move half the bytes, from 2^24 (since the cuts were
+ * found by a warp; bench/NOTES.md). */
 #ifndef WS_SAMPLE_MIN_N
 #define WS_SAMPLE_MIN_N ((size_t)1 << 23)
+#endif
+#ifndef WS_SAMPLE_MIN_N_KEYS
+#define WS_SAMPLE_MIN_N_KEYS ((size_t)1 << 24)
 #endif
 
 #endif /* WARPSORT_CUDA_TUNING_CUH */

@@ -47,7 +47,8 @@ static ws_device_info device_of(int sm_count, ws_sample_limits lim) {
     return d;
 }
 static ws_sample_limits default_limits(void) {
-    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0};
+    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1,
+                          WS_MAX_LEVELS, 0};
     return l;
 }
 
@@ -153,7 +154,7 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
     const ws_plan_t p = ws_plan_make(dev, n, kb, vb);
     CHECK(p.n == n && p.key_bytes == kb && p.value_bytes == vb);
     const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, dev->family);
-    const bool sample = n > tile && n >= dev->sample.min_n;
+    const bool sample = n > tile && n >= (vb ? dev->sample.min_n : dev->sample.min_n_keys);
     if (sample) {
         CHECK(p.path == WS_PATH_SAMPLE);
         check_sample_plan(p, dev, n, kb, vb);
@@ -223,9 +224,11 @@ static size_t sizes(size_t *out, size_t cap) {
         out[k++] = p;
         out[k++] = p + 1 + (size_t)e * 977;
     }
-    if (k + 2 <= cap) {
+    if (k + 4 <= cap) {
         out[k++] = WS_SAMPLE_MIN_N - 1;
         out[k++] = WS_SAMPLE_MIN_N;
+        out[k++] = WS_SAMPLE_MIN_N_KEYS - 1;
+        out[k++] = WS_SAMPLE_MIN_N_KEYS;
     }
     return k;
 }
@@ -254,7 +257,7 @@ static void test_hook_limits(void **state) {
     for (size_t sp = 0; sp < COUNT(splitters); sp++)
         for (int levels = 1; levels <= WS_MAX_LEVELS; levels++) {
             if (g_quick && levels != 1 && levels != WS_MAX_LEVELS) continue;
-            ws_sample_limits lim = {1, splitters[sp], levels, splitters[sp] >= 256 ? 1 : 0};
+            ws_sample_limits lim = {1, 1, splitters[sp], levels, splitters[sp] >= 256 ? 1 : 0};
             const ws_device_info dev = device_of(132, lim);
             for (size_t w = 0; w < COUNT(k_widths); w++)
                 for (size_t i = 0; i < count; i++) {
