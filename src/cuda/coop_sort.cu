@@ -8,7 +8,9 @@
  * a pass) on a few SMs; each waits for the host to enqueue it and for the
  * one before to drain, and one block of 4096 items leaves every other SM
  * idle. Here the grid stays resident: tiles of WS_COOP_THREADS x
- * ws_coop_items (the tile kernels' shapes) sorted by as many blocks, then
+ * ws_coop_items (the tile kernels' shapes; 4 items a thread up to
+ * WS_COOP_NARROW_MAX, where more and quicker tile sorts pay) sorted by as
+ * many blocks, then
  * per pass every warp computes cuts (merge4_cuts' body), a barrier, and
  * every block merges segments (merge4_pass's body) with the same block
  * shape. The plan is the merge path's with this tile and half a tile
@@ -85,11 +87,10 @@ __global__ void __launch_bounds__(WS_COOP_THREADS)
 #endif
 }
 
-template <typename KB, typename V, bool STABLE>
+template <typename KB, typename V, bool STABLE, int ITEMS>
 static cudaError_t ws_coop_launch(const ws_plan_t &p, const KB *keys_in, const V *vals_in, KB *keys,
                                   V *vals, key_codec codec, unsigned char *ws,
                                   cudaStream_t stream) {
-    constexpr int ITEMS = ws_coop_items((int)sizeof(KB), is_value<V>::value ? (int)sizeof(V) : 0);
     constexpr size_t SMEM = ws_coop_smem<KB, V, ITEMS>();
     auto kernel = ws_coop_sort_kernel<KB, V, STABLE, ITEMS>;
     static int known[WS_OCC_MAX_DEVICES]; /* this instantiation's blocks per SM */
@@ -134,10 +135,20 @@ struct ws_coop_sort_op {
         const V *vi = (const V *)vals_in;
         KB *k = (KB *)keys;
         V *v = (V *)vals;
-        /* Keys alone never need stability (device_sort.cu): one kernel. */
+        /* The plan's tile says the items a thread (ws_coop_items): 8 only for
+         * items of up to 8 bytes. Keys alone never need stability
+         * (device_sort.cu): no stable kernel for them. */
+        if constexpr (sizeof(KB) + (is_value<V>::value ? sizeof(V) : 0) <= 8) {
+            if (p->tile == (size_t)WS_COOP_THREADS * 8) {
+                if constexpr (is_value<V>::value)
+                    if (stable)
+                        return ws_coop_launch<KB, V, true, 8>(*p, ki, vi, k, v, codec, ws, s);
+                return ws_coop_launch<KB, V, false, 8>(*p, ki, vi, k, v, codec, ws, s);
+            }
+        }
         if constexpr (is_value<V>::value)
-            if (stable) return ws_coop_launch<KB, V, true>(*p, ki, vi, k, v, codec, ws, s);
-        return ws_coop_launch<KB, V, false>(*p, ki, vi, k, v, codec, ws, s);
+            if (stable) return ws_coop_launch<KB, V, true, 4>(*p, ki, vi, k, v, codec, ws, s);
+        return ws_coop_launch<KB, V, false, 4>(*p, ki, vi, k, v, codec, ws, s);
     }
 };
 

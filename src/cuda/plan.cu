@@ -69,11 +69,16 @@ static void ws_plan_merge(ws_plan_t *p) {
 /* The one-launch path of a small array (coop_sort.cu): tiles and merge
  * blocks of WS_COOP_THREADS x ws_coop_items, cut every half tile; for n
  * above one tile up to WS_COOP_MAX, on Hopper (its grid barriers run where
- * the sample sort's kernels do; measured there). */
+ * the sample sort's kernels do; measured there). 4-byte keys alone up to
+ * the family's tile keep the one tile-sort block (256 x 16), which beats
+ * two tiles and a pass there (bench/NOTES.md). */
 static int ws_plan_coop(ws_plan_t *p, const ws_device_info *dev) {
     const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
-    const size_t tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items(kb, vb);
-    if (p->n <= tile || p->n > WS_COOP_MAX || dev->family != WS_FAMILY_SM90 || !dev->sample_ok)
+    const size_t tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items(kb, vb, p->n);
+    const size_t one_block =
+        kb == 4 && vb == 0 ? (size_t)ws_tile_items_total(kb, vb, p->family) : 0;
+    if (p->n <= tile || p->n <= one_block || p->n > WS_COOP_MAX || dev->family != WS_FAMILY_SM90 ||
+        !dev->sample_ok)
         return 0;
     ws_plan_t c = *p;
     c.lay = ws_layout{};

@@ -140,8 +140,8 @@ struct ws_final_ctl {
  * test hooks (src/core/test_hooks.h) so tests reach its deep paths with
  * small inputs. */
 struct ws_sample_limits {
-    size_t min_n;      /* items with values */
-    size_t min_n_keys; /* keys alone */
+    size_t min_n;       /* items with values */
+    size_t min_n_keys;  /* keys alone */
     unsigned splitters; /* per level, at most (a narrow tree holds 255) */
     int levels;
     int wide; /* 1: wide trees wherever the keys allow, not only to save a level */

@@ -213,16 +213,20 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 
 /* The one-launch merge sort of small arrays (coop_sort.cu): every block
  * is 512 threads, and a tile (= a merge block's outputs) is 512 x 8 items
- * up to 8 bytes an item, 512 x 4 above (shapes the tile and merge rows
- * already use), so the tile sort and the merges share one launch shape.
- * It takes n above one such tile up to WS_COOP_MAX (bench/NOTES.md). */
+ * up to 8 bytes an item, 512 x 4 above and for n up to
+ * WS_COOP_NARROW_MAX (shapes the tile and merge rows already use), so the
+ * tile sort and the merges share one launch shape. It takes n above one
+ * such tile up to WS_COOP_MAX (bench/NOTES.md). */
 #define WS_COOP_THREADS 512
-__host__ __device__ constexpr int ws_coop_items(int key_bytes, int value_bytes) {
-    return key_bytes + value_bytes <= 8 ? 8 : 4;
-}
+#ifndef WS_COOP_NARROW_MAX
+#define WS_COOP_NARROW_MAX ((size_t)1 << 13)
+#endif
 #ifndef WS_COOP_MAX
 #define WS_COOP_MAX ((size_t)1 << 16)
 #endif
+__host__ __device__ constexpr int ws_coop_items(int key_bytes, int value_bytes, size_t n) {
+    return key_bytes + value_bytes <= 8 && n > WS_COOP_NARROW_MAX ? 8 : 4;
+}
 
 /* Threads of a sample-sort scatter block (distribute.cuh), unstable and
  * stable. A block regroups THREADS x ws_dist_items items at a time, so a

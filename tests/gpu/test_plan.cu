@@ -162,8 +162,10 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
     }
     CHECK(p.path != WS_PATH_SAMPLE);
     /* Above one of its tiles and up to WS_COOP_MAX, the one-launch path. */
-    const size_t coop_tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items((int)kb, (int)vb);
-    const bool coop = n > WS_SMALL_MAX && n > coop_tile && n <= WS_COOP_MAX;
+    const size_t coop_tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items((int)kb, (int)vb, n);
+    const size_t one_block =
+        kb == 4 && vb == 0 ? (size_t)ws_tile_items_total(4, 0, dev->family) : 0;
+    const bool coop = n > WS_SMALL_MAX && n > coop_tile && n > one_block && n <= WS_COOP_MAX;
     CHECK(p.path == (n <= WS_SMALL_MAX ? WS_PATH_SMALL
                      : coop            ? WS_PATH_COOP
                      : n <= tile       ? WS_PATH_TILE
