@@ -10,10 +10,9 @@
  * idle. Here the grid stays resident: tiles of WS_COOP_THREADS x
  * ws_coop_items (the tile kernels' shapes; 4 items a thread up to
  * WS_COOP_NARROW_MAX, where more and quicker tile sorts pay) sorted by as
- * many blocks, then
- * per pass every warp computes cuts (merge4_cuts' body), a barrier, and
- * every block merges segments (merge4_pass's body) with the same block
- * shape. The plan is the merge path's with this tile and half a tile
+ * many blocks, then per pass every warp computes cuts (merge4_cuts' body),
+ * a barrier, and every block merges segments (merge4_pass's body) with the
+ * same block shape. The plan is the merge path's with this tile and half a tile
  * between cuts (plan.cu), so the workspace and the parity of the passes
  * are the merge path's too: the tile sort writes where the last pass must
  * land in the caller's array. Every item is read (tile sort) before any
