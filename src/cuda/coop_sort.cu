@@ -8,8 +8,8 @@
  * a pass) on a few SMs; each waits for the host to enqueue it and for the
  * one before to drain, and one block of 4096 items leaves every other SM
  * idle. Here the grid stays resident: tiles of WS_COOP_THREADS x
- * ws_coop_items (the tile kernels' shapes; 4 items a thread up to
- * WS_COOP_NARROW_MAX, where more and quicker tile sorts pay) sorted by as
+ * ws_coop_items (the tile kernels' shapes; 4 items a thread wherever 8
+ * would not save a pass: more and quicker tile sorts) sorted by as
  * many blocks, then per pass every warp computes cuts (merge4_cuts' body),
  * a barrier, and every block merges segments (merge4_pass's body) with the
  * same block shape. The plan is the merge path's with this tile and half a tile

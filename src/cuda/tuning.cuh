@@ -212,20 +212,22 @@ __host__ __device__ inline size_t ws_sort_tile_for(size_t n, int key_bytes, int 
 }
 
 /* The one-launch merge sort of small arrays (coop_sort.cu): every block
- * is 512 threads, and a tile (= a merge block's outputs) is 512 x 8 items
- * up to 8 bytes an item, 512 x 4 above and for n up to
- * WS_COOP_NARROW_MAX (shapes the tile and merge rows already use), so the
- * tile sort and the merges share one launch shape. It takes n above one
- * such tile up to WS_COOP_MAX (bench/NOTES.md). */
+ * is 512 threads, and a tile (= a merge block's outputs) is 512 x 4 items,
+ * or 512 x 8 for items of up to 8 bytes where that saves a merge pass
+ * (shapes the tile and merge rows already use), so the tile sort and the
+ * merges share one launch shape: more and quicker tile sorts pay while
+ * the passes stay as many. It takes n above one tile up to WS_COOP_MAX
+ * (bench/NOTES.md). */
 #define WS_COOP_THREADS 512
-#ifndef WS_COOP_NARROW_MAX
-#define WS_COOP_NARROW_MAX ((size_t)1 << 13)
-#endif
 #ifndef WS_COOP_MAX
 #define WS_COOP_MAX ((size_t)1 << 16)
 #endif
-__host__ __device__ constexpr int ws_coop_items(int key_bytes, int value_bytes, size_t n) {
-    return key_bytes + value_bytes <= 8 && n > WS_COOP_NARROW_MAX ? 8 : 4;
+__host__ __device__ inline int ws_coop_items(int key_bytes, int value_bytes, size_t n) {
+    const int wide = ws_merge_passes(n, (size_t)WS_COOP_THREADS * 8);
+    return key_bytes + value_bytes <= 8 && wide > 0 &&
+                   ws_merge_passes(n, (size_t)WS_COOP_THREADS * 4) > wide
+               ? 8
+               : 4;
 }
 
 /* Threads of a sample-sort scatter block (distribute.cuh), unstable and
