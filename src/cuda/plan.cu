@@ -66,26 +66,22 @@ static void ws_plan_merge(ws_plan_t *p) {
                       (size_t)ws_cut_chunk(kb, vb, p->family));
 }
 
-/* The one-launch path of a small array (coop_sort.cu): tiles and merge
- * blocks of WS_COOP_THREADS x ws_coop_items, cut every half tile; for n
- * above one tile up to WS_COOP_MAX, on Hopper (its grid barriers run where
- * the sample sort's kernels do; measured there). 4-byte keys alone up to
- * the family's tile keep the one tile-sort block (256 x 16), which beats
- * two tiles and a pass there (bench/NOTES.md). */
-static int ws_plan_coop(ws_plan_t *p, const ws_device_info *dev) {
+/* The tile of the one-launch path of a small array (coop_sort.cu), or 0
+ * where it does not take n: tiles and merge blocks of WS_COOP_THREADS x
+ * ws_coop_items, cut every half tile; for n above one tile up to
+ * WS_COOP_MAX, on Hopper (its grid barriers run where the sample sort's
+ * kernels do; measured there), unless a test hook turns it off. 4-byte
+ * keys alone up to the family's tile keep the one tile-sort block
+ * (256 x 16), which beats two tiles and a pass there (bench/NOTES.md). */
+static size_t ws_coop_tile(const ws_plan_t *p, const ws_device_info *dev) {
     const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
     const size_t tile = (size_t)WS_COOP_THREADS * (size_t)ws_coop_items(kb, vb, p->n);
     const size_t one_block =
         kb == 4 && vb == 0 ? (size_t)ws_tile_items_total(kb, vb, p->family) : 0;
-    if (p->n <= tile || p->n <= one_block || p->n > WS_COOP_MAX || dev->family != WS_FAMILY_SM90 ||
-        !dev->sample_ok)
+    if (p->n <= WS_SMALL_MAX || p->n <= tile || p->n <= one_block || p->n > WS_COOP_MAX ||
+        dev->family != WS_FAMILY_SM90 || !dev->sample_ok || dev->no_coop)
         return 0;
-    ws_plan_t c = *p;
-    c.lay = ws_layout{};
-    ws_plan_passes_of(&c, tile, 1, tile / 2);
-    c.path = WS_PATH_COOP;
-    *p = c;
-    return 1;
+    return tile;
 }
 
 /* Splitters per level: buckets of about half a tile (the spread of an
@@ -213,13 +209,16 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
      * families keep the merge passes, whose rows tuning.cuh has for them. */
     const size_t min_n = value_bytes ? dev->sample.min_n : dev->sample.min_n_keys;
     if (n <= tile || n < min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
+        const size_t coop = ws_coop_tile(&p, dev);
+        if (coop) {
+            p.path = WS_PATH_COOP;
+            ws_plan_passes_of(&p, coop, 1, coop / 2);
+            return p;
+        }
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
         ws_plan_merge(&p);
         /* Sizes and passes as one tile; the launch fitted to n. */
-        if (n <= WS_SMALL_MAX)
-            p.path = WS_PATH_SMALL;
-        else if (!dev->no_coop)
-            ws_plan_coop(&p, dev);
+        if (n <= WS_SMALL_MAX) p.path = WS_PATH_SMALL;
         return p;
     }
     p.path = WS_PATH_SAMPLE;
