@@ -20,7 +20,9 @@
  *   WARPSORT_TOPK_PATH=P         top-k takes path P (rows, rows-narrow: the
  *                                row blocks without the threads' bar, warp,
  *                                filter, filter-narrow: its candidate block
- *                                without the threads' bar, or radix)
+ *                                without the threads' bar, filter-single:
+ *                                one candidate block, not one a bucket, or
+ *                                radix)
  *                                wherever its limits allow it, instead of
  *                                the plan's choice (src/cuda/topk.cu)
  *   WARPSORT_NO_PDL=1            kernels of one call are launched one after
@@ -68,7 +70,8 @@ enum {
     WS_TOPK_PATH_WARP,
     WS_TOPK_PATH_FILTER,
     WS_TOPK_PATH_RADIX,
-    WS_TOPK_PATH_FILTER_NARROW
+    WS_TOPK_PATH_FILTER_NARROW,
+    WS_TOPK_PATH_FILTER_SINGLE
 };
 
 typedef struct ws_test_hooks {

@@ -32,7 +32,10 @@
  *    every key not above it as a candidate, and the best k candidates by
  *    (key, index) are kept (a few thousand candidates, and k <= 256 for
  *    64-bit keys: one block narrows them on chip, as the row blocks do,
- *    to a few k and sorts those; else the leaf sorts them all); when
+ *    to a few k and sorts those; for 32-bit keys a block for each of up
+ *    to 16 consecutive key ranges cut at the sample's best keys, about one
+ *    sample gap of candidates each, its outputs after the earlier ranges';
+ *    else the leaf sorts them all); when
  *    fewer than k or more than the buffer holds pass, the same launch as
  *    the read runs the radix select below after a grid barrier, writing
  *    the k instead. The candidate block is a dependent launch (pdl.cuh):
@@ -156,6 +159,19 @@ using warpsort::warp_items;
 /* ... and sorts at most this many by their ranks instead (32-bit keys;
  * ws_tk_rank_finish) */
 #define WS_TK_CAND_RANK_MAX 256
+/* ... and (32-bit keys) the candidates are split into up to this many
+ * consecutive key ranges at the sample's best keys, one block each, so a
+ * block takes about one sample gap of them (n / WS_TK_SAMPLE) instead of
+ * all (rank x n / WS_TK_SAMPLE); the sample's keys at or below the
+ * threshold are ranked when there are at most BUCKET_SAMPLE of them (more
+ * only with ties: then one bucket). */
+#define WS_TK_CAND_BUCKETS 16
+#define WS_TK_BUCKET_SAMPLE 64
+/* ... when k is at least this many sample gaps: below, the best k lie in
+ * the first bucket or two, and one block over all the candidates is
+ * faster (f32 2^24, one call: k = 4096 0.093 -> 0.077 ms with buckets,
+ * k = 16 .. 1024 2-5 us slower; bench/NOTES.md) */
+#define WS_TK_BUCKET_MIN_GAPS 2
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
  * at most that many (THREADS x 4: the (key, index) items of two tile
@@ -667,6 +683,12 @@ __global__ void __launch_bounds__(32 * WS_TK_WARPS) ws_tk_warp_kernel(ws_tk_leve
  * first cap), and the k and cap the row was planned with. */
 struct ws_tk_filter {
     unsigned long long t, count, k, cap;
+    /* Buckets of the candidates for the candidate blocks (32-bit keys):
+     * bucket j holds the candidates whose ordered key is above th[j - 1]
+     * (j > 0) and not above th[j] (j < nb - 1; th[nb - 1] = t), so the
+     * buckets are consecutive ranges of the order. nb = 1: one bucket. */
+    unsigned long long th[WS_TK_CAND_BUCKETS];
+    unsigned nb;
 };
 
 /* Whether the candidates hold the top k: at least k keys are not above the
@@ -1478,20 +1500,25 @@ __device__ __forceinline__ void ws_tk_rank_finish(const W *sw, unsigned s, unsig
  * left are saved (on one SM they are most of this kernel's time). One
  * cooperative launch: the grid gathers the sample (ordered) into samp,
  * and after the grid barrier block 0 selects and the others are done.
- * Resets the row's count and records k and cap. The positions and the
- * select depend on nothing but the row, so the path a row takes is
- * deterministic. */
+ * Resets the row's count and records k and cap, and the candidates'
+ * buckets (ws_tk_filter) for up to max_buckets blocks: their bounds are
+ * the sample keys of ranks ceil(j x rank / nb), j = 1 .. nb - 1, nb =
+ * min(rank, max_buckets), so each holds about rank / nb sample gaps. The
+ * positions and the select depend on nothing but the row, so the path a
+ * row takes is deterministic. */
 template <typename KB>
 __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     ws_tk_sample_kernel(const KB *keys, size_t n, key_codec codec, unsigned rank,
-                        unsigned long long k, unsigned long long cap, KB *samp, ws_tk_filter *fl) {
+                        unsigned long long k, unsigned long long cap, unsigned max_buckets,
+                        KB *samp, ws_tk_filter *fl) {
     constexpr int BITS = 8 * (int)sizeof(KB);
     constexpr int PER = WS_TK_BINS / WS_TK_SAMPLE_THREADS;
     static_assert(PER == 2, "two bins per thread");
     __shared__ unsigned h[WS_TK_BINS];
     __shared__ unsigned part[WS_TK_SAMPLE_THREADS / 32];
     __shared__ unsigned long long s_prefix;
-    __shared__ unsigned s_rem, s_alone;
+    __shared__ unsigned s_rem, s_alone, s_low_n;
+    __shared__ KB s_low[WS_TK_BUCKET_SAMPLE], s_sorted[WS_TK_BUCKET_SAMPLE];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
     for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
          j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
@@ -1545,11 +1572,49 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
             break;
         }
     }
+    /* the buckets' bounds: the sample keys not above prefix (rank of
+     * them, more only with ties), ranked among themselves */
+    unsigned nb = rank < max_buckets ? rank : max_buckets;
+    if (nb > 1) {
+        if (tid == 0) s_low_n = 0;
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < WS_TK_SAMPLE_PER; u++) {
+            const bool low = o[u] <= prefix;
+            const unsigned ball = __ballot_sync(0xFFFFFFFFu, low);
+            if (!ball) continue;
+            unsigned base = 0;
+            if (lane == 0) base = atomicAdd(&s_low_n, (unsigned)__popc(ball));
+            base = __shfl_sync(0xFFFFFFFFu, base, 0);
+            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            if (low && at < WS_TK_BUCKET_SAMPLE) s_low[at] = o[u];
+        }
+        __syncthreads();
+        const unsigned m = s_low_n;
+        if (m > WS_TK_BUCKET_SAMPLE) {
+            nb = 1; /* ties at the threshold: one bucket */
+        } else {
+            if ((unsigned)tid < m) {
+                const KB v = s_low[tid];
+                unsigned r = 0;
+                for (unsigned j = 0; j < m; j++)
+                    r += s_low[j] < v || (s_low[j] == v && j < (unsigned)tid);
+                s_sorted[r] = v;
+            }
+            __syncthreads();
+            if ((unsigned)tid + 1 < nb)
+                fl->th[tid] =
+                    (unsigned long long)s_sorted[((unsigned)tid + 1) * rank / nb +
+                                                 (((unsigned)tid + 1) * rank % nb != 0) - 1];
+        }
+    }
     if (tid == 0) {
         fl->t = (unsigned long long)prefix;
         fl->count = 0;
         fl->k = k;
         fl->cap = cap;
+        fl->th[nb - 1] = (unsigned long long)prefix;
+        fl->nb = nb;
     }
 }
 
@@ -1560,6 +1625,7 @@ struct ws_tk_cand_smem {
     uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
     ws_tk_bars<KB, WS_TK_CAND_THREADS> bars;
+    unsigned bucket_n, below; /* ws_tk_cand_bucket */
 };
 /* The two tiles of ws_tk_wide_tile_sort (TILE items), over the room of
  * the survivors they sort. */
@@ -1676,8 +1742,64 @@ ws_tk_wide_tile_sort(const ws_tk_u128 *words, ws_tk_wide_tiles<T * ITEMS> &tiles
             ws_tk_put(out, out_base + (size_t)(first + i), decode((KB)b.k[i], codec), b.v[i]);
 }
 
+/* Block j's share of the candidates (32-bit keys, nb buckets): the n words
+ * in ck and the T x L of them this thread holds (wc[u] = word u x T + t)
+ * become bucket j's, which the block stores at keys[0 .. nj) and this
+ * thread then holds (wc[u] = keys[u x T + t]), with below = the words of
+ * the buckets before j: their outputs come first. When bucket j does not
+ * fit the block's registers (nj > T x L), the words stay where they are and
+ * every word outside the bucket reads as ~0 instead (*masked), which sorts
+ * after all of the bucket's. Every thread calls it; it ends after a
+ * barrier. */
+template <int T, int L>
+__device__ __forceinline__ void
+ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, unsigned n,
+                  uint64_t lo, uint64_t hi, bool has_lo, uint64_t (&wc)[L], unsigned &nj,
+                  unsigned &below, bool &masked) {
+    const int t = (int)threadIdx.x, lane = t & 31;
+    if (t == 0) sm.bucket_n = sm.below = 0;
+    __syncthreads();
+    unsigned mine_below = 0;
+    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            const unsigned j = b + (unsigned)(u * T + t);
+            const uint64_t w = j >= n ? 0 : b == 0 ? wc[u] : ck[j];
+            const bool valid = j < n, under = has_lo && w <= lo;
+            const bool in = valid && !under && w <= hi;
+            mine_below += valid && under;
+            const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
+            if (!ball) continue;
+            unsigned base = 0;
+            if (lane == 0) base = atomicAdd(&sm.bucket_n, (unsigned)__popc(ball));
+            base = __shfl_sync(0xFFFFFFFFu, base, 0);
+            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            if (in && at < (unsigned)(T * L)) sm.keys[at] = w;
+        }
+    }
+#pragma unroll
+    for (int m = 16; m >= 1; m /= 2) mine_below += __shfl_xor_sync(0xFFFFFFFFu, mine_below, m);
+    if (lane == 0 && mine_below) atomicAdd(&sm.below, mine_below);
+    __syncthreads();
+    nj = sm.bucket_n;
+    below = sm.below;
+    masked = nj > (unsigned)(T * L);
+#pragma unroll
+    for (int u = 0; u < L; u++) {
+        const unsigned j = (unsigned)(u * T + t);
+        if (!masked)
+            wc[u] = j < nj ? sm.keys[j] : 0;
+        else if ((has_lo && wc[u] <= lo) || wc[u] > hi)
+            wc[u] = ~0ull;
+    }
+    __syncthreads(); /* every word read before keys is written again */
+}
+
 /* The best k of the row's candidates, to results from out_base on, by one
- * block. The candidates are the first n of ck (and ci): all that passed
+ * block (32-bit keys: block j takes bucket j's share of them, from its
+ * place in the order on: ws_tk_cand_bucket; blocks past the last bucket,
+ * or whose bucket starts at k or later, are done at once). The
+ * candidates are the first n of ck (and ci): all that passed
  * the filter, or the radix select's k when it missed; as words (32-bit
  * keys: one u64 in ck; 64-bit keys: the ordered key in ck, the index in
  * ci). The filter keeps several times k, so the block narrows them on chip
@@ -1701,16 +1823,11 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     extern __shared__ __align__(16) unsigned char ws_tk_dyn[];
     ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
     ws_pdl_wait(); /* a dependent launch (pdl.cuh): the read's output from here on */
-    const unsigned n = (unsigned)(ws_tk_filter_hit(fl) ? fl->count : fl->k);
+    const bool hit = ws_tk_filter_hit(fl);
+    unsigned n = (unsigned)(hit ? fl->count : fl->k);
+    const unsigned nb = hit ? fl->nb : 1u; /* the radix select wrote one bucket */
+    if (blockIdx.x >= nb) return;          /* the whole block alike */
     const int t = (int)threadIdx.x;
-    /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
-    const bool warp_sorts = WIDE && 2 * k <= 32u * WS_TK_CAND_SI64;
-    const unsigned cap = !WIDE        ? (unsigned)WS_TK_CAND_TILE
-                         : warp_sorts ? 32u * WS_TK_CAND_SI64
-                                      : (unsigned)WS_TK_CAND_TILE64;
-    const unsigned keep = WIDE                            ? cap
-                          : 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k
-                                                          : (unsigned)T;
     if (t == 0) {
         sm.nw.orx[0] = sm.nw.orx[1] = 0;
         sm.nw.at = 0;
@@ -1728,12 +1845,45 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
         const unsigned j = (unsigned)(u * T + t);
         wc[u] = j < n ? word(j) : 0;
     }
+    /* this block's bucket (32-bit keys): its words, its k, where its
+     * outputs start */
+    W lo = 0, hi = ~(W)0;
+    bool has_lo = false, masked = false, held = false;
+    if constexpr (!WIDE) {
+        if (nb > 1) {
+            const unsigned j = blockIdx.x;
+            has_lo = j > 0;
+            if (has_lo) lo = ws_tk_pack<W>((KB)fl->th[j - 1], 0xFFFFFFFFu);
+            if (j + 1 < nb) hi = ws_tk_pack<W>((KB)fl->th[j], 0xFFFFFFFFu);
+            unsigned nj, below;
+            ws_tk_cand_bucket<T, L>(sm, ck, n, lo, hi, has_lo, wc, nj, below, masked);
+            if (nj == 0 || below >= k) return; /* the whole block alike */
+            k = k - below < nj ? k - below : nj;
+            out_base += below;
+            if (!masked) n = nj;
+            held = !masked; /* keys[0 .. n) holds the bucket */
+        }
+    }
+    /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
+    const bool warp_sorts = WIDE && 2 * k <= 32u * WS_TK_CAND_SI64;
+    const unsigned cap = !WIDE        ? (unsigned)WS_TK_CAND_TILE
+                         : warp_sorts ? 32u * WS_TK_CAND_SI64
+                                      : (unsigned)WS_TK_CAND_TILE64;
+    const unsigned keep = WIDE                            ? cap
+                          : 2 * (unsigned)k > (unsigned)T ? 2 * (unsigned)k
+                                                          : (unsigned)T;
     const auto item = [&](unsigned b, int u) -> W {
         const unsigned j = b + (unsigned)(u * T + t);
-        return b == 0 ? wc[u] : j < n ? word(j) : 0;
+        if (b == 0) return wc[u];
+        if (j >= n) return (W)0;
+        const W w = word(j);
+        if constexpr (!WIDE)
+            if (masked && ((has_lo && w <= lo) || w > hi)) return ~(W)0;
+        return w;
     };
-    /* n >= k >= 1 */
-    ws_tk_cut<W> c = {~(W)0, keep + 1};
+    /* n >= k >= 1; a bucket the block holds whole needs no narrowing (and
+     * keys holds it already) unless the threads' bar comes first */
+    ws_tk_cut<W> c = {~(W)0, held && n <= keep && !bar ? n : keep + 1};
     if constexpr (!WIDE) {
         /* bar (k at most a quarter of the threads): the threads' bar
          * first, as the row blocks do (simulated on random candidates:
@@ -1757,7 +1907,11 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
         }
     }
     if (c.s > keep) {
-        c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
+        /* any w0 is correct; one of the words narrows with fewest digits */
+        W w0 = word(0);
+        if constexpr (!WIDE)
+            if (nb > 1) w0 = sm.keys[0];
+        c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, w0);
         ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
     }
     if constexpr (WIDE) {
@@ -1966,12 +2120,13 @@ struct ws_tk_plan {
     int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
     int rows_bar;     /* ... limit from the threads' bests first (ws_tk_thread_bar) */
     int warp_path;
-    int filter;     /* filter path (else radix when not the warp path) */
-    unsigned rank;  /* filter path: the threshold's rank in the sample */
-    size_t cap;     /* filter path: candidates kept */
-    int cand_block; /* filter path: the best k by one block (ws_tk_cand_kernel) */
-    int cand_bar;   /* ... which takes the threads' bar first (ws_tk_thread_bar) */
-    int items;      /* warp path: run items per lane (1, 2, 4, 8) */
+    int filter;            /* filter path (else radix when not the warp path) */
+    unsigned rank;         /* filter path: the threshold's rank in the sample */
+    size_t cap;            /* filter path: candidates kept */
+    int cand_block;        /* filter path: the best k by one block (ws_tk_cand_kernel) */
+    int cand_bar;          /* ... which takes the threads' bar first (ws_tk_thread_bar) */
+    unsigned cand_buckets; /* ... blocks, one a bucket of candidates (ws_tk_filter) */
+    int items;             /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
     size_t tiles; /* radix path, per row */
@@ -2113,10 +2268,17 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
          * would (32-bit keys) */
         p.cand_bar = p.cand_block && kb == 4 && 4 * k <= WS_TK_CAND_THREADS &&
                      force != WS_TOPK_PATH_FILTER_NARROW;
+        /* 32-bit keys, k of at least WS_TK_BUCKET_MIN_GAPS sample gaps: a
+         * block per bucket (about a sample gap each), up to one per
+         * sample key at or below the threshold */
+        p.cand_buckets = 1;
+        if (p.cand_block && kb == 4 && force != WS_TOPK_PATH_FILTER_SINGLE &&
+            (double)k * WS_TK_SAMPLE >= WS_TK_BUCKET_MIN_GAPS * (double)row_len)
+            p.cand_buckets = p.rank < WS_TK_CAND_BUCKETS ? p.rank : WS_TK_CAND_BUCKETS;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull &&
                   force != WS_TOPK_PATH_RADIX && force != WS_TOPK_PATH_FILTER &&
-                  force != WS_TOPK_PATH_FILTER_NARROW;
+                  force != WS_TOPK_PATH_FILTER_NARROW && force != WS_TOPK_PATH_FILTER_SINGLE;
     if (p.filter) {
         p.tiles = ws_tk_div_up(row_len, WS_TK_TILE);
         p.fl = take(sizeof(ws_tk_filter));
@@ -2350,8 +2512,8 @@ static cudaError_t ws_tk_sample_row(const ws_tk_plan &p, const KB *rk, size_t n,
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_SAMPLE_THREADS, stream, &attr);
     return cudaLaunchKernelEx(&cfg, ws_tk_sample_kernel<KB>, rk, n, codec, p.rank,
-                              (unsigned long long)k, (unsigned long long)p.cap, (KB *)(ws + p.samp),
-                              fl);
+                              (unsigned long long)k, (unsigned long long)p.cap,
+                              p.cand_block ? p.cand_buckets : 1u, (KB *)(ws + p.samp), fl);
 }
 
 template <typename KB>
@@ -2486,8 +2648,9 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
             /* a dependent launch (pdl.cuh): its block starts as the read
              * ends instead of a launch's latency later */
             cudaLaunchAttribute attr;
-            const cudaLaunchConfig_t cfg = ws_tk_config(1, WS_TK_CAND_THREADS, cand_smem, stream,
-                                                        &attr, ws_pdl_attr(st, &attr));
+            const cudaLaunchConfig_t cfg =
+                ws_tk_config(p.cand_buckets, WS_TK_CAND_THREADS, cand_smem, stream, &attr,
+                             ws_pdl_attr(st, &attr));
             WS_CUDA_TRY(ctx,
                         cudaLaunchKernelEx(&cfg, ws_tk_cand_kernel<KB>, (const ws_tk_filter *)fl,
                                            (const unsigned long long *)ck, (const uint32_t *)ci, k,

@@ -305,8 +305,8 @@ static void test_rows_thread_bar(void **state) {
 static void test_forced_paths(void **state) {
     REQUIRE_GPU();
     (void)state;
-    static const char *const paths[] = {"rows",   "rows-narrow", "warp",
-                                        "filter", "radix",       "filter-narrow"};
+    static const char *const paths[] = {"rows",  "rows-narrow",   "warp",         "filter",
+                                        "radix", "filter-narrow", "filter-single"};
     const tk_case_t cases[] = {
         {WARPSORT_F32, 0, 64, 4096, 32, KEYGEN_RANDOM, 1200, 4, 0, TK_BOTH},
         {WARPSORT_U32, 1, 8, 16384, 128, KEYGEN_FEW, 1201, 8, 4, TK_BOTH},
@@ -461,6 +461,53 @@ static void test_filter_narrow(void **state) {
                 compare_f32_rows(hk, 1, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
             }
     }
+    free(hk);
+}
+
+/* The candidate blocks of the filter path (32-bit keys) take a bucket of
+ * candidates each, split at the sample's best keys (positions j x n /
+ * 2^14). Rows of 2^22 whose sample keys (from 0.5 up) are better than
+ * every other key (below 0.5), plus G keys off the sample better than all
+ * (2 up, or all equal to 2): the first bucket holds those G and its block
+ * must take more than its registers hold (G = 9000: the words outside the
+ * bucket read as the largest), or less (G = 3000); keys of 4096 values
+ * (about four sample keys each), so the sample's keys at the threshold tie
+ * and buckets share bounds (some empty) and k spans several buckets; both
+ * orders. Rows whose candidates overflow fall back, also exact. */
+static void test_filter_buckets(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const size_t len = (size_t)1 << 22, S = (size_t)1 << 14;
+    const size_t ks[] = {1000, 2048, 4096}; /* at least two sample gaps: buckets */
+    float *hk = malloc(len * sizeof(float));
+    assert_non_null(hk);
+    for (int pat = 0; pat < 5; pat++)
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+            for (int sm = 0; sm < 2; sm++) {
+                if (g_quick && (ki + (size_t)sm) % 2) continue;
+                const size_t group = pat < 2 ? 9000 : pat < 4 ? 3000 : 0;
+                const size_t period = group ? (len / group) | 1 : 0;
+                uint32_t x = 777u + (uint32_t)(pat * 16 + (int)ki * 2 + sm);
+                for (size_t i = 0; i < len; i++) {
+                    x = x * 1664525u + 1013904223u;
+                    const float u = (float)(x >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+                    hk[i] = pat == 4 ? (float)(x >> 20) : 0.5f * u;
+                }
+                if (pat < 4) {
+                    for (size_t j = 0; j < S; j++) {
+                        x = x * 1664525u + 1013904223u;
+                        hk[j * len / S] = 0.5f + 0.5f * (float)(x >> 8) * (1.0f / 16777216.0f);
+                    }
+                    for (size_t i = 1; i < len && group; i += period) {
+                        if ((i * S) % len < S) continue; /* a sample position */
+                        x = x * 1664525u + 1013904223u;
+                        hk[i] = pat % 2 ? 2.0f : 2.0f + (float)(x >> 8) * (1.0f / 16777216.0f);
+                    }
+                }
+                if (sm)
+                    for (size_t i = 0; i < len; i++) hk[i] = -hk[i]; /* the same keys best */
+                compare_f32_rows(hk, 1, len, ks[ki], sm ? WARPSORT_TOPK_SMALLEST : 0);
+            }
     free(hk);
 }
 
@@ -658,6 +705,7 @@ int main(int argc, char **argv) {
         {"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL},
         {"gpu_topk_forced_paths", test_forced_paths, NULL, NULL, NULL},
         {"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL},
+        {"gpu_topk_filter_buckets", test_filter_buckets, NULL, NULL, NULL},
         {"gpu_topk_filter_graph", test_filter_graph, NULL, NULL, NULL},
         {"gpu_topk_workspace", test_workspace, NULL, NULL, NULL},
         {"gpu_topk_graph_capture", test_graph_capture, NULL, NULL, NULL},
