@@ -33,6 +33,11 @@
  *                                path's launches, not the one cooperative
  *                                launch (src/cuda/coop_sort.cu): the A/B, and
  *                                the merge path's tests at those sizes
+ *   WARPSORT_ONE_STREAM=1        a call's kernels all go to the context's
+ *                                stream, none to side streams
+ *                                (src/cuda/side_streams.h): the A/B, and
+ *                                the order a capture sees before the side
+ *                                streams exist
  *   WARPSORT_TRACE=FILE          host-array calls append a CSV timeline of
  *                                their copies, sorts and merges to FILE
  *                                (bench/plot.py --timeline draws it)
@@ -87,6 +92,7 @@ typedef struct ws_test_hooks {
     int topk_path;                      /* 0: the plan's; else WS_TOPK_PATH_* */
     int no_pdl;                         /* 1: no dependent launches */
     int no_coop;                        /* 1: no one-launch small merge sort */
+    int one_stream;                     /* 1: no side streams */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

@@ -21,6 +21,7 @@
 #include "device_sort.h"
 #include "iota.h"
 #include "pipeline/pipeline.h"
+#include "side_streams.h"
 #include "state.h"
 #include "workspace.h"
 
@@ -269,6 +270,7 @@ void ws_cuda_destroy(warpsort_context_t *ctx) {
         (void)cudaStreamSynchronize(st->stream);
         ws_pipe_destroy(ctx); /* and the out-of-core workers */
         ws_workspace_release(st);
+        ws_sides_destroy(st);
         if (st->own_stream) (void)cudaStreamDestroy(st->stream);
         ws_leave_device(&g);
     }

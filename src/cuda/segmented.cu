@@ -3,9 +3,11 @@
  * classify on the device, then one kernel per length class (segmented.h).
  *
  * A call on device memory queues, on the context's stream: a memset of the
- * workspace header, the classify kernel, the class kernels that can have
+ * workspace header, the classify kernel, then, on side streams forked from
+ * it and joined back (side_streams.h), the class kernels that can have
  * work (from n and the number of segments; for rows, the one class of the
- * row length), the long-segment tile sort and merge passes. Equal rows of
+ * row length) beside the long-segment tile sort and merge passes: each has
+ * a partly idle last wave, and most have nothing to do. Equal rows of
  * a short class launch only that class's kernel (row e is its entry e: no
  * memset, no classify); rows of 2^20 items or more skip all of that and go
  * to the leaf one by one. Values travel with their keys without positions
@@ -25,6 +27,7 @@
 #include "state.h"
 #include "workspace.h"
 #include "segmented.h"
+#include "side_streams.h"
 #include "device_sort.h"
 #include "iota.h"
 #include "plan.cuh" /* ws_align256 */
@@ -738,44 +741,48 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     return err;
 }
 
-/* Queues the sorts of every class; the verdict gates each kernel. */
+/* Queues the sorts of every class; the verdict gates each kernel. The
+ * classes' kernels go to four streams (all the same one when the call did
+ * not fork: side_streams.h): s[0] the warp classes, s[1] classes 8 and 9,
+ * s[2] classes 10 .. 12, s[3] the long segments' tile sort and merge
+ * passes. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
-                                unsigned char *ws, int sms, cudaStream_t stream) {
+                                unsigned char *ws, int sms, const cudaStream_t (&s)[4]) {
     const unsigned *cap = L.lay.cap;
-    if (L.class_used[0]) ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, stream);
-    if (L.class_used[1]) ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, stream);
-    if (L.class_used[2]) ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, stream);
-    if (L.class_used[3]) ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, stream);
-    if (L.class_used[4]) ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, stream);
-    if (L.class_used[5]) ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, stream);
-    if (L.class_used[6]) ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, stream);
+    if (L.class_used[0]) ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, s[0]);
+    if (L.class_used[1]) ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, s[0]);
+    if (L.class_used[2]) ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, s[0]);
+    if (L.class_used[3]) ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, s[0]);
+    if (L.class_used[4]) ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, s[0]);
+    if (L.class_used[5]) ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, s[0]);
+    if (L.class_used[6]) ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, s[0]);
     /* Class 7 with values: two warps of 256 and one merge round, not one
      * warp of 32 x 16 keys and values (80 registers; as the small path). */
     if constexpr (!warpsort::is_value<V>::value)
-        if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, stream);
+        if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, s[0]);
     cudaError_t err = cudaSuccess;
     if constexpr (warpsort::is_value<V>::value)
-        if (L.class_used[7]) err = ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, stream);
+        if (L.class_used[7]) err = ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, s[0]);
     if (L.class_used[8] && err == cudaSuccess)
-        err = ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, stream);
+        err = ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
     if (L.class_used[9] && err == cudaSuccess)
-        err = ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, stream);
+        err = ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[1]);
     if (L.class_used[10] && err == cudaSuccess)
-        err = ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, stream);
+        err = ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[2]);
     if (L.class_used[11] && err == cudaSuccess)
-        err = ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, stream);
+        err = ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
     /* The full shape: only widths that may take it instantiate it. */
     const bool full = L.nclasses == WS_SEG_CLASSES;
     if constexpr (ws_seg_full_width<KB, V>()) {
         if (L.class_used[12] && err == cudaSuccess)
-            err = ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, stream);
+            err = ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[2]);
         if (full && L.long_used && err == cudaSuccess)
-            err = ws_seg_long<1024, 16, 512>(L, a, ws, sms, stream);
+            err = ws_seg_long<1024, 16, 512>(L, a, ws, sms, s[3]);
     }
     if (L.long_used && !full && err == cudaSuccess)
-        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, 512>(L, a, ws, sms, stream)
-                                                : ws_seg_long<256, 8, 256>(L, a, ws, sms, stream);
+        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, 512>(L, a, ws, sms, s[3])
+                                                : ws_seg_long<256, 8, 256>(L, a, ws, sms, s[3]);
     if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }
@@ -836,8 +843,9 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
 
     if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
     cudaError_t err;
+    const cudaStream_t one[4] = {stream, stream, stream, stream};
     if (L.direct) { /* rows: nothing to check, every row in one known class */
-        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, stream);
+        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
         return WARPSORT_OK;
     }
@@ -856,7 +864,15 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "reading the offsets verdict");
         if (*verdict_out) return WARPSORT_OK; /* bad offsets: the caller reports them */
     }
-    err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, stream);
+    /* the classes and the long segments beside each other (side_streams.h) */
+    const int forked = ws_fork(st, ctx->hooks.one_stream, &err);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
+    const cudaStream_t sides[4] = {st->side[0], st->side[1], st->side[2], stream};
+    err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, forked ? sides : one);
+    if (forked) {
+        const cudaError_t joined = ws_join(st);
+        if (err == cudaSuccess) err = joined;
+    }
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
     return WARPSORT_OK;
 }

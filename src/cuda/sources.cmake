@@ -17,6 +17,7 @@ set(WARPSORT_CUDA_SOURCES
   src/cuda/pipeline/merge2.cu
   src/cuda/device.cu
   src/cuda/workspace.cu
+  src/cuda/side_streams.cu
   src/cuda/device_sort.cu
   src/cuda/plan.cu
   src/cuda/small_sort.cu

@@ -25,8 +25,15 @@ struct ws_device_limits {
     int smem_forced;        /* 1: the test hook capped the two above */
 };
 
+/* Side streams a call may fork (side_streams.h). */
+#define WS_SIDE_STREAMS 3
+
 struct ws_cuda_state {
     cudaStream_t stream;
+    /* side streams and their events (side_streams.h), made on first use */
+    cudaStream_t side[WS_SIDE_STREAMS];
+    cudaEvent_t fork, join[WS_SIDE_STREAMS];
+    int sides; /* 1: made */
     ws_device_limits limits;
     ws_device_info dev; /* what the plan reads: family, SMs, sample-sort limits */
     int pdl;            /* 1: dependent launches (pdl.cuh): 9.0 and up, no WARPSORT_NO_PDL */
