@@ -1796,7 +1796,7 @@ ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, u
 }
 
 /* The best k of the row's candidates, to results from out_base on, by one
- * block (32-bit keys: block j takes bucket j's share of them, from its
+ * block (BK, 32-bit keys: block j takes bucket j's share of them, from its
  * place in the order on: ws_tk_cand_bucket; blocks past the last bucket,
  * or whose bucket starts at k or later, are done at once). The
  * candidates are the first n of ck (and ci): all that passed
@@ -1813,7 +1813,7 @@ ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, u
  * first and the narrowing runs only when more than max(2k, THREADS) are
  * within it. At most WS_TK_CAND_RANK_MAX survivors (32-bit keys) are
  * sorted by their ranks instead of the tile (ws_tk_rank_finish). */
-template <typename KB>
+template <typename KB, bool BK>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
                       size_t k, int bar, size_t out_base, key_codec codec, ws_tk_outputs out) {
@@ -1825,8 +1825,9 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_pdl_wait(); /* a dependent launch (pdl.cuh): the read's output from here on */
     const bool hit = ws_tk_filter_hit(fl);
     unsigned n = (unsigned)(hit ? fl->count : fl->k);
-    const unsigned nb = hit ? fl->nb : 1u; /* the radix select wrote one bucket */
-    if (blockIdx.x >= nb) return;          /* the whole block alike */
+    /* BK: a block per bucket; the radix select wrote one */
+    const unsigned nb = BK && hit ? fl->nb : 1u;
+    if (BK && blockIdx.x >= nb) return; /* the whole block alike */
     const int t = (int)threadIdx.x;
     if (t == 0) {
         sm.nw.orx[0] = sm.nw.orx[1] = 0;
@@ -1849,7 +1850,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
      * outputs start */
     W lo = 0, hi = ~(W)0;
     bool has_lo = false, masked = false, held = false;
-    if constexpr (!WIDE) {
+    if constexpr (!WIDE && BK) {
         if (nb > 1) {
             const unsigned j = blockIdx.x;
             has_lo = j > 0;
@@ -1877,7 +1878,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
         if (b == 0) return wc[u];
         if (j >= n) return (W)0;
         const W w = word(j);
-        if constexpr (!WIDE)
+        if constexpr (!WIDE && BK)
             if (masked && ((has_lo && w <= lo) || w > hi)) return ~(W)0;
         return w;
     };
@@ -1909,7 +1910,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     if (c.s > keep) {
         /* any w0 is correct; one of the words narrows with fewest digits */
         W w0 = word(0);
-        if constexpr (!WIDE)
+        if constexpr (!WIDE && BK)
             if (nb > 1) w0 = sm.keys[0];
         c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, w0);
         ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
@@ -2635,9 +2636,13 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     unsigned long long *ck = (unsigned long long *)(ws + p.surv_keys);
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
     const size_t cand_smem = ws_tk_cand_smem_bytes(sizeof(KB), k);
+    /* a block per bucket (32-bit keys) is its own instance: one block
+     * runs the code without the buckets' registers */
+    auto cand = ws_tk_cand_kernel<KB, false>;
+    if constexpr (MODE == 1)
+        if (p.cand_buckets > 1) cand = ws_tk_cand_kernel<KB, true>;
     if (p.cand_block)
-        WS_CUDA_TRY(ctx, cudaFuncSetAttribute(ws_tk_cand_kernel<KB>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+        WS_CUDA_TRY(ctx, cudaFuncSetAttribute(cand, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)cand_smem));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
@@ -2652,7 +2657,7 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
                 ws_tk_config(p.cand_buckets, WS_TK_CAND_THREADS, cand_smem, stream, &attr,
                              ws_pdl_attr(st, &attr));
             WS_CUDA_TRY(ctx,
-                        cudaLaunchKernelEx(&cfg, ws_tk_cand_kernel<KB>, (const ws_tk_filter *)fl,
+                        cudaLaunchKernelEx(&cfg, cand, (const ws_tk_filter *)fl,
                                            (const unsigned long long *)ck, (const uint32_t *)ci, k,
                                            p.cand_bar, row * k, codec, out));
             continue;
