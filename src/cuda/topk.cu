@@ -169,8 +169,7 @@ using warpsort::warp_items;
 #define WS_TK_BUCKET_SAMPLE 64
 /* ... when k is at least this many sample gaps: below, the best k lie in
  * the first bucket or two, and one block over all the candidates is
- * faster (f32 2^24, one call: k = 4096 0.093 -> 0.077 ms with buckets,
- * k = 16 .. 1024 2-5 us slower; bench/NOTES.md) */
+ * faster (measured: bench/NOTES.md, twenty-fourth session) */
 #define WS_TK_BUCKET_MIN_GAPS 2
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
