@@ -22,11 +22,14 @@ int ws_fork(ws_cuda_state *st, int one_stream, cudaError_t *err) {
     *err = cudaSuccess;
     if (one_stream) return 0;
     if (!st->sides) {
+        /* Side streams are a speed-up: when they cannot be made (or the
+         * capture state cannot be read), the call runs on one stream. */
         cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-        *err = cudaStreamIsCapturing(st->stream, &cap);
-        if (*err != cudaSuccess || cap != cudaStreamCaptureStatusNone) return 0;
-        *err = ws_sides_create(st);
-        if (*err != cudaSuccess) return 0;
+        if (cudaStreamIsCapturing(st->stream, &cap) != cudaSuccess ||
+            cap != cudaStreamCaptureStatusNone || ws_sides_create(st) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
     }
     *err = cudaEventRecord(st->fork, st->stream);
     for (int i = 0; i < WS_SIDE_STREAMS && *err == cudaSuccess; i++)

@@ -26,8 +26,10 @@
 #include "state.h"
 
 /* Forks: returns 1 with *err cudaSuccess when the side streams
- * st->side[0 .. WS_SIDE_STREAMS) now follow st->stream; 0 (nothing queued)
- * when there are none, *err saying why only if something failed. */
+ * st->side[0 .. WS_SIDE_STREAMS) now follow st->stream; 0 when the call is
+ * to stay on st->stream (none made yet inside a capture, the hook, or they
+ * could not be made: *err cudaSuccess), or when queuing the fork failed
+ * (*err says why). */
 int ws_fork(ws_cuda_state *st, int one_stream, cudaError_t *err);
 
 /* Joins after a fork: st->stream waits for every side stream. Call it
