@@ -361,6 +361,31 @@ static void test_bad_device_offsets(void **state) {
 
 /*--- CUDA graph: capture with a caller workspace, replay ---*/
 
+/* Nodes of graph with no node after them: 1 for a capture on one stream,
+ * one per branch for a capture that forked side streams and joined them
+ * back (the join adds edges to the stream, not nodes). */
+static size_t graph_leaves(cudaGraph_t graph) {
+    size_t nodes = 0, edges = 0;
+    CUDA_OK(cudaGraphGetNodes(graph, NULL, &nodes));
+    CUDA_OK(cudaGraphGetEdges(graph, NULL, NULL, NULL, &edges));
+    cudaGraphNode_t *all = malloc((nodes + 1) * sizeof *all);
+    cudaGraphNode_t *from = malloc((edges + 1) * sizeof *from);
+    cudaGraphNode_t *to = malloc((edges + 1) * sizeof *to);
+    assert_true(all && from && to);
+    CUDA_OK(cudaGraphGetNodes(graph, all, &nodes));
+    CUDA_OK(cudaGraphGetEdges(graph, from, to, NULL, &edges));
+    size_t leaves = 0;
+    for (size_t i = 0; i < nodes; i++) {
+        int has_next = 0;
+        for (size_t e = 0; e < edges && !has_next; e++) has_next = from[e] == all[i];
+        leaves += !has_next;
+    }
+    free(all);
+    free(from);
+    free(to);
+    return leaves;
+}
+
 static void test_graph_capture(void **state) {
     (void)state;
     WT_REQUIRE_GPU(g_gpu);
@@ -398,7 +423,7 @@ static void test_graph_capture(void **state) {
 
     /* warm 0: captured on a fresh context (one stream); warm 1: after an
      * uncaptured call made the side streams, so the capture forks and joins
-     * them (side_streams.h) */
+     * them (side_streams.h), which the graph's shape shows */
     for (int warm = 0; warm < 2; warm++) {
         if (warm) {
             assert_int_equal(warpsort_sort_segments_pairs(ctx, dk, dv, n, doffs, S, WARPSORT_F32, 8,
@@ -414,6 +439,13 @@ static void test_graph_capture(void **state) {
         cudaError_t end = cudaStreamEndCapture(stream, &graph);
         assert_int_equal(st, WARPSORT_OK);
         CUDA_OK(end);
+        /* the second capture forks (unless WARPSORT_ONE_STREAM keeps one
+         * stream): its classes run on side streams, one branch each */
+        const char *one = getenv("WARPSORT_ONE_STREAM");
+        const int forks = warm && !(one && *one && strcmp(one, "0") != 0);
+        const size_t leaves = graph_leaves(graph);
+        if (forks ? leaves < 2 : leaves != 1)
+            fail_msg("graph %d: %zu leaves, expected %s", warm, leaves, forks ? "2 or more" : "1");
         CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
 
         for (int round = 0; round < 2; round++) { /* replay on fresh inputs */
