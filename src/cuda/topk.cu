@@ -227,6 +227,17 @@ __device__ __forceinline__ unsigned ws_tk_lanemask_lt() {
     return m;
 }
 
+/* A warp's append: the lanes set in ball (nonzero, the warp's ballot of
+ * the lanes that append) take consecutive slots from *count, reserved by
+ * one atomicAdd; returns this lane's slot (meaningful where its bit is
+ * set). Whole warps call it. */
+__device__ __forceinline__ unsigned ws_tk_warp_slot(unsigned *count, unsigned ball) {
+    unsigned base = 0;
+    if ((threadIdx.x & 31) == 0) base = atomicAdd(count, (unsigned)__popc(ball));
+    base = __shfl_sync(0xFFFFFFFFu, base, 0);
+    return base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+}
+
 __device__ __forceinline__ void ws_tk_atomic_min(uint32_t *a, uint32_t v) { atomicMin(a, v); }
 __device__ __forceinline__ void ws_tk_atomic_min(uint64_t *a, uint64_t v) {
     atomicMin((unsigned long long *)a, (unsigned long long)v);
@@ -1317,7 +1328,7 @@ template <typename W, int T, int L, typename Item>
 __device__ __forceinline__ void ws_tk_collect(ws_tk_narrow_smem<T> &sm, const Item &item,
                                               unsigned n, const ws_tk_cut<W> &c, W *dst,
                                               unsigned cap) {
-    const int t = (int)threadIdx.x, lane = t & 31;
+    const int t = (int)threadIdx.x;
     for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
         const bool full = b + (unsigned)(T * L) <= n;
 #pragma unroll
@@ -1327,10 +1338,7 @@ __device__ __forceinline__ void ws_tk_collect(ws_tk_narrow_smem<T> &sm, const It
             const bool in = (full || j < n) && w <= c.limit;
             const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
             if (!ball) continue;
-            unsigned base = 0;
-            if (lane == 0) base = atomicAdd(&sm.at, (unsigned)__popc(ball));
-            base = __shfl_sync(0xFFFFFFFFu, base, 0);
-            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            const unsigned at = ws_tk_warp_slot(&sm.at, ball);
             if (in && at < cap) dst[at] = w;
         }
     }
@@ -1582,10 +1590,7 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
             const bool low = o[u] <= prefix;
             const unsigned ball = __ballot_sync(0xFFFFFFFFu, low);
             if (!ball) continue;
-            unsigned base = 0;
-            if (lane == 0) base = atomicAdd(&s_low_n, (unsigned)__popc(ball));
-            base = __shfl_sync(0xFFFFFFFFu, base, 0);
-            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            const unsigned at = ws_tk_warp_slot(&s_low_n, ball);
             if (low && at < WS_TK_BUCKET_SAMPLE) s_low[at] = o[u];
         }
         __syncthreads();
@@ -1769,10 +1774,7 @@ ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, u
             mine_below += valid && under;
             const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
             if (!ball) continue;
-            unsigned base = 0;
-            if (lane == 0) base = atomicAdd(&sm.bucket_n, (unsigned)__popc(ball));
-            base = __shfl_sync(0xFFFFFFFFu, base, 0);
-            const unsigned at = base + (unsigned)__popc(ball & ws_tk_lanemask_lt());
+            const unsigned at = ws_tk_warp_slot(&sm.bucket_n, ball);
             if (in && at < (unsigned)(T * L)) sm.keys[at] = w;
         }
     }
