@@ -18,11 +18,19 @@
 
 /* The phases of one call, in order, as the bench reports them: the two
  * agreement rounds (counts and arguments, then workspace and capacity), the
- * local sort (from the input, no copy), the split-point search, the exchange, the
- * merge of the received runs (with two ranks the merge runs under the
- * exchange: the MERGE phase is then the tail after the last chunk). */
+ * sample and the partition of the partition-first route (sample, splitters
+ * and counts, to the host; then the scatter; a call the counts send to the
+ * sort-first route spends its sample phase on them and no partition),
+ * the local sort (sort-first: from the input, no copy; partition-first:
+ * the sorts of the parts as they arrive, with the exchange under them, so
+ * the three phases after it are empty), the split-point search, the
+ * exchange, the merge of the received runs (with two ranks the merge runs
+ * under the exchange: the MERGE phase is then the tail after the last
+ * chunk). */
 #define WS_NCCL_PHASE_LIST(X)   \
     X(AGREE, "agree")           \
+    X(SAMPLE, "sample")         \
+    X(PARTITION, "partition")   \
     X(LOCAL_SORT, "local-sort") \
     X(SPLITTERS, "splitters")   \
     X(EXCHANGE, "exchange")     \
@@ -189,6 +197,47 @@ warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, co
 int ws_nccl_chunks(uint64_t n_total, int nranks); /* the same on every rank */
 warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                          const uint64_t *cuts, size_t n_out, int chunks);
+
+/* partition.cu: the partition-first route (keys alone, 2 to WS_PT_MAX_RANKS
+ * ranks; the file says how it works). The plan depends only on values every
+ * rank agreed on, so every rank makes the same one. */
+struct ws_cuda_state;
+#define WS_PT_MAX_RANKS 16
+#define WS_PT_MAX_PARTS 8
+#define WS_PT_MAX_BUCKETS 256 /* p x K + p - 1 <= 143 */
+struct ws_pt_plan {
+    int p, K, B;                        /* ranks, parts per rank, buckets */
+    uint64_t s_at[WS_PT_MAX_RANKS + 1]; /* each rank's slot in the gathered sample */
+    uint64_t pos[WS_PT_MAX_BUCKETS];    /* the B - 1 splitters' places in the sorted sample */
+    uint64_t band_cap;                  /* keys a band may hold in all */
+};
+/* WARPSORT_NCCL_ROUTE: sort-first (never partition), partition (whenever
+ * the call allows it, any size), partition-only (as partition, and a
+ * partition the keys do not allow fails with INTERNAL instead of falling
+ * back: the tests' proof that the route ran); unset: partition-first from
+ * WS_PT_MIN_PER_RANK items per rank. */
+enum {
+    WS_NCCL_ROUTE_AUTO,
+    WS_NCCL_ROUTE_SORT_FIRST,
+    WS_NCCL_ROUTE_PARTITION,
+    WS_NCCL_ROUTE_PARTITION_ONLY
+};
+int ws_nccl_route(void);
+/* 1 and the plan if this call may take the route. */
+int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_total,
+                   ws_pt_plan *pl);
+/* Workspace bytes of the route for this rank, with the plan, or without
+ * one (an upper bound over every plan with these counts). */
+size_t ws_pt_workspace(const ws_nccl_call *c, const ws_pt_plan *pl, size_t n_in, size_t n_out);
+size_t ws_pt_workspace_bound(const struct ws_cuda_state *st, int nranks, size_t n_in, size_t n_out,
+                             size_t kb);
+/* The route: sample, count, and either (*taken = 1) scatter, exchange and
+ * sort into keys_out, or (*taken = 0, status OK) nothing more, when the
+ * counts show the partition does not hold; the caller then sorts first.
+ * ws: the call's workspace (ws_pt_workspace bytes). */
+warpsort_status_t ws_nccl_partition_sort(const ws_nccl_call *c, const ws_pt_plan *pl,
+                                         unsigned char *ws, uint64_t n_total, size_t n_out,
+                                         int *taken);
 
 /* Records the start of phase ph (or the end, WS_NCCL_PHASES) when asked. */
 static inline void ws_nccl_mark(const ws_nccl_call *c, int ph) {

@@ -143,9 +143,13 @@ extern "C" warpsort_status_t warpsort_nccl_workspace_size(const warpsort_context
     warpsort_status_t s = ws_resolve((warpsort_context_t *)ctx);
     if (s != WARPSORT_OK) return s;
     if (ctx->backend != WARPSORT_BACKEND_CUDA) return WARPSORT_BACKEND_UNAVAILABLE;
-    *bytes = ws_nccl_layout_for(ws_state(ctx), nranks, n_in, n_out, warpsort_dtype_size(dtype),
-                                value_bytes)
-                 .total;
+    const size_t kb = warpsort_dtype_size(dtype);
+    const size_t sort_first =
+        ws_nccl_layout_for(ws_state(ctx), nranks, n_in, n_out, kb, value_bytes).total;
+    /* Keys alone may take the partition-first route (partition.cu). */
+    const size_t part =
+        value_bytes ? 0 : ws_pt_workspace_bound(ws_state(ctx), nranks, n_in, n_out, kb);
+    *bytes = part > sort_first ? part : sort_first;
     return WARPSORT_OK;
 }
 
@@ -326,10 +330,22 @@ static warpsort_status_t ws_nccl_single(ws_nccl_call *c, size_t *n_out) {
     return WARPSORT_OK;
 }
 
-/* Steps 2 to 5, after both agreement rounds passed. */
+/* Steps 2 to 5, after both agreement rounds passed: the partition-first
+ * route where the plan pt allows it (partition.cu) and the keys do, the
+ * sort-first route otherwise. */
 static warpsort_status_t ws_nccl_run(const ws_nccl_call *c, const ws_nccl_bufs *b,
-                                     const ws_plan_t *plan, const uint64_t *n_in_all,
-                                     uint64_t n_total, size_t n_out) {
+                                     const ws_plan_t *plan, const ws_pt_plan *pt,
+                                     const uint64_t *n_in_all, uint64_t n_total, size_t n_out) {
+    ws_nccl_mark(c, WS_NCCL_PHASE_SAMPLE);
+    if (pt) {
+        int taken = 0;
+        WS_TRY(ws_nccl_partition_sort(c, pt, b->leaf, n_total, n_out, &taken));
+        if (taken) {
+            for (int ph = WS_NCCL_PHASE_SPLITTERS; ph <= WS_NCCL_PHASES; ph++) ws_nccl_mark(c, ph);
+            return WARPSORT_OK;
+        }
+    }
+    ws_nccl_mark(c, WS_NCCL_PHASE_PARTITION);
     ws_nccl_mark(c, WS_NCCL_PHASE_LOCAL_SORT);
     WS_TRY(ws_nccl_local_sort(c, plan, b->sorted_k, b->sorted_v, b->leaf));
     ws_nccl_mark(c, WS_NCCL_PHASE_SPLITTERS);
@@ -385,15 +401,21 @@ static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, warp
     /* Round 2: out_capacity and workspace. */
     size_t count = 0;
     ws_nccl_layout l;
+    ws_pt_plan pt;
+    int pt_ok = 0;
     unsigned char *ws = NULL;
     if (s == WARPSORT_OK) {
         count = warpsort_nccl_output_count((size_t)n_total, c->nranks, c->rank);
         *n_out = count;
         l = ws_nccl_layout_for(ws_state(c->ctx), c->nranks, c->n_in, count, c->kb, c->vb);
+        /* Either route fits (the partition-first one falls back to the
+         * other from the untouched input). */
+        pt_ok = ws_pt_plan_for(c, n_in_all, n_total, &pt);
+        const size_t pt_bytes = pt_ok ? ws_pt_workspace(c, &pt, c->n_in, count) : 0;
         own = c->cap < count ? ws_error(c->ctx, WARPSORT_INVALID_ARGUMENT,
                                         "%s: out_capacity %zu < the %zu items rank %d receives",
                                         c->fn, c->cap, count, c->rank)
-                             : ws_acquire(c->ctx, l.total, &ws);
+                             : ws_acquire(c->ctx, pt_bytes > l.total ? pt_bytes : l.total, &ws);
         s = ws_nccl_round(c, ctl, &L, 0, own, all);
         if (s == WARPSORT_OK) s = ws_nccl_agreed(c, all, own);
     }
@@ -411,9 +433,9 @@ static warpsort_status_t ws_nccl_collective(ws_nccl_call *c, uint64_t *ctl, warp
         b.tmp_v = ws + l.tv;
         b.bounds = (size_t *)(ws + l.bounds);
         b.steps = (size_t *)(ws + l.steps);
-        s = ws_nccl_run(c, &b, &l.plan, n_in_all, n_total, count);
+        s = ws_nccl_run(c, &b, &l.plan, pt_ok ? &pt : NULL, n_in_all, n_total, count);
     } else if (s == WARPSORT_OK) {
-        for (int ph = WS_NCCL_PHASE_LOCAL_SORT; ph <= WS_NCCL_PHASES; ph++) ws_nccl_mark(c, ph);
+        for (int ph = WS_NCCL_PHASE_SAMPLE; ph <= WS_NCCL_PHASES; ph++) ws_nccl_mark(c, ph);
     }
     free(all);
     free(n_in_all);

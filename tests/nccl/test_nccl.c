@@ -468,6 +468,17 @@ static void test_large(void **state) {
     nc_run_all(cases, 4);
 }
 
+/* Sets (value) or clears (NULL) an environment variable, returning the
+ * old value in saved (empty: unset). */
+static void nc_setenv(const char *name, const char *value, char *saved, size_t len) {
+    const char *was = getenv(name);
+    if (saved) snprintf(saved, len, "%s", was ? was : "");
+    if (value && *value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
 /* Two ranks merge the received part chunk by chunk under the exchange
  * (src/nccl/overlap.cu: asked for 8 chunks, 2 to 8 from 2^18 items per
  * rank): uneven
@@ -494,16 +505,61 @@ static void test_overlap_chunks(void **state) {
         c->fail_rank = -1;
         nc_shape(c, shapes[(i + i / 4) % 4], sizes[i % 3]);
     }
-    /* the library exchanges in one chunk unless asked for more */
-    const char *was = getenv("WARPSORT_NCCL_CHUNKS");
-    char saved[32] = "";
-    if (was) snprintf(saved, sizeof saved, "%s", was);
-    setenv("WARPSORT_NCCL_CHUNKS", "8", 1);
+    /* the library exchanges in two chunks unless asked for more */
+    char saved[32];
+    nc_setenv("WARPSORT_NCCL_CHUNKS", "8", saved, sizeof saved);
     nc_run_all(cases, count);
-    if (was)
-        setenv("WARPSORT_NCCL_CHUNKS", saved, 1);
-    else
-        unsetenv("WARPSORT_NCCL_CHUNKS");
+    nc_setenv("WARPSORT_NCCL_CHUNKS", saved, NULL, 0);
+}
+
+/* Keys alone across the partition-first route (src/nccl/partition.cu),
+ * three parts a rank so every part round and both bands run at these
+ * sizes. First with WARPSORT_NCCL_ROUTE=partition-only on keys the
+ * partition must hold for (distinct enough; a sample of all the keys below
+ * 2^20 in all, a drawn one above): the route itself, every key width and
+ * both orders, uneven ranks and one rank holding everything. Then
+ * WARPSORT_NCCL_ROUTE=partition on every distribution: heavy ties (equal,
+ * two, few, skewed) make the counts fail the band checks, and the call
+ * falls back to the sort-first route from the untouched input. */
+static void test_partition(void **state) {
+    REQUIRE_RANKS();
+    (void)state;
+    static nc_case_t cases[64];
+    const warpsort_dtype_t dts[] = {WARPSORT_U32, WARPSORT_F32, WARPSORT_I64, WARPSORT_F64};
+    const keygen_dist_t holds[] = {KEYGEN_RANDOM, KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NARROW};
+    const nc_shape_t shapes[] = {NC_EVEN, NC_ODD, NC_RAMP, NC_FIRST};
+    const size_t sizes[] = {5003, 100003, (size_t)3 << 21};
+    size_t count = 0;
+    for (size_t i = 0; i < 16 && (!g_quick || i < 8); i++) {
+        nc_case_t *c = &cases[count++];
+        memset(c, 0, sizeof *c);
+        c->dtype = dts[i % 4];
+        c->flags = (i / 4) % 2 ? WARPSORT_DESCENDING : 0;
+        c->dist = holds[(i + i / 4) % 4];
+        c->seed = 9100 + i;
+        c->fail_rank = -1;
+        nc_shape(c, shapes[(i / 2) % 4], sizes[i % 3]);
+    }
+    char route[64], parts[32];
+    nc_setenv("WARPSORT_NCCL_PARTS", "3", parts, sizeof parts);
+    nc_setenv("WARPSORT_NCCL_ROUTE", "partition-only", route, sizeof route);
+    nc_run_all(cases, count);
+    count = 0;
+    for (int dist = 0; dist < KEYGEN_DIST_COUNT; dist++)
+        for (unsigned flags = 0; flags < 2; flags++) {
+            nc_case_t *c = &cases[count++];
+            memset(c, 0, sizeof *c);
+            c->dtype = dts[(size_t)(dist + (int)flags) % 4];
+            c->flags = flags;
+            c->dist = (keygen_dist_t)dist;
+            c->seed = 9200 + (uint64_t)dist * 2 + flags;
+            c->fail_rank = -1;
+            nc_shape(c, flags ? NC_ODD : NC_EVEN, g_quick ? 30011 : 300007);
+        }
+    nc_setenv("WARPSORT_NCCL_ROUTE", "partition", NULL, 0);
+    nc_run_all(cases, count);
+    nc_setenv("WARPSORT_NCCL_ROUTE", route, NULL, 0);
+    nc_setenv("WARPSORT_NCCL_PARTS", parts, NULL, 0);
 }
 
 /* One rank fails on purpose: every rank returns the same status, nothing
@@ -681,6 +737,7 @@ int main(int argc, char **argv) {
     tests[count++] = (struct CMUnitTest){"nccl_large", test_large, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"nccl_overlap_chunks", test_overlap_chunks, NULL, NULL, NULL};
+    tests[count++] = (struct CMUnitTest){"nccl_partition", test_partition, NULL, NULL, NULL};
     tests[count++] = (struct CMUnitTest){"nccl_failures", test_failures, NULL, NULL, NULL};
     tests[count++] =
         (struct CMUnitTest){"nccl_after_failure", test_after_failure, NULL, NULL, NULL};
