@@ -76,7 +76,7 @@ using warpsort::key_codec;
  * time its received half needs over NVLink). K: the fewest parts whose
  * largest holds at most WS_PT_PART_ITEMS, the size the leaf sorts at its
  * best rate per key (bench/NOTES.md, issue 27). */
-#define WS_PT_PART_ITEMS ((uint64_t)190 << 20)
+#define WS_PT_PART_ITEMS ((uint64_t)220 << 20)
 static uint64_t ws_pt_weight(int k) { return k == 0 ? 1 : k == 1 ? 3 : 6; }
 static uint64_t ws_pt_weights(int K) {
     uint64_t w = 0;
@@ -304,38 +304,52 @@ __device__ __forceinline__ int ws_pt_load_split(const KB *split, int ns, KB *s) 
     return top;
 }
 
-/* Per-block counts by bucket: blk_cnt[b * G + blk]. One shared add a key:
- * aggregating the lanes of a bucket first (match.any, or a ballot per
- * bucket) cost more than it saved, 6-10 ms for the count and the scatter
- * of 2^29 keys on an H100 (bench/NOTES.md, issue 27). */
+/* Per-block counts by bucket: blk_cnt[b * G + blk]. One shared add a key,
+ * into its warp's own counters (fewer warps contend for one word), and the
+ * next tile's keys load while this one is counted. Aggregating the lanes
+ * of a bucket first (match.any, or a ballot per bucket) cost more than it
+ * saved: 6-10 ms for the count and the scatter of 2^29 keys on an H100
+ * (bench/NOTES.md, issue 27). */
 template <typename KB>
 __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB)))
     ws_pt_count(const KB *keys, uint64_t n, const KB *split, int ns, key_codec c,
                 unsigned long long *blk_cnt) {
+    constexpr int WARPS = WS_PT_THREADS / 32;
     __shared__ KB s[WS_PT_MAX_BUCKETS];
-    __shared__ unsigned h[WS_PT_MAX_BUCKETS];
+    __shared__ unsigned h[WARPS][WS_PT_MAX_BUCKETS];
     const int top = ws_pt_load_split(split, ns, s);
-    for (int i = (int)threadIdx.x; i <= ns; i += (int)blockDim.x) h[i] = 0;
+    for (int i = (int)threadIdx.x; i < WARPS * WS_PT_MAX_BUCKETS; i += (int)blockDim.x)
+        h[i / WS_PT_MAX_BUCKETS][i % WS_PT_MAX_BUCKETS] = 0;
     __syncthreads();
+    unsigned *mine = h[threadIdx.x / 32];
     uint64_t lo, hi;
     ws_pt_chunk(n, &lo, &hi);
+    KB x[WS_PT_ITEMS];
+#pragma unroll
+    for (int i = 0; i < WS_PT_ITEMS; i++) {
+        const uint64_t at = lo + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
+        x[i] = at < hi ? keys[at] : KB(0);
+    }
     for (uint64_t base = lo; base < hi; base += WS_PT_TILE) {
-        KB x[WS_PT_ITEMS];
+        KB y[WS_PT_ITEMS];
 #pragma unroll
         for (int i = 0; i < WS_PT_ITEMS; i++) {
-            const uint64_t at = base + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-            x[i] = at < hi ? keys[at] : KB(0);
+            const uint64_t at = base + WS_PT_TILE + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
+            y[i] = at < hi ? keys[at] : KB(0);
         }
 #pragma unroll
         for (int i = 0; i < WS_PT_ITEMS; i++) {
             const uint64_t at = base + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-            const int b = at < hi ? ws_pt_bucket(s, ns, top, encode(x[i], c)) : -1;
-            if (b >= 0) atomicAdd(&h[b], 1u);
+            if (at < hi) atomicAdd(&mine[ws_pt_bucket(s, ns, top, encode(x[i], c))], 1u);
+            x[i] = y[i];
         }
     }
     __syncthreads();
-    for (int b = (int)threadIdx.x; b <= ns; b += (int)blockDim.x)
-        blk_cnt[(size_t)b * gridDim.x + blockIdx.x] = h[b];
+    for (int b = (int)threadIdx.x; b <= ns; b += (int)blockDim.x) {
+        unsigned sum = 0;
+        for (int w = 0; w < WARPS; w++) sum += h[w][b];
+        blk_cnt[(size_t)b * gridDim.x + blockIdx.x] = sum;
+    }
 }
 
 /* A warp per bucket: every block's offset within the bucket, in block
