@@ -9,10 +9,14 @@
  * default), sorted into the exact parts of warpsort_nccl_output_count.
  * Timing: CUDA events on every rank's stream around each call, after a
  * barrier of the host threads; a run's time is the slowest rank's; median
- * of --repeat after --warmup. The phases (agree, local sort, splitters,
- * exchange, merge) come from events the library records at each phase's
- * start (src/nccl/nccl_sort.h, ws_nccl_sort_timed); each phase reports its
- * slowest rank. With two ranks the merge runs under the exchange (chunk by
+ * of --repeat after --warmup. The phases (agree, sample, partition, local
+ * sort, splitters, exchange, merge) come from events the library records
+ * at each phase's start (src/nccl/nccl_sort.h, ws_nccl_sort_timed); each
+ * phase reports its slowest rank, and the row its route. Keys from 2^22 a
+ * rank take the partition-first route (src/nccl/partition.cu): sample and
+ * partition, then the exchange under the sorts of local-sort, so it has no
+ * exchange phase of its own; WARPSORT_NCCL_ROUTE=sort-first measures the
+ * other route. With two ranks the sort-first route merges under the exchange (chunk by
  * chunk, src/nccl/overlap.cu): "exchange" is then the exchange's wall time
  * with the merge running beside it, "merge" only the tail after the last
  * chunk, and "exchange+merge" (slowest rank) the two together, the figure
@@ -53,6 +57,8 @@ const char *const kUsage =
     "alone (the same keys) and NCCL's grouped send/recv all-to-all of the same bytes.\n"
     "CUDA events on every rank, the slowest rank per run, median of --repeat after\n"
     "--warmup; phases from the library's own events; every result checked on the host.\n"
+    "Keys take the partition-first route from 2^22 a rank (WARPSORT_NCCL_ROUTE=sort-first\n"
+    "for the other; the row's route says which ran).\n"
     "\n"
     "default rows (issue 27): u32 2^30 keys (2^29 per GPU on 2 GPUs), u64 2^29.\n"
     "  --dtype LIST        u32,f32,u64,f64 (with --n: every dtype x every n)\n"
@@ -497,6 +503,7 @@ void run_row(Context &c, const Plan &pl) {
     }
     std::vector<std::vector<double>> phase((size_t)WS_NCCL_PHASES);
     std::vector<double> exchange_merge; /* per run: slowest rank, exchange start to end */
+    bool partition_first = false;       /* the route the last run took (every rank alike) */
     for (int rep = 0; rep < c.opt.warmup + c.opt.repeat; ++rep) {
         sort_once(c, reg);
         if (rep < c.opt.warmup) continue;
@@ -508,6 +515,7 @@ void run_row(Context &c, const Plan &pl) {
             for (int i = 0; i < WS_NCCL_PHASES; ++i)
                 ph[(size_t)i] = std::max(ph[(size_t)i], elapsed(k.ph.ev[i], k.ph.ev[i + 1]));
             xm = std::max(xm, elapsed(k.ph.ev[WS_NCCL_PHASE_EXCHANGE], k.ph.ev[WS_NCCL_PHASES]));
+            partition_first = k.ph.partition_first != 0;
         }
         row.times_ms.push_back(worst);
         exchange_merge.push_back(xm);
@@ -538,12 +546,20 @@ void run_row(Context &c, const Plan &pl) {
         if (i == WS_NCCL_PHASE_EXCHANGE) exchange_ms = m;
     }
     const double xm_ms = exchange_merge.empty() ? 0 : median_of(exchange_merge);
-    line += strprintf(" | exchange+merge %.3f%s", xm_ms,
-                      p == 2 ? " (merge under the exchange; merge = the tail)" : "");
+    /* The partition-first route exchanges under its local sorts: it has no
+     * exchange phase to set beside the all-to-all. */
+    if (partition_first) {
+        exchange_ms = 0;
+        line += " | partition-first: the exchange runs under local-sort";
+    } else {
+        line += strprintf(" | exchange+merge %.3f%s", xm_ms,
+                          p == 2 ? " (merge under the exchange; merge = the tail)" : "");
+    }
     const double exch_bw = exchange_ms > 0 ? a2a_bytes / (exchange_ms * 1e-3) / 1e9 : 0;
     const double a2a_bw = a2a_ms > 0 ? a2a_bytes / (a2a_ms * 1e-3) / 1e9 : 0;
     row.results.raw("phases_ms", phases.one_line())
-        .num("exchange_merge_ms", xm_ms)
+        .str("route", partition_first ? "partition-first" : "sort-first")
+        .num("exchange_merge_ms", partition_first ? 0 : xm_ms)
         .integer("merge_overlapped", p == 2)
         .num("exchange_bytes_per_rank_model", a2a_bytes)
         .num("exchange_gb_per_s", exch_bw)
@@ -553,7 +569,10 @@ void run_row(Context &c, const Plan &pl) {
              a2a_ms > 0 && exchange_ms > 0 ? 100 * a2a_ms / exchange_ms : 0);
     print_row(row);
     std::printf("%s\n", line.c_str());
-    if (p > 1)
+    if (p > 1 && partition_first)
+        std::printf("  NCCL all-to-all %.1f GB/s (%.3f ms for %.3g GB per rank), under the sorts\n",
+                    a2a_bw, a2a_ms, a2a_bytes / 1e9);
+    else if (p > 1)
         std::printf(
             "  exchange %.1f GB/s per rank vs NCCL all-to-all %.1f GB/s (%.3f ms for %.3g GB "
             "per rank): %.0f%%\n",

@@ -47,6 +47,7 @@ enum ws_nccl_phase {
  * at its end (ev[WS_NCCL_PHASES]), when a caller asks (the bench). */
 struct ws_nccl_phase_events {
     cudaEvent_t ev[WS_NCCL_PHASES + 1];
+    int partition_first; /* set by the call: 1 if it took that route */
 };
 
 #ifdef __cplusplus
@@ -58,8 +59,7 @@ warpsort_status_t ws_nccl_sort_timed(warpsort_context_t *ctx, ncclComm_t comm, c
                                      const void *values_in, size_t n_in, void *keys_out,
                                      void *values_out, size_t out_capacity, size_t *n_out,
                                      warpsort_dtype_t dtype, size_t value_bytes, unsigned flags,
-                                     cudaStream_t stream,
-                                     const struct ws_nccl_phase_events *events);
+                                     cudaStream_t stream, struct ws_nccl_phase_events *events);
 #ifdef __cplusplus
 }
 #endif
@@ -92,7 +92,7 @@ struct ws_nccl_call {
     unsigned flags;
     cudaStream_t s;
     const char *fn;
-    const ws_nccl_phase_events *events;
+    ws_nccl_phase_events *events;
 };
 
 /* The call's device memory. ctl is the control block (split.cu's search

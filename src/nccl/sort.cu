@@ -340,6 +340,7 @@ static warpsort_status_t ws_nccl_run(const ws_nccl_call *c, const ws_nccl_bufs *
     if (pt) {
         int taken = 0;
         WS_TRY(ws_nccl_partition_sort(c, pt, b->leaf, n_total, n_out, &taken));
+        if (c->events) c->events->partition_first = taken;
         if (taken) {
             for (int ph = WS_NCCL_PHASE_SPLITTERS; ph <= WS_NCCL_PHASES; ph++) ws_nccl_mark(c, ph);
             return WARPSORT_OK;
@@ -449,7 +450,7 @@ static warpsort_status_t ws_nccl_entry(warpsort_context_t *ctx, ncclComm_t comm,
                                        void *keys_out, void *values_out, size_t out_capacity,
                                        size_t *n_out, warpsort_dtype_t dtype, size_t value_bytes,
                                        int pairs, unsigned flags, cudaStream_t stream,
-                                       const ws_nccl_phase_events *events) {
+                                       ws_nccl_phase_events *events) {
     const char *fn = pairs ? "warpsort_nccl_sort_pairs" : "warpsort_nccl_sort";
     if (n_out) *n_out = 0;
     if (!ctx || !comm)
@@ -474,6 +475,7 @@ static warpsort_status_t ws_nccl_entry(warpsort_context_t *ctx, ncclComm_t comm,
     c.codec = warpsort::key_codec{ws_dtype_kind(dtype), (flags & WARPSORT_DESCENDING) ? 1 : 0};
     c.s = stream;
     c.events = events;
+    if (events) events->partition_first = 0;
     ncclResult_t r = ncclCommCount(comm, &c.nranks);
     if (r == ncclSuccess) r = ncclCommUserRank(comm, &c.rank);
     if (r == ncclSuccess) r = ncclCommCuDevice(comm, &c.device);
@@ -541,7 +543,7 @@ extern "C" warpsort_status_t
 ws_nccl_sort_timed(warpsort_context_t *ctx, ncclComm_t comm, const void *keys_in,
                    const void *values_in, size_t n_in, void *keys_out, void *values_out,
                    size_t out_capacity, size_t *n_out, warpsort_dtype_t dtype, size_t value_bytes,
-                   unsigned flags, cudaStream_t stream, const ws_nccl_phase_events *events) {
+                   unsigned flags, cudaStream_t stream, ws_nccl_phase_events *events) {
     return ws_nccl_entry(ctx, comm, keys_in, values_in, n_in, keys_out, values_out, out_capacity,
                          n_out, dtype, value_bytes, values_in || values_out || value_bytes, flags,
                          stream, events);
