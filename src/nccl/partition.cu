@@ -77,6 +77,9 @@ using warpsort::key_codec;
  * largest holds at most WS_PT_PART_ITEMS, the size the leaf sorts at its
  * best rate per key (bench/NOTES.md, issue 27). */
 #define WS_PT_PART_ITEMS ((uint64_t)220 << 20)
+/* From this many keys a rank, at least two parts, so the first round
+ * carries a quarter of the exchange at most. */
+#define WS_PT_SPLIT_MIN ((uint64_t)1 << 24)
 static uint64_t ws_pt_weight(int k) { return k == 0 ? 1 : k == 1 ? 3 : 6; }
 static uint64_t ws_pt_weights(int K) {
     uint64_t w = 0;
@@ -124,7 +127,7 @@ int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_t
     const uint64_t per_rank = n_total / (uint64_t)p;
     int K = ws_pt_env_parts();
     if (!K)
-        for (K = 1; K < WS_PT_MAX_PARTS; K++)
+        for (K = per_rank >= WS_PT_SPLIT_MIN ? 2 : 1; K < WS_PT_MAX_PARTS; K++)
             if ((double)per_rank * (double)ws_pt_weight(K - 1) / (double)ws_pt_weights(K) <=
                 (double)WS_PT_PART_ITEMS)
                 break;
