@@ -64,9 +64,10 @@ using warpsort::key_codec;
  * left each block's loads waiting on its tile's barriers (5 ms for 2^29
  * u32 keys on an H100). */
 #define WS_PT_BLOCKS_PER_SM(kb) ((kb) == 4 ? 6 : 5)
-/* The sample: at most this many keys in all. A boundary's band spans about
- * 5 / sqrt(S) of the keys (0.5 % at 2^20), which both ranks beside it sort
- * while the first part travels; the sample's own sort is not hidden. */
+/* The sample of up to four ranks: at most this many keys in all. A
+ * boundary's band spans about 5 / sqrt(S) of the keys (0.5 % at 2^20),
+ * which both ranks beside it sort while the first part travels; the
+ * sample's own sort is not hidden. */
 #define WS_PT_SAMPLE ((uint64_t)1 << 20)
 /* Standard deviations of a boundary's place in the sample on each side. */
 #define WS_PT_SIGMAS 5.0
@@ -107,14 +108,34 @@ int ws_nccl_route(void) {
     return WS_NCCL_ROUTE_AUTO;
 }
 
-/* Keys a band may hold in all: about 8 times what a band of 5 sigma
- * catches of random keys at 2^30 on two ranks, and all of a small input. */
-static uint64_t ws_pt_band_cap(uint64_t n_total, int p) {
-    const uint64_t cap = n_total / (32 * (uint64_t)p) + 65536;
-    return cap < n_total ? cap : n_total;
+/* Keys in the sample: 2^20, and with more than four ranks p^2 / 16 times
+ * that (at most 16 times), since a rank sorts up to two bands of about
+ * 5 / sqrt(S) of all the keys each: 2 % of its own at two ranks, about 4 %
+ * at eight and sixteen. All the keys of a small input. */
+static uint64_t ws_pt_sample_of(uint64_t n_total, int p) {
+    const uint64_t q = (uint64_t)p * (uint64_t)p / 16;
+    const uint64_t s = WS_PT_SAMPLE * (q < 1 ? 1 : q > 16 ? 16 : q);
+    return n_total < s ? n_total : s;
 }
-static uint64_t ws_pt_sample_of(uint64_t n_total) {
-    return n_total < WS_PT_SAMPLE ? n_total : WS_PT_SAMPLE;
+/* Half the band of boundary j, in places of a sample of S: WS_PT_SIGMAS
+ * standard deviations of where the boundary falls in it, and a few places
+ * for the rounding of the ranks' sample shares. */
+static double ws_pt_half_band(uint64_t n_total, int p, int j, double S) {
+    const double t = (double)ws_nccl_boundary(n_total, p, j) / (double)n_total * S;
+    return WS_PT_SIGMAS * sqrt(t * (S - t) / S) + 2.0 + p;
+}
+/* Keys a band may hold in all: four times what the widest band's share of
+ * the sample stands for (the plan takes the route only where twice fits),
+ * all of a small input. */
+static uint64_t ws_pt_band_cap(uint64_t n_total, int p) {
+    const double S = (double)ws_pt_sample_of(n_total, p);
+    double widest = 0;
+    for (int j = 0; j + 1 < p; j++) {
+        const double w = 2.0 * ws_pt_half_band(n_total, p, j, S) + 2.0;
+        widest = w > widest ? w : widest;
+    }
+    const double cap = 4.0 * widest / S * (double)n_total + 65536.0;
+    return cap < (double)n_total ? (uint64_t)cap : n_total;
 }
 
 int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_total,
@@ -136,7 +157,7 @@ int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_t
     pl->B = p * K + p - 1;
     pl->band_cap = ws_pt_band_cap(n_total, p);
     /* Sample shares in proportion to the inputs (all of it when small). */
-    const uint64_t want = ws_pt_sample_of(n_total);
+    const uint64_t want = ws_pt_sample_of(n_total, p);
     uint64_t at = 0;
     for (int r = 0; r < p; r++) {
         pl->s_at[r] = at;
@@ -153,9 +174,8 @@ int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_t
     for (int r = 0; r < p; r++) {
         uint64_t lo = S, hi = S;
         if (r + 1 < p) {
-            const double g = (double)ws_nccl_boundary(n_total, p, r);
-            const double t = g / (double)n_total * (double)S;
-            const double d = WS_PT_SIGMAS * sqrt(t * ((double)S - t) / (double)S) + 2.0 + p;
+            const double t = (double)ws_nccl_boundary(n_total, p, r) / (double)n_total * (double)S;
+            const double d = ws_pt_half_band(n_total, p, r, (double)S);
             if (t - d < 1.0 || t + d > (double)S - 2.0) return 0; /* too small a sample */
             lo = (uint64_t)(t - d);
             hi = (uint64_t)(t + d) + 1;
@@ -251,8 +271,8 @@ size_t ws_pt_workspace_bound(const ws_cuda_state *st, int nranks, size_t n_in, s
     if (nranks < 2 || nranks > WS_PT_MAX_RANKS) return 0;
     const uint64_t n_total = ((uint64_t)n_out + 1) * (uint64_t)nranks;
     const int B = nranks * WS_PT_MAX_PARTS + nranks - 1;
-    return ws_pt_layout_of(st, nranks, B, ws_pt_sample_of(n_total), ws_pt_band_cap(n_total, nranks),
-                           n_in, n_out, kb)
+    return ws_pt_layout_of(st, nranks, B, ws_pt_sample_of(n_total, nranks),
+                           ws_pt_band_cap(n_total, nranks), n_in, n_out, kb)
         .total;
 }
 
