@@ -40,7 +40,8 @@ extern "C" {
  *  - ctx: a context on the CUDA backend (or AUTO that resolves to it) whose
  *    device is the communicator's GPU on this rank; its workspace holds the
  *    scratch (about 2 x n_in + n_out items, n_out more with three ranks or
- *    more; warpsort_nccl_workspace_size gives the bytes), grown
+ *    more, and for keys alone a send buffer of n_in and band buffers of
+ *    a few % of n_out; warpsort_nccl_workspace_size gives the bytes), grown
  *    as warpsort's calls grow it, or the caller's (warpsort_set_workspace):
  *    then a call that needs more fails with WORKSPACE_TOO_SMALL.
  *  - comm: a blocking communicator (the default of ncclCommInit*), one GPU
@@ -65,7 +66,8 @@ extern "C" {
  *    workspace is never used by two calls at once.
  *  - Host synchronisation: the call waits for its stream three times (the
  *    item counts and arguments of every rank; the agreed status; the split
- *    points, whose send/receive counts NCCL takes on the host), so it can
+ *    points or, keys alone, the bucket counts of the partition, whose
+ *    send/receive counts NCCL takes on the host), so it can
  *    not be captured in a CUDA graph, and ranks sharing a process need one
  *    host thread each (not ncclGroupStart around the calls).
  *  - Errors: the library's status, the reason in warpsort_last_error(ctx)
