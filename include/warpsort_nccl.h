@@ -67,7 +67,8 @@ extern "C" {
  *  - Host synchronisation: the call waits for its stream three times (the
  *    item counts and arguments of every rank; the agreed status; the split
  *    points or, keys alone, the bucket counts of the partition, whose
- *    send/receive counts NCCL takes on the host), so it can
+ *    send/receive counts NCCL takes on the host; a partition the keys do
+ *    not fit adds the split points' wait), so it can
  *    not be captured in a CUDA graph, and ranks sharing a process need one
  *    host thread each (not ncclGroupStart around the calls).
  *  - Errors: the library's status, the reason in warpsort_last_error(ctx)
