@@ -19,10 +19,53 @@
  * between tmp and keys_out so that the last pass lands in keys_out; runs
  * never straddle two buffers. Empty runs are dropped first.
  */
+#include <string.h>
+
 #include "core/internal.h"
 #include "cuda/check.cuh"
 #include "cuda/pipeline/pipe.h"
 #include "nccl/nccl_sort.h"
+
+cudaError_t ws_nccl_side_open(ws_nccl_side *o, int streams, int events) {
+    memset(o, 0, sizeof *o);
+    o->want = events;
+    if (streams < 1 || streams > 2 || events < streams || events > WS_NCCL_SIDE_EVENTS)
+        return cudaErrorInvalidValue;
+    int least = 0, greatest = 0;
+    cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    while (err == cudaSuccess && o->streams < streams) {
+        cudaStream_t made;
+        err = cudaStreamCreateWithPriority(&made, cudaStreamNonBlocking,
+                                           o->streams ? least : greatest);
+        if (err == cudaSuccess) o->st[o->streams++] = made;
+    }
+    while (err == cudaSuccess && o->events < events) {
+        cudaEvent_t made;
+        err = cudaEventCreateWithFlags(&made, cudaEventDisableTiming);
+        if (err == cudaSuccess) o->ev[o->events++] = made;
+    }
+    return err;
+}
+
+cudaError_t ws_nccl_side_close(ws_nccl_side *o, cudaStream_t s) {
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2; k++) {
+        if (!o->st[k]) continue;
+        cudaError_t e;
+        if (o->events == o->want) {
+            cudaEvent_t end = o->ev[o->want - o->streams + k];
+            e = cudaEventRecord(end, o->st[k]);
+            if (e == cudaSuccess) e = cudaStreamWaitEvent(s, end, 0);
+        } else {
+            e = cudaStreamSynchronize(o->st[k]);
+        }
+        if (err == cudaSuccess) err = e;
+    }
+    for (int i = 0; i < o->events; i++) (void)cudaEventDestroy(o->ev[i]);
+    for (int k = 0; k < 2; k++)
+        if (o->st[k]) (void)cudaStreamDestroy(o->st[k]);
+    return err;
+}
 
 warpsort_status_t ws_nccl_exchange(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                    const uint64_t *cuts, size_t n_out) {

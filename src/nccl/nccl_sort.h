@@ -69,6 +69,8 @@ warpsort_status_t ws_nccl_sort_timed(warpsort_context_t *ctx, ncclComm_t comm, c
 
 /* Upper bound on ranks: the host keeps a few arrays of p x p words. */
 #define WS_NCCL_MAX_RANKS 4096
+/* Most chunks of the two-rank overlapped exchange (overlap.cu). */
+#define WS_NCCL_CHUNKS 8
 
 /* The split-point search tests one digit of WS_NCCL_DIGIT_BITS bits of every
  * boundary per round: WS_NCCL_DIGITS - 1 candidates, one NCCL all-reduce
@@ -179,6 +181,20 @@ static inline void ws_nccl_slots(const uint64_t *cuts, int p, int me, size_t w, 
     }
 }
 
+/* exchange.cu: a call's streams beside its own, for the exchange (the
+ * highest priority) and, with two, a merge (the lowest), and its events.
+ * close makes s wait for every side stream (through the last events, or on
+ * the host when they could not all be made), then releases them all: work
+ * already queued on them still runs. */
+#define WS_NCCL_SIDE_EVENTS (WS_NCCL_CHUNKS + 3)
+struct ws_nccl_side {
+    cudaStream_t st[2]; /* st[0] the highest priority, st[1] the lowest */
+    cudaEvent_t ev[WS_NCCL_SIDE_EVENTS];
+    int streams, events, want;
+};
+cudaError_t ws_nccl_side_open(ws_nccl_side *o, int streams, int events);
+cudaError_t ws_nccl_side_close(ws_nccl_side *o, cudaStream_t s);
+
 /* exchange.cu: sends every rank its part of this rank's sorted run and
  * receives this rank's part from every other, then merges the p runs
  * (rank order, stable) into keys_out / vals_out. */
@@ -193,7 +209,6 @@ warpsort_status_t ws_nccl_merge(const ws_nccl_call *c, const ws_nccl_bufs *b, co
  * runs under the exchange. Same result as ws_nccl_exchange +
  * ws_nccl_merge. Records the MERGE phase mark on the call's stream when the
  * exchange has ended; the call's stream then waits for the merge. */
-#define WS_NCCL_CHUNKS 8
 int ws_nccl_chunks(uint64_t n_total, int nranks); /* the same on every rank */
 warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bufs *b,
                                          const uint64_t *cuts, size_t n_out, int chunks);

@@ -281,58 +281,10 @@ struct ws_ov_step_op {
     }
 };
 
-/* The call's two streams and their events: xs (NCCL, the highest
- * priority) and ms (the merge, the lowest); ev[0] forks both from the
- * call's stream, ev[1 + c] marks chunk c's arrival on xs, ev[C + 1] the end
- * of xs and ev[C + 2] the end of ms. */
-struct ws_ov_streams {
-    cudaStream_t xs, ms;
-    cudaEvent_t ev[WS_NCCL_CHUNKS + 3];
-    int events;
-};
-static cudaError_t ws_ov_open(ws_ov_streams *o, int chunks) {
-    memset(o, 0, sizeof *o);
-    int least = 0, greatest = 0;
-    cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
-    if (err == cudaSuccess)
-        err = cudaStreamCreateWithPriority(&o->xs, cudaStreamNonBlocking, greatest);
-    if (err != cudaSuccess) {
-        o->xs = NULL;
-        return err;
-    }
-    err = cudaStreamCreateWithPriority(&o->ms, cudaStreamNonBlocking, least);
-    if (err != cudaSuccess) {
-        o->ms = NULL;
-        return err;
-    }
-    for (; o->events < chunks + 3; o->events++) {
-        err = cudaEventCreateWithFlags(&o->ev[o->events], cudaEventDisableTiming);
-        if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
-}
-/* Makes s wait for both streams (or the host, when their end events are
- * missing), then releases them: work already queued on them still runs. */
-static cudaError_t ws_ov_close(ws_ov_streams *o, int chunks, cudaStream_t s) {
-    cudaError_t err = cudaSuccess;
-    cudaStream_t both[2] = {o->xs, o->ms};
-    for (int k = 0; k < 2; k++) {
-        if (!both[k]) continue;
-        cudaError_t e;
-        if (o->events == chunks + 3) {
-            e = cudaEventRecord(o->ev[chunks + 1 + k], both[k]);
-            if (e == cudaSuccess) e = cudaStreamWaitEvent(s, o->ev[chunks + 1 + k], 0);
-        } else {
-            e = cudaStreamSynchronize(both[k]);
-        }
-        if (err == cudaSuccess) err = e;
-    }
-    for (int i = 0; i < o->events; i++) (void)cudaEventDestroy(o->ev[i]);
-    if (o->xs) (void)cudaStreamDestroy(o->xs);
-    if (o->ms) (void)cudaStreamDestroy(o->ms);
-    return err;
-}
-
+/* The call's two streams (ws_nccl_side): xs = st[0] (NCCL, the highest
+ * priority) and ms = st[1] (the merge, the lowest); ev[0] forks both from
+ * the call's stream, ev[1 + c] marks chunk c's arrival on xs, ev[C + 1] and
+ * ev[C + 2] end xs and ms. */
 /* One chunk's grouped send and receive on stream xs: keys [ka, ka + kn)
  * and values [va, va + vn) of the sorted run to the peer; keys into
  * [rka, rka + rkn) and values into [rva, rva + rvn) of recv. Both ranks
@@ -407,15 +359,16 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
     runs.nb = me == 0 ? nr : nown;
     const int sm_count = ws_state(c->ctx)->dev.sm_count;
 
-    ws_ov_streams o;
+    ws_nccl_side o;
     warpsort_status_t s = WARPSORT_OK;
-    cudaError_t err = ws_ov_open(&o, chunks);
+    cudaError_t err = ws_nccl_side_open(&o, 2, chunks + 3);
+    const cudaStream_t xs = o.st[0], ms = o.st[1];
     /* Both streams start after the sorted run, the cuts and the zeroed
      * first step on the call's stream. */
     if (err == cudaSuccess) err = cudaMemsetAsync(b->steps, 0, 2 * sizeof(size_t), c->s);
     if (err == cudaSuccess) err = cudaEventRecord(o.ev[0], c->s);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(o.xs, o.ev[0], 0);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(o.ms, o.ev[0], 0);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(xs, o.ev[0], 0);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(ms, o.ev[0], 0);
     if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange and merge streams");
     for (int ch = 0; ch < chunks && s == WARPSORT_OK; ch++) {
         /* Chunk ch of each padded piece, sent and received. */
@@ -427,7 +380,7 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
         const size_t rkn = ws_ov_bound(nr + rpk, ch + 1, chunks, kb) - rka;
         const size_t rva = ws_ov_bound(nr + rpv, ch, chunks, vb);
         const size_t rvn = ws_ov_bound(nr + rpv, ch + 1, chunks, vb) - rva;
-        s = ws_ov_chunk(c, b, peer, s0 - spk + ka, kn, s0 - spv + va, vn, rka, rkn, rva, rvn, o.xs);
+        s = ws_ov_chunk(c, b, peer, s0 - spk + ka, kn, s0 - spv + va, vn, rka, rkn, rva, rvn, xs);
         if (s != WARPSORT_OK) break;
         /* Merge what is safe once chunk ch of the received run is here. */
         size_t got = ws_ov_present(nr, rpk, ch, chunks, kb);
@@ -436,23 +389,23 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
             got = gv < got ? gv : got;
         }
         const size_t A = me == 0 ? runs.na : got, B = me == 0 ? got : runs.nb;
-        err = cudaEventRecord(o.ev[1 + ch], o.xs);
-        if (err == cudaSuccess) err = cudaStreamWaitEvent(o.ms, o.ev[1 + ch], 0);
+        err = cudaEventRecord(o.ev[1 + ch], xs);
+        if (err == cudaSuccess) err = cudaStreamWaitEvent(ms, o.ev[1 + ch], 0);
         if (err == cudaSuccess)
             err = ws_dispatch_kv<ws_ov_step_op>(kb, vb, (const ws_ov_runs *)&runs, A, B, c->codec,
                                                 b->steps + 2 * ch, b->bounds, c->keys_out,
-                                                vb ? c->vals_out : NULL, sm_count, o.ms);
+                                                vb ? c->vals_out : NULL, sm_count, ms);
         if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "merge of received chunks");
     }
     /* The call's stream marks the end of the exchange, then waits for the
      * merge (also after a failure, so the workspace is not reused early). */
     if (s == WARPSORT_OK && o.events == chunks + 3) {
-        err = cudaEventRecord(o.ev[chunks + 1], o.xs);
+        err = cudaEventRecord(o.ev[chunks + 1], xs);
         if (err == cudaSuccess) err = cudaStreamWaitEvent(c->s, o.ev[chunks + 1], 0);
         if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange stream join");
         ws_nccl_mark(c, WS_NCCL_PHASE_MERGE);
     }
-    err = ws_ov_close(&o, chunks, c->s);
+    err = ws_nccl_side_close(&o, c->s);
     if (err != cudaSuccess && s == WARPSORT_OK) s = ws_cuda_fail(c->ctx, err, "merge stream join");
     return s;
 }

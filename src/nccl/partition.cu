@@ -81,6 +81,7 @@ using warpsort::key_codec;
 /* From this many keys a rank, at least two parts, so the first round
  * carries a quarter of the exchange at most. */
 #define WS_PT_SPLIT_MIN ((uint64_t)1 << 24)
+static_assert(WS_PT_MAX_PARTS + 3 <= WS_NCCL_SIDE_EVENTS, "an event a part and three");
 static uint64_t ws_pt_weight(int k) { return k == 0 ? 1 : k == 1 ? 3 : 6; }
 static uint64_t ws_pt_weights(int K) {
     uint64_t w = 0;
@@ -318,6 +319,18 @@ __device__ __forceinline__ void ws_pt_chunk(uint64_t n, uint64_t *lo, uint64_t *
     if (*hi > n) *hi = n;
 }
 
+/* The keys of the tile at base, item i of thread t at base + i x THREADS +
+ * t (coalesced), up to hi. */
+template <typename KB>
+__device__ __forceinline__ void ws_pt_load_tile(const KB *keys, uint64_t base, uint64_t hi,
+                                                KB (&x)[WS_PT_ITEMS]) {
+#pragma unroll
+    for (int i = 0; i < WS_PT_ITEMS; i++) {
+        const uint64_t at = base + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
+        x[i] = at < hi ? keys[at] : KB(0);
+    }
+}
+
 /* Loads the splitters into shared memory; returns the search's top step. */
 template <typename KB>
 __device__ __forceinline__ int ws_pt_load_split(const KB *split, int ns, KB *s) {
@@ -348,18 +361,10 @@ __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB))
     uint64_t lo, hi;
     ws_pt_chunk(n, &lo, &hi);
     KB x[WS_PT_ITEMS];
-#pragma unroll
-    for (int i = 0; i < WS_PT_ITEMS; i++) {
-        const uint64_t at = lo + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-        x[i] = at < hi ? keys[at] : KB(0);
-    }
+    ws_pt_load_tile(keys, lo, hi, x);
     for (uint64_t base = lo; base < hi; base += WS_PT_TILE) {
         KB y[WS_PT_ITEMS];
-#pragma unroll
-        for (int i = 0; i < WS_PT_ITEMS; i++) {
-            const uint64_t at = base + WS_PT_TILE + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-            y[i] = at < hi ? keys[at] : KB(0);
-        }
+        ws_pt_load_tile(keys, base + WS_PT_TILE, hi, y);
 #pragma unroll
         for (int i = 0; i < WS_PT_ITEMS; i++) {
             const uint64_t at = base + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
@@ -420,11 +425,7 @@ __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB))
     uint64_t lo, hi;
     ws_pt_chunk(n, &lo, &hi);
     KB x[WS_PT_ITEMS];
-#pragma unroll
-    for (int i = 0; i < WS_PT_ITEMS; i++) {
-        const uint64_t at = lo + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-        x[i] = at < hi ? keys[at] : KB(0);
-    }
+    ws_pt_load_tile(keys, lo, hi, x);
     for (uint64_t base = lo; base < hi; base += WS_PT_TILE) {
         int bk[WS_PT_ITEMS];
         unsigned slot[WS_PT_ITEMS];
@@ -459,11 +460,7 @@ __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB))
             tb[at] = (unsigned char)bk[i];
         }
         /* The next tile's keys load while this one goes out. */
-#pragma unroll
-        for (int i = 0; i < WS_PT_ITEMS; i++) {
-            const uint64_t at = base + WS_PT_TILE + (uint64_t)i * WS_PT_THREADS + threadIdx.x;
-            x[i] = at < hi ? keys[at] : KB(0);
-        }
+        ws_pt_load_tile(keys, base + WS_PT_TILE, hi, x);
         __syncthreads();
         /* No barrier after: the next tile writes tile[] only past two more. */
         const unsigned count = start[ns + 1];
@@ -473,46 +470,6 @@ __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB))
 }
 
 /*--- the route ---*/
-
-/* The exchange stream and its events: ev[0] forks it from the call's
- * stream, ev[1] marks the bands' arrival, ev[2 + k] part k's. */
-struct ws_pt_streams {
-    cudaStream_t xs;
-    cudaEvent_t ev[WS_PT_MAX_PARTS + 2];
-    int events;
-};
-static cudaError_t ws_pt_open(ws_pt_streams *o, int K) {
-    memset(o, 0, sizeof *o);
-    int least = 0, greatest = 0;
-    cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
-    if (err == cudaSuccess)
-        err = cudaStreamCreateWithPriority(&o->xs, cudaStreamNonBlocking, greatest);
-    if (err != cudaSuccess) {
-        o->xs = NULL;
-        return err;
-    }
-    for (; o->events < K + 2; o->events++) {
-        err = cudaEventCreateWithFlags(&o->ev[o->events], cudaEventDisableTiming);
-        if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
-}
-/* Makes s wait for everything queued on xs (the host, when an event is
- * missing), then releases both: queued work still runs. */
-static cudaError_t ws_pt_close(ws_pt_streams *o, int K, cudaStream_t s) {
-    cudaError_t err = cudaSuccess;
-    if (o->xs) {
-        if (o->events == K + 2) {
-            err = cudaEventRecord(o->ev[0], o->xs);
-            if (err == cudaSuccess) err = cudaStreamWaitEvent(s, o->ev[0], 0);
-        } else {
-            err = cudaStreamSynchronize(o->xs);
-        }
-    }
-    for (int i = 0; i < o->events; i++) (void)cudaEventDestroy(o->ev[i]);
-    if (o->xs) (void)cudaStreamDestroy(o->xs);
-    return err;
-}
 
 /* What the counts say, on the host: every rank's counts (cnt[q * B + b]),
  * the totals, and this rank's output pieces. */
@@ -707,11 +664,15 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
     WS_CUDA_TRY_AT(c->ctx, cudaGetLastError(), "partition scatter");
     ws_nccl_mark(c, WS_NCCL_PHASE_LOCAL_SORT);
 
-    ws_pt_streams o;
+    /* The exchange stream (ws_nccl_side): ev[0] forks it from the call's
+     * stream, ev[1] marks the bands' arrival, ev[2 + k] part k's, ev[K + 2]
+     * its end. */
+    ws_nccl_side o;
     warpsort_status_t s = WARPSORT_OK;
-    cudaError_t err = ws_pt_open(&o, K);
+    cudaError_t err = ws_nccl_side_open(&o, 1, K + 3);
+    const cudaStream_t xs = o.st[0];
     if (err == cudaSuccess) err = cudaEventRecord(o.ev[0], c->s);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(o.xs, o.ev[0], 0);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(xs, o.ev[0], 0);
     if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange stream");
     /* The bands: each rank's piece of band j to ranks j and j + 1. */
     ws_pt_msg m[4 * WS_PT_MAX_RANKS * 2];
@@ -736,8 +697,8 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
             at += nq;
         }
     }
-    if (s == WARPSORT_OK) s = ws_pt_group(c, m, nm, o.xs);
-    if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[1], o.xs)) != cudaSuccess)
+    if (s == WARPSORT_OK) s = ws_pt_group(c, m, nm, xs);
+    if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[1], xs)) != cudaSuccess)
         s = ws_cuda_fail(c->ctx, err, "exchange event");
     /* The parts, one round each. */
     for (int k = 0; k < K && s == WARPSORT_OK; k++) {
@@ -754,8 +715,8 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
             if (q != me) m[nm++] = ws_pt_msg{NULL, recv + at * kb, nq, q, 1};
             at += nq;
         }
-        s = ws_pt_group(c, m, nm, o.xs);
-        if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[2 + k], o.xs)) != cudaSuccess)
+        s = ws_pt_group(c, m, nm, xs);
+        if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[2 + k], xs)) != cudaSuccess)
             s = ws_cuda_fail(c->ctx, err, "exchange event");
     }
     /* The sorts, each after its pieces are here. */
@@ -781,7 +742,7 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
         s = ws_pt_sort(c, l, ws, recv + z->part_at[k] * kb, out + (z->tail + z->part_at[k]) * kb,
                        z->part_n[k], c->dtype, desc);
     }
-    err = ws_pt_close(&o, K, c->s);
+    err = ws_nccl_side_close(&o, c->s);
     if (err != cudaSuccess && s == WARPSORT_OK) s = ws_cuda_fail(c->ctx, err, "exchange join");
     return s;
 }
