@@ -64,6 +64,13 @@ using warpsort::key_codec;
  * left each block's loads waiting on its tile's barriers (5 ms for 2^29
  * u32 keys on an H100). */
 #define WS_PT_BLOCKS_PER_SM(kb) ((kb) == 4 ? 6 : 5)
+/* The kernels' register bound: the same, but on chips with 1024 threads
+ * an SM (sm_75), where four blocks fill it and the grid's others queue. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WS_PT_MIN_BLOCKS(kb) 4
+#else
+#define WS_PT_MIN_BLOCKS(kb) WS_PT_BLOCKS_PER_SM(kb)
+#endif
 /* The sample of up to four ranks: at most this many keys in all. A
  * boundary's band spans about 5 / sqrt(S) of the keys (0.5 % at 2^20),
  * which both ranks beside it sort while the first part travels; the
@@ -221,7 +228,9 @@ static size_t ws_pt_leaf_bytes(const ws_cuda_state *st, size_t n, size_t kb) {
     return n ? ws_plan_make(&st->dev, n, kb, 0).lay.total : 0;
 }
 /* The leaf sorts the sample, the bands and the parts (none longer than
- * n_out); ws_pt_check makes sure each fits this. */
+ * n_out); ws_pt_check makes sure each fits this. A plan's workspace grows
+ * with n but not strictly (a few KiB back where the tiles change), so
+ * the reserve keeps 1/64 and 64 KiB to spare. */
 static size_t ws_pt_leaf_reserve(const ws_cuda_state *st, uint64_t S, uint64_t cap, size_t n_out,
                                  size_t kb) {
     const size_t sizes[3] = {(size_t)S, (size_t)cap, n_out};
@@ -230,7 +239,7 @@ static size_t ws_pt_leaf_reserve(const ws_cuda_state *st, uint64_t S, uint64_t c
         const size_t b = ws_pt_leaf_bytes(st, sizes[i], kb);
         leaf = b > leaf ? b : leaf;
     }
-    return ws_align256(leaf);
+    return ws_align256(leaf + leaf / 64 + 65536);
 }
 static ws_pt_layout ws_pt_layout_of(const ws_cuda_state *st, int p, int B, uint64_t S, uint64_t cap,
                                     size_t n_in, size_t n_out, size_t kb) {
@@ -347,7 +356,7 @@ __device__ __forceinline__ int ws_pt_load_split(const KB *split, int ns, KB *s) 
  * saved: 6-10 ms for the count and the scatter of 2^29 keys on an H100
  * (bench/NOTES.md, issue 27). */
 template <typename KB>
-__global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB)))
+__global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_MIN_BLOCKS(sizeof(KB)))
     ws_pt_count(const KB *keys, uint64_t n, const KB *split, int ns, key_codec c,
                 unsigned long long *blk_cnt) {
     constexpr int WARPS = WS_PT_THREADS / 32;
@@ -406,7 +415,7 @@ struct ws_pt_dst {
  * and go out in runs. Three barriers a tile, and the next tile's loads in
  * flight while this one goes out. */
 template <typename KB>
-__global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_BLOCKS_PER_SM(sizeof(KB)))
+__global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_MIN_BLOCKS(sizeof(KB)))
     ws_pt_scatter(const KB *keys, uint64_t n, const KB *split, int ns, key_codec c,
                   const unsigned long long *blk_off, ws_pt_dst dst) {
     __shared__ KB s[WS_PT_MAX_BUCKETS];
