@@ -14,7 +14,7 @@
  *  2. Splitters: boundary j (global position g_j) gets a band [lo_j, hi_j)
  *     of sample keys around its expected place, t_j -+ 5 standard
  *     deviations of where it falls in a sample of S; the keys between two
- *     bands (rank r's own range) are cut into K parts at evenly spaced
+ *     bands (rank r's own range) are cut into K parts of growing weight at
  *     sample keys. Every rank computes the same positions from n_total,
  *     p and S alone (ws_pt_plan_for).
  *  3. Count and scatter: each block counts its chunk of the input by
@@ -23,7 +23,8 @@
  *     straight into their final receive slots, the rest into a send buffer
  *     with 16-byte aligned pieces. The counts are gathered by every rank
  *     (one host wait), which is where the route is checked: every boundary
- *     must fall inside its band, and every band must fit its buffer.
+ *     must fall inside its band, every band fit its buffer and every part
+ *     the leaf's reserve.
  *     Otherwise (few distinct keys, an unlucky sample) every rank drops
  *     the partition alike and takes the sort-first route from the untouched
  *     input.
