@@ -281,10 +281,6 @@ struct ws_ov_step_op {
     }
 };
 
-/* The call's two streams (ws_nccl_side): xs = st[0] (NCCL, the highest
- * priority) and ms = st[1] (the merge, the lowest); ev[0] forks both from
- * the call's stream, ev[1 + c] marks chunk c's arrival on xs, ev[C + 1] and
- * ev[C + 2] end xs and ms. */
 /* One chunk's grouped send and receive on stream xs: keys [ka, ka + kn)
  * and values [va, va + vn) of the sorted run to the peer; keys into
  * [rka, rka + rkn) and values into [rva, rva + rvn) of recv. Both ranks
@@ -359,6 +355,10 @@ warpsort_status_t ws_nccl_exchange_merge(const ws_nccl_call *c, const ws_nccl_bu
     runs.nb = me == 0 ? nr : nown;
     const int sm_count = ws_state(c->ctx)->dev.sm_count;
 
+    /* The call's two streams (ws_nccl_side): xs = st[0] (NCCL, the
+     * highest priority) and ms = st[1] (the merge, the lowest); ev[0] forks
+     * both from the call's stream, ev[1 + c] marks chunk c's arrival on xs,
+     * ev[C + 1] and ev[C + 2] end xs and ms. */
     ws_nccl_side o;
     warpsort_status_t s = WARPSORT_OK;
     cudaError_t err = ws_nccl_side_open(&o, 2, chunks + 3);
