@@ -5,8 +5,8 @@
  * of after one.
  *
  * The sort-first route sorts every rank's input, finds exact cuts in the
- * sorted runs, exchanges and merges: the exchange (2 x H100: 3.1 ms for
- * 2^28 u32 per rank) can only start once the whole local sort is done.
+ * sorted runs, exchanges and merges: the exchange can only start once the
+ * whole local sort is done.
  * Here (p ranks, K parts per rank, p x K + p - 1 buckets):
  *  1. Sample: every rank draws a systematic sample of its keys (S items in
  *     all, each rank's share in proportion to its input, ordered bits), all
@@ -61,9 +61,9 @@ using warpsort::key_codec;
 /* Blocks a SM of the count and the scatter of KB-byte keys, as many as the
  * scatter's registers allow (40 for 4-byte keys, 48 for 8-byte ones, with
  * the next tile's loads in flight): a fixed grid, each block one
- * contiguous chunk of the input, so both walk the same chunks. Four a SM
- * left each block's loads waiting on its tile's barriers (5 ms for 2^29
- * u32 keys on an H100). */
+ * contiguous chunk of the input, so both walk the same chunks. Fewer
+ * left each block's loads waiting on its tile's barriers (bench/NOTES.md,
+ * issue 27). */
 #define WS_PT_BLOCKS_PER_SM(kb) ((kb) == 4 ? 6 : 5)
 /* The kernels' register bound: the same, but on chips with 1024 threads
  * an SM (sm_75), where four blocks fill it and the grid's others queue. */
@@ -354,8 +354,7 @@ __device__ __forceinline__ int ws_pt_load_split(const KB *split, int ns, KB *s) 
  * into its warp's own counters (fewer warps contend for one word), and the
  * next tile's keys load while this one is counted. Aggregating the lanes
  * of a bucket first (match.any, or a ballot per bucket) cost more than it
- * saved: 6-10 ms for the count and the scatter of 2^29 keys on an H100
- * (bench/NOTES.md, issue 27). */
+ * saved (bench/NOTES.md, issue 27). */
 template <typename KB>
 __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_MIN_BLOCKS(sizeof(KB)))
     ws_pt_count(const KB *keys, uint64_t n, const KB *split, int ns, key_codec c,
