@@ -246,6 +246,22 @@ int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_t
 size_t ws_pt_workspace(const ws_nccl_call *c, const ws_pt_plan *pl, size_t n_in, size_t n_out);
 size_t ws_pt_workspace_bound(const struct ws_cuda_state *st, int nranks, size_t n_in, size_t n_out,
                              size_t kb);
+/* What the gathered counts (cnt[q * B + b]: rank q's keys in bucket b) say
+ * of this rank's output: band pieces kept, parts, their places. */
+struct ws_pt_sizes {
+    uint64_t tail, head;               /* items of band me-1 / band me this rank keeps */
+    uint64_t band_from[2];             /* first kept item of either band, sorted */
+    uint64_t band_n[2];                /* items of band me-1 and band me in all */
+    uint64_t part_n[WS_PT_MAX_PARTS];  /* part k of this rank, in all */
+    uint64_t part_at[WS_PT_MAX_PARTS]; /* its offset in recv and after tail in keys_out */
+};
+/* Checks the counts against the plan, with the same verdict on every rank
+ * (every boundary inside its band, every band within its buffer, every part
+ * within the leaf's reserve), and sizes this rank's pieces. 0: the route
+ * does not hold for these keys. */
+int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt, uint64_t n_total,
+                size_t n_out, ws_pt_sizes *z);
+
 /* The route: sample, count, and either (*taken = 1) scatter, exchange and
  * sort into keys_out, or (*taken = 0, status OK) nothing more, when the
  * counts show the partition does not hold; the caller then sorts first.

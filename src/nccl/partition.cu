@@ -480,20 +480,8 @@ __global__ void __launch_bounds__(WS_PT_THREADS, WS_PT_MIN_BLOCKS(sizeof(KB)))
 
 /*--- the route ---*/
 
-/* What the counts say, on the host: every rank's counts (cnt[q * B + b]),
- * the totals, and this rank's output pieces. */
-struct ws_pt_sizes {
-    uint64_t tail, head;               /* items of band me-1 / band me this rank keeps */
-    uint64_t band_from[2];             /* first kept item of either band, sorted */
-    uint64_t band_n[2];                /* items of band me-1 and band me in all */
-    uint64_t part_n[WS_PT_MAX_PARTS];  /* part k of this rank, in all */
-    uint64_t part_at[WS_PT_MAX_PARTS]; /* its offset in recv and after tail in keys_out */
-};
-
-/* Checks the counts against the plan (the same verdict on every rank) and
- * sizes this rank's pieces. 0: the route does not hold for these keys. */
-static int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt,
-                       uint64_t n_total, size_t n_out, ws_pt_sizes *z) {
+int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt, uint64_t n_total,
+                size_t n_out, ws_pt_sizes *z) {
     const ws_cuda_state *st = ws_state(c->ctx);
     const int p = pl->p, B = pl->B, me = c->rank;
     memset(z, 0, sizeof *z);

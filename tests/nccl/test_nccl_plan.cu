@@ -17,7 +17,11 @@
  *     the plan covers what the call's plan needs, for every rank;
  * and the route's gates: keys alone, 2..16 ranks, WARPSORT_NCCL_ROUTE,
  * 2^22 keys a rank by default, and the parts the docs name (four for 2^29
- * keys a rank, two for 2^28).
+ * keys a rank, two for 2^28). Then the counts: u32 keys of 2 to 16 ranks
+ * through a host copy of the sample, the splitters and the bucket counts,
+ * into ws_pt_check on every rank, which must agree; where the route holds,
+ * every rank's output assembled as the device does it (band tails and
+ * heads, parts) must be its slice of the sorted keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -202,6 +206,168 @@ static void test_gates(void **state) {
     unsetenv("WARPSORT_NCCL_PARTS");
 }
 
+/*--- the counts: the route's assembly simulated on the host ---*/
+
+/* The sample kernel's place of item i of a rank's s sample keys among its
+ * n (ws_pt_sample). */
+static uint64_t sample_at(uint64_t i, uint64_t n, uint64_t s) {
+    const uint64_t q = n / s, rem = n % s, at = i * q + i * rem / s + q / 2;
+    return at < n ? at : n - 1;
+}
+static int cmp_u32(const void *a, const void *b) {
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+static size_t bucket_of(const uint32_t *split, int ns, uint32_t x) {
+    size_t lo = 0, hi = (size_t)ns; /* splitters <= x */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (split[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+enum { KEYS_RANDOM, KEYS_RANKED, KEYS_EQUAL, KEYS_FEW };
+
+/* p ranks of u32 keys (ascending: ordered bits are the keys) through the
+ * plan, a host copy of the sample, the splitters and the counts, and
+ * ws_pt_check on every rank. The verdict must be the same everywhere; where
+ * the route holds, rank r's output as the device assembles it (the tail of
+ * band r - 1 past its cut, the parts, the head of band r) must be slice r of
+ * the sorted keys, and each band's two cuts must meet. */
+static int run_counts(int p, uint64_t per, int keys_kind, uint64_t seed) {
+    const int shape = keys_kind; /* for CHECK's message */
+    const size_t kb = 4;
+    uint64_t n_in[WS_PT_MAX_RANKS] = {0}, n_total = 0;
+    uint32_t *keys[WS_PT_MAX_RANKS] = {NULL};
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int r = 0; r < p; r++) {
+        n_in[r] = per + (uint64_t)r * 37; /* uneven */
+        keys[r] = (uint32_t *)malloc(n_in[r] * sizeof(uint32_t));
+        for (uint64_t i = 0; i < n_in[r]; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            keys[r][i] = keys_kind == KEYS_RANDOM   ? (uint32_t)(x >> 32)
+                         : keys_kind == KEYS_RANKED ? (uint32_t)((uint64_t)r * 1000003u + i)
+                         : keys_kind == KEYS_EQUAL  ? 7u
+                                                    : (uint32_t)(x >> 60);
+        }
+        n_total += n_in[r];
+    }
+    const ws_nccl_call c0 = call_of(p, 0, kb, 0);
+    ws_pt_plan pl;
+    CHECK(ws_pt_plan_for(&c0, n_in, n_total, &pl));
+    const uint64_t S = pl.s_at[p];
+    uint32_t *sample = (uint32_t *)malloc(S * sizeof(uint32_t));
+    for (int r = 0; r < p; r++) {
+        const uint64_t s_r = pl.s_at[r + 1] - pl.s_at[r];
+        for (uint64_t i = 0; i < s_r; i++)
+            sample[pl.s_at[r] + i] = keys[r][sample_at(i, n_in[r], s_r)];
+    }
+    qsort(sample, S, sizeof(uint32_t), cmp_u32);
+    const int B = pl.B, ns = B - 1;
+    uint32_t split[WS_PT_MAX_BUCKETS];
+    for (int i = 0; i < ns; i++) split[i] = sample[pl.pos[i]];
+    uint64_t *cnt = (uint64_t *)calloc((size_t)p * B, sizeof(uint64_t));
+    /* every bucket's keys of all ranks, for the assembly */
+    uint32_t **bk = (uint32_t **)calloc((size_t)B, sizeof(uint32_t *));
+    uint64_t *bn = (uint64_t *)calloc((size_t)B, sizeof(uint64_t));
+    for (int r = 0; r < p; r++)
+        for (uint64_t i = 0; i < n_in[r]; i++)
+            cnt[(size_t)r * B + bucket_of(split, ns, keys[r][i])]++;
+    for (int b = 0; b < B; b++) {
+        for (int r = 0; r < p; r++) bn[b] += cnt[(size_t)r * B + b];
+        bk[b] = (uint32_t *)malloc((bn[b] ? bn[b] : 1) * sizeof(uint32_t));
+        bn[b] = 0;
+    }
+    for (int r = 0; r < p; r++)
+        for (uint64_t i = 0; i < n_in[r]; i++) {
+            const size_t b = bucket_of(split, ns, keys[r][i]);
+            bk[b][bn[b]++] = keys[r][i];
+        }
+    for (int b = 0; b < B; b++) qsort(bk[b], bn[b], sizeof(uint32_t), cmp_u32);
+    ws_pt_sizes z[WS_PT_MAX_RANKS];
+    int verdict = -1;
+    for (int r = 0; r < p; r++) {
+        const ws_nccl_call c = call_of(p, r, kb, 0);
+        const size_t n_out = warpsort_nccl_output_count((size_t)n_total, p, r);
+        const int ok = ws_pt_check(&c, &pl, cnt, n_total, n_out, &z[r]);
+        CHECK(verdict < 0 || ok == verdict);
+        verdict = ok;
+    }
+    if (verdict) {
+        /* the sorted keys of all ranks: the reference */
+        uint32_t *all = (uint32_t *)malloc(n_total * sizeof(uint32_t));
+        uint64_t at = 0;
+        for (int r = 0; r < p; r++)
+            for (uint64_t i = 0; i < n_in[r]; i++) all[at++] = keys[r][i];
+        qsort(all, n_total, sizeof(uint32_t), cmp_u32);
+        at = 0;
+        for (int r = 0; r < p; r++) {
+            const size_t n_out = warpsort_nccl_output_count((size_t)n_total, p, r);
+            const uint64_t start = at;
+            if (r > 0) { /* the tail of band r - 1 */
+                const int b = (r - 1) * (pl.K + 1) + pl.K;
+                CHECK(z[r].band_n[0] == bn[b] && z[r - 1].band_n[1] == bn[b]);
+                CHECK(z[r].band_from[0] == z[r - 1].head);
+                CHECK(z[r - 1].head + z[r].tail == bn[b]);
+                for (uint64_t i = z[r].band_from[0]; i < bn[b]; i++) CHECK(bk[b][i] == all[at++]);
+            }
+            for (int k = 0; k < pl.K; k++) {
+                const int b = r * (pl.K + 1) + k;
+                CHECK(z[r].part_n[k] == bn[b]);
+                CHECK(z[r].part_at[k] == at - start - z[r].tail);
+                for (uint64_t i = 0; i < bn[b]; i++) CHECK(bk[b][i] == all[at++]);
+            }
+            if (r + 1 < p) { /* the head of band r */
+                const int b = r * (pl.K + 1) + pl.K;
+                for (uint64_t i = 0; i < z[r].head; i++) CHECK(bk[b][i] == all[at++]);
+            }
+            CHECK(at - start == n_out);
+        }
+        CHECK(at == n_total);
+        free(all);
+    }
+    for (int b = 0; b < B; b++) free(bk[b]);
+    free(bk);
+    free(bn);
+    free(cnt);
+    free(sample);
+    for (int r = 0; r < p; r++) free(keys[r]);
+    return verdict;
+}
+
+static void test_counts(void **state) {
+    (void)state;
+    setup_device();
+    setenv("WARPSORT_NCCL_ROUTE", "partition", 1);
+    const int ranks[] = {2, 3, 4, 5, 8, 16};
+    for (size_t pi = 0; pi < sizeof ranks / sizeof ranks[0]; pi++) {
+        const int p = ranks[pi];
+        for (int parts = 1; parts <= 4; parts += 3) {
+            char v[8];
+            snprintf(v, sizeof v, "%d", parts);
+            setenv("WARPSORT_NCCL_PARTS", v, 1);
+            /* a drawn sample (2^20 keys of more; up to four ranks, where
+             * it stays 2^20), and all of a smaller input */
+            const uint64_t pers[] = {(uint64_t)3 << 19, (uint64_t)1 << 16, 5003};
+            for (int si = p <= 4 ? 0 : 1; si < 3; si++) {
+                const uint64_t n_total = pers[si] * (uint64_t)p;
+                const int shape = 0;
+                const size_t kb = 4;
+                CHECK(run_counts(p, pers[si], KEYS_RANDOM, 11 + (uint64_t)p) == 1);
+                CHECK(run_counts(p, pers[si], KEYS_RANKED, 12) == 1);
+                CHECK(run_counts(p, pers[si], KEYS_EQUAL, 13) == 0);
+                (void)run_counts(p, pers[si], KEYS_FEW, 14); /* either way, alike */
+            }
+        }
+    }
+    unsetenv("WARPSORT_NCCL_PARTS");
+    unsetenv("WARPSORT_NCCL_ROUTE");
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
@@ -214,6 +380,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_gates),
+        cmocka_unit_test(test_counts),
     };
     return cmocka_run_group_tests_name("nccl_plan", tests, NULL, NULL);
 }
