@@ -262,6 +262,30 @@ struct ws_pt_sizes {
 int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt, uint64_t n_total,
                 size_t n_out, ws_pt_sizes *z);
 
+/* The exchange of one rank, planned on the host from the counts: where the
+ * scatter puts its keys of every bucket (a buffer and an item offset in
+ * it) and its sends and receives, round by round (round 0 the bands, round
+ * 1 + k part k; msg[round_at[r] .. round_at[r + 1])). Sends read a piece
+ * the scatter wrote; every rank's plan pairs with every other's. */
+enum { WS_PT_SEND, WS_PT_RECV, WS_PT_BAND0, WS_PT_BAND1, WS_PT_BUFS };
+struct ws_pt_place {
+    int buf;
+    uint64_t at;
+};
+struct ws_pt_xmsg {
+    int buf;
+    uint64_t at, n;
+    int peer, recv; /* recv: 1 receive, 0 send */
+};
+#define WS_PT_ROUND_MSGS (4 * WS_PT_MAX_RANKS) /* a round's messages at most */
+struct ws_pt_exchange {
+    ws_pt_place dst[WS_PT_MAX_BUCKETS];
+    ws_pt_xmsg msg[(WS_PT_MAX_PARTS + 1) * WS_PT_ROUND_MSGS];
+    int round_at[WS_PT_MAX_PARTS + 2];
+};
+void ws_pt_exchange_plan(const ws_pt_plan *pl, int me, const uint64_t *cnt, const ws_pt_sizes *z,
+                         size_t kb, ws_pt_exchange *x);
+
 /* The route: sample, count, and either (*taken = 1) scatter, exchange and
  * sort into keys_out, or (*taken = 0, status OK) nothing more, when the
  * counts show the partition does not hold; the caller then sorts first.

@@ -524,6 +524,70 @@ int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt
     return z->tail + at + z->head == n_out;
 }
 
+void ws_pt_exchange_plan(const ws_pt_plan *pl, int me, const uint64_t *cnt, const ws_pt_sizes *z,
+                         size_t kb, ws_pt_exchange *x) {
+    const int p = pl->p, B = pl->B, K = pl->K;
+    const uint64_t align = 16 % kb == 0 ? 16 / kb : 1; /* items in 16 bytes */
+    uint64_t next = 0;                                 /* the send buffer's next piece */
+    memset(x, 0, sizeof *x);
+    for (int b = 0; b < B; b++) {
+        const int j = b / (K + 1), k = b % (K + 1);
+        uint64_t before = 0; /* keys of this bucket on ranks below me */
+        for (int q = 0; q < me; q++) before += cnt[(size_t)q * B + b];
+        ws_pt_place &d = x->dst[b];
+        if (k < K && j == me) {
+            d = ws_pt_place{WS_PT_RECV, z->part_at[k] + before};
+        } else if (k == K && j == me - 1) {
+            d = ws_pt_place{WS_PT_BAND0, before};
+        } else if (k == K && j == me) {
+            d = ws_pt_place{WS_PT_BAND1, before};
+        } else {
+            d = ws_pt_place{WS_PT_SEND, next};
+            next += (cnt[(size_t)me * B + b] + align - 1) / align * align;
+        }
+    }
+    int nm = 0;
+    /* Round 0, the bands: this rank's piece of band j to ranks j and
+     * j + 1 (from where the scatter put it), then band me - 1's and band
+     * me's pieces of every other rank, in rank order after the ones below. */
+    for (int j = 0; j < p - 1; j++) {
+        const int b = ws_pt_band(pl, j);
+        for (int to = j; to <= j + 1; to++)
+            if (to != me)
+                x->msg[nm++] =
+                    ws_pt_xmsg{x->dst[b].buf, x->dst[b].at, cnt[(size_t)me * B + b], to, 0};
+    }
+    for (int side = 0; side < 2; side++) {
+        const int j = me - 1 + side;
+        if (j < 0 || j >= p - 1) continue;
+        const int b = ws_pt_band(pl, j);
+        uint64_t at = 0;
+        for (int q = 0; q < p; q++) {
+            const uint64_t nq = cnt[(size_t)q * B + b];
+            if (q != me) x->msg[nm++] = ws_pt_xmsg{side ? WS_PT_BAND1 : WS_PT_BAND0, at, nq, q, 1};
+            at += nq;
+        }
+    }
+    x->round_at[1] = nm;
+    /* Round 1 + k, part k: this rank's part k of every other rank to it,
+     * and every other rank's piece of this rank's part k into its slot. */
+    for (int k = 0; k < K; k++) {
+        for (int q = 0; q < p; q++) {
+            if (q == me) continue;
+            const int b = ws_pt_part(pl, q, k);
+            x->msg[nm++] = ws_pt_xmsg{WS_PT_SEND, x->dst[b].at, cnt[(size_t)me * B + b], q, 0};
+        }
+        const int mb = ws_pt_part(pl, me, k);
+        uint64_t at = z->part_at[k];
+        for (int q = 0; q < p; q++) {
+            const uint64_t nq = cnt[(size_t)q * B + mb];
+            if (q != me) x->msg[nm++] = ws_pt_xmsg{WS_PT_RECV, at, nq, q, 1};
+            at += nq;
+        }
+        x->round_at[2 + k] = nm;
+    }
+}
+
 /* One grouped send / receive on xs; ends with the group closed. */
 struct ws_pt_msg {
     const void *buf;
@@ -626,94 +690,53 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
                                          const ws_pt_layout *l, unsigned char *ws,
                                          const uint64_t *cnt, const ws_pt_sizes *z, size_t n_out) {
     const ws_cuda_state *st = ws_state(c->ctx);
-    const int p = pl->p, me = c->rank, B = pl->B, K = pl->K;
+    const int B = pl->B, K = pl->K;
     const size_t kb = sizeof(KB);
-    unsigned char *send = ws + l->send, *recv = ws + l->recv;
-    unsigned char *band[2] = {ws + l->band, ws + l->band + ws_align256(pl->band_cap * kb)};
-    /* Where this rank's keys of every bucket go, and where what it sends
-     * starts (send_at, bytes; one piece per bucket at most). */
+    ws_pt_exchange *x = (ws_pt_exchange *)malloc(sizeof(ws_pt_exchange));
+    if (!x)
+        return ws_error(c->ctx, WARPSORT_OUT_OF_MEMORY, "%s: no host memory for the exchange",
+                        c->fn);
+    ws_pt_exchange_plan(pl, c->rank, cnt, z, kb, x);
+    unsigned char *base[WS_PT_BUFS];
+    base[WS_PT_SEND] = ws + l->send;
+    base[WS_PT_RECV] = ws + l->recv;
+    base[WS_PT_BAND0] = ws + l->band;
+    base[WS_PT_BAND1] = ws + l->band + ws_align256(pl->band_cap * kb);
     ws_pt_dst dst;
-    size_t send_at[WS_PT_MAX_BUCKETS];
-    size_t next = 0;
-    for (int b = 0; b < B; b++) {
-        const int j = b / (K + 1), k = b % (K + 1);
-        uint64_t before = 0; /* keys of this bucket on ranks below me */
-        for (int q = 0; q < me; q++) before += cnt[(size_t)q * B + b];
-        unsigned char *to = NULL;
-        if (k < K && j == me) {
-            to = recv + (z->part_at[k] + before) * kb;
-        } else if (k == K && j == me - 1) {
-            to = band[0] + before * kb;
-        } else if (k == K && j == me) {
-            to = band[1] + before * kb;
-        } else {
-            to = send + next;
-            send_at[b] = next;
-            next += (cnt[(size_t)me * B + b] * kb + 15) / 16 * 16;
-        }
-        dst.at[b] = (unsigned long long)(uintptr_t)to;
-    }
+    for (int b = 0; b < B; b++)
+        dst.at[b] = (unsigned long long)(uintptr_t)(base[x->dst[b].buf] + x->dst[b].at * kb);
     ws_nccl_mark(c, WS_NCCL_PHASE_PARTITION);
     unsigned long long *blk = (unsigned long long *)(ws + l->blk_cnt);
     const KB *split = (const KB *)(ws + l->split);
     ws_pt_scatter<KB><<<ws_pt_grid(st, sizeof(KB)), WS_PT_THREADS, 0, c->s>>>(
         (const KB *)c->keys_in, c->n_in, split, B - 1, c->codec, blk, dst);
-    WS_CUDA_TRY_AT(c->ctx, cudaGetLastError(), "partition scatter");
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        free(x);
+        return ws_cuda_fail(c->ctx, err, "partition scatter");
+    }
     ws_nccl_mark(c, WS_NCCL_PHASE_LOCAL_SORT);
 
     /* The exchange stream (ws_nccl_side): ev[0] forks it from the call's
-     * stream, ev[1] marks the bands' arrival, ev[2 + k] part k's, ev[K + 2]
-     * its end. */
+     * stream, ev[1 + r] marks the arrival of round r (0: the bands, 1 + k:
+     * part k), ev[K + 2] its end. */
     ws_nccl_side o;
     warpsort_status_t s = WARPSORT_OK;
-    cudaError_t err = ws_nccl_side_open(&o, 1, K + 3);
+    err = ws_nccl_side_open(&o, 1, K + 3);
     const cudaStream_t xs = o.st[0];
     if (err == cudaSuccess) err = cudaEventRecord(o.ev[0], c->s);
     if (err == cudaSuccess) err = cudaStreamWaitEvent(xs, o.ev[0], 0);
     if (err != cudaSuccess) s = ws_cuda_fail(c->ctx, err, "exchange stream");
-    /* The bands: each rank's piece of band j to ranks j and j + 1. */
-    ws_pt_msg m[4 * WS_PT_MAX_RANKS * 2];
-    int nm = 0;
-    for (int j = 0; j < p - 1 && s == WARPSORT_OK; j++) {
-        const int b = ws_pt_band(pl, j);
-        const size_t mine = cnt[(size_t)me * B + b];
-        for (int to = j; to <= j + 1; to++) {
-            if (to == me) continue;
-            const void *from = j == me - 1 || j == me ? (const void *)dst.at[b] : send + send_at[b];
-            m[nm++] = ws_pt_msg{from, NULL, mine, to, 0};
-        }
-    }
-    for (int side = 0; side < 2; side++) {
-        const int j = me - 1 + side;
-        if (j < 0 || j >= p - 1) continue;
-        const int b = ws_pt_band(pl, j);
-        uint64_t at = 0;
-        for (int q = 0; q < p; q++) {
-            const size_t nq = cnt[(size_t)q * B + b];
-            if (q != me) m[nm++] = ws_pt_msg{NULL, band[side] + at * kb, nq, q, 1};
-            at += nq;
-        }
-    }
-    if (s == WARPSORT_OK) s = ws_pt_group(c, m, nm, xs);
-    if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[1], xs)) != cudaSuccess)
-        s = ws_cuda_fail(c->ctx, err, "exchange event");
-    /* The parts, one round each. */
-    for (int k = 0; k < K && s == WARPSORT_OK; k++) {
-        nm = 0;
-        for (int q = 0; q < p; q++) {
-            if (q == me) continue;
-            const int b = ws_pt_part(pl, q, k);
-            m[nm++] = ws_pt_msg{send + send_at[b], NULL, cnt[(size_t)me * B + b], q, 0};
-        }
-        const int mb = ws_pt_part(pl, me, k);
-        uint64_t at = z->part_at[k];
-        for (int q = 0; q < p; q++) {
-            const size_t nq = cnt[(size_t)q * B + mb];
-            if (q != me) m[nm++] = ws_pt_msg{NULL, recv + at * kb, nq, q, 1};
-            at += nq;
+    for (int r = 0; r <= K && s == WARPSORT_OK; r++) {
+        ws_pt_msg m[WS_PT_ROUND_MSGS];
+        int nm = 0;
+        for (int i = x->round_at[r]; i < x->round_at[r + 1]; i++) {
+            const ws_pt_xmsg &v = x->msg[i];
+            unsigned char *at = base[v.buf] + v.at * kb;
+            m[nm++] = ws_pt_msg{at, at, (size_t)v.n, v.peer, v.recv};
         }
         s = ws_pt_group(c, m, nm, xs);
-        if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[2 + k], xs)) != cudaSuccess)
+        if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[1 + r], xs)) != cudaSuccess)
             s = ws_cuda_fail(c->ctx, err, "exchange event");
     }
     /* The sorts, each after its pieces are here. */
@@ -722,12 +745,13 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
     if (s == WARPSORT_OK && (err = cudaStreamWaitEvent(c->s, o.ev[1], 0)) != cudaSuccess)
         s = ws_cuda_fail(c->ctx, err, "exchange wait");
     for (int side = 0; side < 2 && s == WARPSORT_OK; side++) {
+        unsigned char *band = base[side ? WS_PT_BAND1 : WS_PT_BAND0];
         const size_t n = z->band_n[side];
-        s = ws_pt_sort(c, l, ws, band[side], band[side], n, c->dtype, desc);
+        s = ws_pt_sort(c, l, ws, band, band, n, c->dtype, desc);
         const size_t from = side ? 0 : z->band_from[0], keep = side ? z->head : z->tail;
         unsigned char *to = side ? out + (n_out - z->head) * kb : out;
         if (s == WARPSORT_OK && keep &&
-            (err = cudaMemcpyAsync(to, band[side] + from * kb, keep * kb, cudaMemcpyDeviceToDevice,
+            (err = cudaMemcpyAsync(to, band + from * kb, keep * kb, cudaMemcpyDeviceToDevice,
                                    c->s)) != cudaSuccess)
             s = ws_cuda_fail(c->ctx, err, "band copy");
     }
@@ -736,11 +760,12 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
             s = ws_cuda_fail(c->ctx, err, "exchange wait");
             break;
         }
-        s = ws_pt_sort(c, l, ws, recv + z->part_at[k] * kb, out + (z->tail + z->part_at[k]) * kb,
-                       z->part_n[k], c->dtype, desc);
+        s = ws_pt_sort(c, l, ws, base[WS_PT_RECV] + z->part_at[k] * kb,
+                       out + (z->tail + z->part_at[k]) * kb, z->part_n[k], c->dtype, desc);
     }
     err = ws_nccl_side_close(&o, c->s);
     if (err != cudaSuccess && s == WARPSORT_OK) s = ws_cuda_fail(c->ctx, err, "exchange join");
+    free(x);
     return s;
 }
 

@@ -21,7 +21,8 @@
  * through a host copy of the sample, the splitters and the bucket counts,
  * into ws_pt_check on every rank, which must agree; where the route holds,
  * every rank's output assembled as the device does it (band tails and
- * heads, parts) must be its slice of the sorted keys.
+ * heads, parts) must be its slice of the sorted keys, and every rank's
+ * exchange plan must pair with every other's and fill its buffers exactly.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,6 +233,97 @@ static size_t bucket_of(const uint32_t *split, int ns, uint32_t x) {
 
 enum { KEYS_RANDOM, KEYS_RANKED, KEYS_EQUAL, KEYS_FEW };
 
+/* What a non-empty message of rank r carries: the bucket a send reads
+ * (the non-empty one the scatter put at that place: empty pieces share
+ * places with the next), or the bucket a receive's slot is for. */
+static int msg_bucket(const ws_pt_plan *pl, int r, const ws_pt_exchange *x, const ws_pt_sizes *z,
+                      const uint64_t *cnt, const ws_pt_xmsg *m) {
+    const int K = pl->K;
+    if (!m->recv) {
+        for (int b = 0; b < pl->B; b++)
+            if (x->dst[b].buf == m->buf && x->dst[b].at == m->at && cnt[(size_t)r * pl->B + b])
+                return b;
+        return -1;
+    }
+    if (m->buf == WS_PT_BAND0) return (r - 1) * (K + 1) + K;
+    if (m->buf == WS_PT_BAND1) return r * (K + 1) + K;
+    for (int k = 0; k < K; k++)
+        if (m->at >= z->part_at[k] && m->at < z->part_at[k] + z->part_n[k]) return r * (K + 1) + k;
+    return -1;
+}
+
+/* Every rank's exchange plan (ws_pt_exchange_plan): in every round the
+ * sends of q to t and the receives of t from q pair up in order, bucket and
+ * count; a send reads exactly a piece the scatter wrote; on every rank the
+ * scatter's places and the receives never overlap, stay inside their
+ * buffers, and fill the receive buffer's parts and both bands exactly. */
+static void check_exchange(const ws_pt_plan *pl, int p, const uint64_t *n_in, uint64_t n_total,
+                           const uint64_t *cnt, const ws_pt_sizes *z) {
+    const int shape = 0, B = pl->B, K = pl->K;
+    const size_t kb = 4;
+    ws_pt_exchange *x = (ws_pt_exchange *)malloc((size_t)p * sizeof(ws_pt_exchange));
+    for (int r = 0; r < p; r++) ws_pt_exchange_plan(pl, r, cnt, &z[r], kb, &x[r]);
+    for (int round = 0; round <= K; round++)
+        for (int q = 0; q < p; q++)
+            for (int t = 0; t < p; t++) {
+                if (q == t) continue;
+                int i = x[q].round_at[round], j = x[t].round_at[round];
+                for (;;) {
+                    while (i < x[q].round_at[round + 1] &&
+                           (x[q].msg[i].recv || x[q].msg[i].peer != t || !x[q].msg[i].n))
+                        i++;
+                    while (j < x[t].round_at[round + 1] &&
+                           (!x[t].msg[j].recv || x[t].msg[j].peer != q || !x[t].msg[j].n))
+                        j++;
+                    const int more_i = i < x[q].round_at[round + 1];
+                    const int more_j = j < x[t].round_at[round + 1];
+                    CHECK(more_i == more_j);
+                    if (!more_i || !more_j) break;
+                    const ws_pt_xmsg &snd = x[q].msg[i], &rcv = x[t].msg[j];
+                    const int b = msg_bucket(pl, q, &x[q], &z[q], cnt, &snd);
+                    CHECK(b >= 0 && cnt[(size_t)q * B + b] == snd.n);
+                    CHECK(b == msg_bucket(pl, t, &x[t], &z[t], cnt, &rcv));
+                    CHECK(snd.n == rcv.n);
+                    i++, j++;
+                }
+            }
+    for (int r = 0; r < p; r++) {
+        const size_t n_out = warpsort_nccl_output_count((size_t)n_total, p, r);
+        const uint64_t cap[WS_PT_BUFS] = {n_in[r] + (uint64_t)B * 4, n_out, pl->band_cap,
+                                          pl->band_cap};
+        uint64_t parts = 0;
+        for (int k = 0; k < K; k++) parts += z[r].part_n[k];
+        const uint64_t fill[WS_PT_BUFS] = {0, parts, z[r].band_n[0], z[r].band_n[1]};
+        /* the places written: the scatter's and the receives' */
+        struct span {
+            int buf;
+            uint64_t at, n;
+        } w[WS_PT_MAX_BUCKETS + (WS_PT_MAX_PARTS + 1) * WS_PT_ROUND_MSGS];
+        int nw = 0;
+        for (int b = 0; b < B; b++)
+            if (cnt[(size_t)r * B + b])
+                w[nw++] = span{x[r].dst[b].buf, x[r].dst[b].at, cnt[(size_t)r * B + b]};
+        for (int i = 0; i < x[r].round_at[K + 1]; i++)
+            if (x[r].msg[i].recv && x[r].msg[i].n)
+                w[nw++] = span{x[r].msg[i].buf, x[r].msg[i].at, x[r].msg[i].n};
+        uint64_t covered[WS_PT_BUFS] = {0, 0, 0, 0};
+        for (int a = 0; a < nw; a++) {
+            CHECK(w[a].at + w[a].n <= cap[w[a].buf]);
+            covered[w[a].buf] += w[a].n;
+            for (int b = a + 1; b < nw; b++)
+                if (w[a].buf == w[b].buf)
+                    CHECK(w[a].at + w[a].n <= w[b].at || w[b].at + w[b].n <= w[a].at);
+        }
+        for (int f = WS_PT_RECV; f < WS_PT_BUFS; f++) CHECK(covered[f] == fill[f]);
+        for (int a = 0; a < nw; a++)
+            if (w[a].buf == WS_PT_RECV)
+                CHECK(w[a].at + w[a].n <= parts);
+            else if (w[a].buf != WS_PT_SEND)
+                CHECK(w[a].at + w[a].n <= fill[w[a].buf]);
+    }
+    free(x);
+}
+
 /* p ranks of u32 keys (ascending: ordered bits are the keys) through the
  * plan, a host copy of the sample, the splitters and the counts, and
  * ws_pt_check on every rank. The verdict must be the same everywhere; where
@@ -329,6 +421,7 @@ static int run_counts(int p, uint64_t per, int keys_kind, uint64_t seed) {
         }
         CHECK(at == n_total);
         free(all);
+        check_exchange(&pl, p, n_in, n_total, cnt, z);
     }
     for (int b = 0; b < B; b++) free(bk[b]);
     free(bk);
