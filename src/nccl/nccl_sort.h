@@ -250,7 +250,7 @@ size_t ws_pt_workspace_bound(const struct ws_cuda_state *st, int nranks, size_t 
  * of this rank's output: band pieces kept, parts, their places. */
 struct ws_pt_sizes {
     uint64_t tail, head;               /* items of band me-1 / band me this rank keeps */
-    uint64_t band_from[2];             /* first kept item of either band, sorted */
+    uint64_t band_from;                /* first kept item of band me-1, sorted */
     uint64_t band_n[2];                /* items of band me-1 and band me in all */
     uint64_t part_n[WS_PT_MAX_PARTS];  /* part k of this rank, in all */
     uint64_t part_at[WS_PT_MAX_PARTS]; /* its offset in recv and after tail in keys_out */

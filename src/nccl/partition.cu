@@ -504,7 +504,7 @@ int ws_pt_check(const ws_nccl_call *c, const ws_pt_plan *pl, const uint64_t *cnt
             if (g < below || g > below + tot || tot > pl->band_cap) return 0;
             if (j == me - 1) {
                 z->band_n[0] = tot;
-                z->band_from[0] = g - below;
+                z->band_from = g - below;
                 z->tail = below + tot - g;
             }
             if (j == me) {
@@ -590,8 +590,7 @@ void ws_pt_exchange_plan(const ws_pt_plan *pl, int me, const uint64_t *cnt, cons
 
 /* One grouped send / receive on xs; ends with the group closed. */
 struct ws_pt_msg {
-    const void *buf;
-    void *rbuf;
+    void *at; /* read by a send, written by a receive */
     size_t n;
     int peer, recv;
 };
@@ -603,8 +602,8 @@ static warpsort_status_t ws_pt_group(const ws_nccl_call *c, const ws_pt_msg *m, 
     if (r != ncclSuccess) return ws_nccl_fail(c->ctx, c->comm, r, what);
     for (int i = 0; i < count && first == ncclSuccess; i++) {
         if (!m[i].n) continue; /* both sides know it is empty */
-        r = m[i].recv ? ncclRecv(m[i].rbuf, m[i].n, kt, m[i].peer, c->comm, xs)
-                      : ncclSend(m[i].buf, m[i].n, kt, m[i].peer, c->comm, xs);
+        r = m[i].recv ? ncclRecv(m[i].at, m[i].n, kt, m[i].peer, c->comm, xs)
+                      : ncclSend(m[i].at, m[i].n, kt, m[i].peer, c->comm, xs);
         if (r != ncclSuccess) {
             first = r;
             what = m[i].recv ? "ncclRecv" : "ncclSend";
@@ -655,9 +654,8 @@ static warpsort_status_t ws_pt_count_all(const ws_nccl_call *c, const ws_pt_plan
     int nm = 0;
     for (int q = 0; q < p; q++) {
         if (q == me) continue;
-        m[nm++] = ws_pt_msg{sample + pl->s_at[me], NULL, (size_t)s_me, q, 0};
-        m[nm++] =
-            ws_pt_msg{NULL, sample + pl->s_at[q], (size_t)(pl->s_at[q + 1] - pl->s_at[q]), q, 1};
+        m[nm++] = ws_pt_msg{sample + pl->s_at[me], (size_t)s_me, q, 0};
+        m[nm++] = ws_pt_msg{sample + pl->s_at[q], (size_t)(pl->s_at[q + 1] - pl->s_at[q]), q, 1};
     }
     WS_TRY(ws_pt_group(c, m, nm, c->s));
     WS_TRY(
@@ -733,7 +731,7 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
         for (int i = x->round_at[r]; i < x->round_at[r + 1]; i++) {
             const ws_pt_xmsg &v = x->msg[i];
             unsigned char *at = base[v.buf] + v.at * kb;
-            m[nm++] = ws_pt_msg{at, at, (size_t)v.n, v.peer, v.recv};
+            m[nm++] = ws_pt_msg{at, (size_t)v.n, v.peer, v.recv};
         }
         s = ws_pt_group(c, m, nm, xs);
         if (s == WARPSORT_OK && (err = cudaEventRecord(o.ev[1 + r], xs)) != cudaSuccess)
@@ -748,7 +746,7 @@ static warpsort_status_t ws_pt_move_sort(const ws_nccl_call *c, const ws_pt_plan
         unsigned char *band = base[side ? WS_PT_BAND1 : WS_PT_BAND0];
         const size_t n = z->band_n[side];
         s = ws_pt_sort(c, l, ws, band, band, n, c->dtype, desc);
-        const size_t from = side ? 0 : z->band_from[0], keep = side ? z->head : z->tail;
+        const size_t from = side ? 0 : z->band_from, keep = side ? z->head : z->tail;
         unsigned char *to = side ? out + (n_out - z->head) * kb : out;
         if (s == WARPSORT_OK && keep &&
             (err = cudaMemcpyAsync(to, band + from * kb, keep * kb, cudaMemcpyDeviceToDevice,

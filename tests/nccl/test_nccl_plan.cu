@@ -403,9 +403,9 @@ static int run_counts(int p, uint64_t per, int keys_kind, uint64_t seed) {
             if (r > 0) { /* the tail of band r - 1 */
                 const int b = (r - 1) * (pl.K + 1) + pl.K;
                 CHECK(z[r].band_n[0] == bn[b] && z[r - 1].band_n[1] == bn[b]);
-                CHECK(z[r].band_from[0] == z[r - 1].head);
+                CHECK(z[r].band_from == z[r - 1].head);
                 CHECK(z[r - 1].head + z[r].tail == bn[b]);
-                for (uint64_t i = z[r].band_from[0]; i < bn[b]; i++) CHECK(bk[b][i] == all[at++]);
+                for (uint64_t i = z[r].band_from; i < bn[b]; i++) CHECK(bk[b][i] == all[at++]);
             }
             for (int k = 0; k < pl.K; k++) {
                 const int b = r * (pl.K + 1) + k;
