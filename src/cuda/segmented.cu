@@ -196,16 +196,21 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
-/* Occupancy floor of a warp-class kernel with values (keys alone run one
- * network and need none): as many blocks of 256 as leave a register cap
- * (64K / (256 x blocks)) that still holds the keys-and-values network of
- * K items a lane, so the positions network beside it (the rare second
- * pass, warpsort/segment_sort.cuh) cannot lower the occupancy of the
- * first (register counts: bench/NOTES.md, fourteenth session). */
+/* Occupancy floor of a warp-class kernel: as many blocks of 256 as leave a
+ * register cap (64K / (256 x blocks)) that still holds the network of K
+ * items a lane. With values, the keys-and-values network, so the positions
+ * network beside it (the rare second pass, warpsort/segment_sort.cuh)
+ * cannot lower the occupancy of the first (register counts: bench/NOTES.md,
+ * fourteenth session). Keys alone: the short classes are bound by latency,
+ * not issue, so every block that fits pays (a full SM at 4 keys a lane
+ * instead of 6 blocks of 34 registers: bench/NOTES.md). */
 template <int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
     constexpr int words = K * (int)((sizeof(KB) + sizeof(V)) / 4);
-    return !warpsort::is_value<V>::value ? 1
+    return !warpsort::is_value<V>::value ? (words <= 4    ? 8
+                                            : words <= 8  ? 6
+                                            : words <= 16 ? 4
+                                                          : 2)
            : words <= 8                  ? 6
            : words <= 16                 ? 4
            : words <= 32                 ? 3
