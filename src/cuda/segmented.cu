@@ -198,20 +198,24 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
 
 /* Occupancy floor of a warp-class kernel: as many blocks of 256 as leave a
  * register cap (64K / (256 x blocks)) that still holds the network of K
- * items a lane. With values, the keys-and-values network, so the positions
- * network beside it (the rare second pass, warpsort/segment_sort.cuh)
- * cannot lower the occupancy of the first (register counts: bench/NOTES.md,
- * fourteenth session). Keys alone: the short classes are bound by latency,
- * not issue, so every block that fits pays (a full SM at 4 keys a lane
- * instead of 6 blocks of 34 registers: bench/NOTES.md). */
-template <int K, typename KB, typename V>
+ * items a lane. The short classes wait on memory more than they issue, so
+ * a block more an SM pays where the network still fits (bench/NOTES.md,
+ * twenty-sixth session): keys alone take every block that fits without a
+ * spill (8 at 4 words a lane, where ptxas had taken 34-38 registers and
+ * an SM held 6). With values the cap holds the keys-and-values network, so
+ * the positions network beside it (the rare second pass,
+ * warpsort/segment_sort.cuh) cannot lower the occupancy of the first
+ * (fourteenth session); 4-byte pairs of 4 a lane in groups narrower than
+ * the warp take 8 blocks, measured 4-8 % faster than 6 with the 20-24
+ * bytes ptxas then spills (at WIDTH 32, 3 % slower: 6). */
+template <int WIDTH, int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
     constexpr int words = K * (int)((sizeof(KB) + sizeof(V)) / 4);
     return !warpsort::is_value<V>::value ? (words <= 4    ? 8
                                             : words <= 8  ? 6
-                                            : words <= 16 ? 4
+                                            : words <= 16 ? 5
                                                           : 2)
-           : words <= 8                  ? 6
+           : words <= 8                  ? (WIDTH < 32 && sizeof(KB) == 4 ? 8 : 6)
            : words <= 16                 ? 4
            : words <= 32                 ? 3
                                          : 2;
@@ -219,7 +223,8 @@ __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
 
 /* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
 template <int WIDTH, int K, typename KB, typename V>
-__global__ void __launch_bounds__(256, ws_min_blocks_fit(256, ws_seg_warp_min_blocks<K, KB, V>()))
+__global__ void __launch_bounds__(256,
+                                  ws_min_blocks_fit(256, ws_seg_warp_min_blocks<WIDTH, K, KB, V>()))
     ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
     if (ws_seg_rejected(a)) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
