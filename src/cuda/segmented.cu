@@ -268,9 +268,22 @@ __host__ __device__ constexpr int ws_seg_block_min_blocks() {
     return THREADS * K >= 16384 ? 1 : 0;
 }
 
+/* Occupancy floor of class 8 .. 12's block kernels: 4-byte keys alone in
+ * blocks of up to 512 threads fill the SM (32 registers, no spill; ptxas
+ * had taken 40-48, so an SM held 1280-1536 of their threads and their
+ * barriers waited: rows of 1024 and 4096 6 % faster, random lengths
+ * 1..2048 9 %; bench/NOTES.md, twenty-sixth session). The rest as the long
+ * runs. */
+template <int THREADS, int K, typename KB, typename V>
+__host__ __device__ constexpr int ws_seg_class_block_min_blocks() {
+    return !warpsort::is_value<V>::value && sizeof(KB) == 4 && THREADS < 1024
+               ? WS_ARCH_SM_THREADS / THREADS
+               : ws_seg_block_min_blocks<THREADS, K>();
+}
+
 /* Classes 8 .. 12: a block per segment, grid-stride over the list. */
 template <int THREADS, int K, typename KB, typename V>
-__global__ void __launch_bounds__(THREADS, ws_seg_block_min_blocks<THREADS, K>())
+__global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS, K, KB, V>())
     ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
     segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (ws_seg_rejected(a)) return;
