@@ -281,6 +281,34 @@ __device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, 
     block_merge_runs<RUN, KB, uint32_t, no_value, THREADS, K>(out, s, len);
 }
 
+/* A block's sorted items (blocked, K a thread; the tile sort is done with
+ * storage) to out_keys / out_vals. Keys alone whose array is not 16-byte
+ * aligned go through storage, so that each store instruction of a warp
+ * writes consecutive words: blocked scalar stores touch a cache line a
+ * lane, and segments at offsets of random lengths mostly are misaligned
+ * (random lengths 1..65536 13 % faster). With values the extra path cost
+ * the block kernels registers and occupancy (rows of 1024 pairs 10 %
+ * slower), so they store blocked (bench/NOTES.md, twenty-sixth session).
+ * Every thread calls it; the shared-memory path passes two barriers, the
+ * last after its last read of storage. */
+template <int THREADS, int K, typename KB, typename V>
+__device__ __forceinline__ void
+block_store_segment(const warp_items<KB, V, no_value, K> &it, int len, KB *out_keys, V *out_vals,
+                    key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage) {
+    const int first = (int)threadIdx.x * K;
+    if (is_value<V>::value || ((uintptr_t)out_keys & 15) == 0) {
+        segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+        return;
+    }
+    const int kslot = blocked_base<KB, K>(first);
+#pragma unroll
+    for (int i = 0; i < K; i++) storage.keys[kslot + i] = decode(it.k[i], codec);
+    __syncthreads();
+    for (int j = (int)threadIdx.x; j < len; j += THREADS)
+        out_keys[j] = storage.keys[smem_index<KB>(j)];
+    __syncthreads();
+}
+
 /* block_sort_segment with stability a run-time flag (the same in every
  * thread). */
 template <int THREADS, int K, typename KB, typename V>
@@ -314,7 +342,7 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
                                                has_next);
             }
             if (!__syncthreads_or(tie)) {
-                segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+                block_store_segment<THREADS, K>(it, len, out_keys, out_vals, codec, storage);
                 return;
             }
         }
@@ -326,7 +354,7 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
             segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
                          codec);
         block_sort_tile<32 * K, KB, no_value, no_value, THREADS, K>(it, sm, len);
-        segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
+        block_store_segment<THREADS, K>(it, len, out_keys, out_vals, codec, storage);
     } else {
         warp_items<KB, uint32_t, no_value, K> it;
         segment_sort_positions<THREADS, K>(it, in_keys, len, codec,
@@ -341,15 +369,17 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
  * in_keys (in_vals) into out_keys (out_vals), in the order of codec: each
  * warp sorts 32 * K items in registers, then the runs are merged in shared
  * memory (block_sort_tile). Thread t stores sorted items t*K .. t*K+K-1
- * (each warp loads its items striped). With values, as warp_sort_segment:
- * keys and values first; keys and positions, the values then read by
- * position, only when needed.
+ * (keys alone whose out_keys is not 16-byte aligned: the block stores them
+ * striped from storage; each warp loads its items striped).
+ * With values, as warp_sort_segment: keys and values first; keys and
+ * positions, the values then read by position, only when needed.
  * Preconditions: every thread of a 1-D block of exactly THREADS threads
  * calls it with the same arguments (THREADS a power of two, 64 to 1024;
  * K a power of two, 1 to 16).
  * Barriers: two per merge round; with values one more before the sort, two
  * for the STABLE check, and for a second sort its merge rounds and one
- * before the values are stored. storage is free again on return. */
+ * before the values are stored; two more for a misaligned store. storage
+ * is free again on return. */
 template <int THREADS, int K, bool STABLE = true, typename KB, typename V>
 __device__ __forceinline__ void
 block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
