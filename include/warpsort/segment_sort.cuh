@@ -284,13 +284,12 @@ __device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, 
 /* A block's sorted items (blocked, K a thread; the tile sort is done with
  * storage) to out_keys / out_vals. Keys alone whose array is not 16-byte
  * aligned go through storage, so that each store instruction of a warp
- * writes consecutive words: blocked scalar stores touch a cache line a
- * lane, and segments at offsets of random lengths mostly are misaligned
- * (random lengths 1..65536 13 % faster). With values the extra path cost
- * the block kernels registers and occupancy (rows of 1024 pairs 10 %
- * slower), so they store blocked (bench/NOTES.md, twenty-sixth session).
- * Every thread calls it; the shared-memory path passes two barriers, the
- * last after its last read of storage. */
+ * writes consecutive words: blocked scalar stores would touch a cache line
+ * a lane, and segments at arbitrary offsets are mostly misaligned. Values
+ * store blocked: the extra path cost their block kernels registers and
+ * occupancy (bench/NOTES.md, twenty-sixth session). Every thread calls it;
+ * the shared-memory path passes two barriers, the last after its last read
+ * of storage. */
 template <int THREADS, int K, typename KB, typename V>
 __device__ __forceinline__ void
 block_store_segment(const warp_items<KB, V, no_value, K> &it, int len, KB *out_keys, V *out_vals,

@@ -199,15 +199,14 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
 /* Occupancy floor of a warp-class kernel: as many blocks of 256 as leave a
  * register cap (64K / (256 x blocks)) that still holds the network of K
  * items a lane. The short classes wait on memory more than they issue, so
- * a block more an SM pays where the network still fits (bench/NOTES.md,
- * twenty-sixth session): keys alone take every block that fits without a
- * spill (8 at 4 words a lane, where ptxas had taken 34-38 registers and
- * an SM held 6). With values the cap holds the keys-and-values network, so
- * the positions network beside it (the rare second pass,
- * warpsort/segment_sort.cuh) cannot lower the occupancy of the first
- * (fourteenth session); 4-byte pairs of 4 a lane in groups narrower than
- * the warp take 8 blocks, measured 4-8 % faster than 6 with the 20-24
- * bytes ptxas then spills (at WIDTH 32, 3 % slower: 6). */
+ * every block an SM holds pays: keys alone take all that fit without a
+ * spill. With values the cap holds the keys-and-values network, so the
+ * positions network beside it (the rare second pass,
+ * warpsort/segment_sort.cuh) cannot lower the occupancy of the first;
+ * 4-byte pairs of 4 a lane in groups narrower than the warp take a full SM
+ * although ptxas then spills a few words, which cost less than the blocks
+ * they add (not so at WIDTH 32). Register counts and times: bench/NOTES.md,
+ * fourteenth and twenty-sixth sessions. */
 template <int WIDTH, int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
     constexpr int words = K * (int)((sizeof(KB) + sizeof(V)) / 4);
@@ -269,11 +268,9 @@ __host__ __device__ constexpr int ws_seg_block_min_blocks() {
 }
 
 /* Occupancy floor of class 8 .. 12's block kernels: 4-byte keys alone in
- * blocks of up to 512 threads fill the SM (32 registers, no spill; ptxas
- * had taken 40-48, so an SM held 1280-1536 of their threads and their
- * barriers waited: rows of 1024 and 4096 6 % faster, random lengths
- * 1..2048 9 %; bench/NOTES.md, twenty-sixth session). The rest as the long
- * runs. */
+ * blocks of up to 512 threads fill the SM (32 registers, no spill), where
+ * ptxas's own choice left part of it idle while their barriers waited
+ * (bench/NOTES.md, twenty-sixth session). The rest as the long runs. */
 template <int THREADS, int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_class_block_min_blocks() {
     return !warpsort::is_value<V>::value && sizeof(KB) == 4 && THREADS < 1024
