@@ -282,29 +282,41 @@ __device__ __forceinline__ void segment_sort_positions(warp_items<KB, uint32_t, 
 }
 
 /* A block's sorted items (blocked, K a thread; the tile sort is done with
- * storage) to out_keys / out_vals. Keys alone whose array is not 16-byte
+ * storage) to out_keys / out_vals. Keys alone, and 4-byte keys with 4-byte
+ * values in blocks under 1024 threads, whose arrays are not 16-byte
  * aligned go through storage, so that each store instruction of a warp
  * writes consecutive words: blocked scalar stores would touch a cache line
- * a lane, and segments at arbitrary offsets are mostly misaligned. Values
- * store blocked: the extra path cost their block kernels registers and
- * occupancy (bench/NOTES.md, twenty-sixth session). Every thread calls it;
- * the shared-memory path passes two barriers, the last after its last read
- * of storage. */
+ * a lane, and segments at arbitrary offsets are mostly misaligned. Wider
+ * items and bigger blocks store blocked: there the extra path cost
+ * registers and spills (bench/NOTES.md, twenty-sixth session). Every
+ * thread calls it; the shared-memory path passes two barriers, the last
+ * after its last read of storage. */
 template <int THREADS, int K, typename KB, typename V>
 __device__ __forceinline__ void
 block_store_segment(const warp_items<KB, V, no_value, K> &it, int len, KB *out_keys, V *out_vals,
                     key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage) {
     const int first = (int)threadIdx.x * K;
-    if (is_value<V>::value || ((uintptr_t)out_keys & 15) == 0) {
+    constexpr bool WIDE =
+        is_value<V>::value && (sizeof(KB) > 4 || sizeof(V) > 4 || THREADS >= 1024);
+    bool aligned = ((uintptr_t)out_keys & 15) == 0;
+    if constexpr (is_value<V>::value) aligned = aligned && ((uintptr_t)out_vals & 15) == 0;
+    if (WIDE || aligned) {
         segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
         return;
     }
     const int kslot = blocked_base<KB, K>(first);
 #pragma unroll
     for (int i = 0; i < K; i++) storage.keys[kslot + i] = decode(it.k[i], codec);
+    if constexpr (is_value<V>::value) {
+        const int vslot = blocked_base<V, K>(first);
+#pragma unroll
+        for (int i = 0; i < K; i++) storage.vals[vslot + i] = it.v[i];
+    }
     __syncthreads();
-    for (int j = (int)threadIdx.x; j < len; j += THREADS)
+    for (int j = (int)threadIdx.x; j < len; j += THREADS) {
         out_keys[j] = storage.keys[smem_index<KB>(j)];
+        if constexpr (is_value<V>::value) out_vals[j] = storage.vals[smem_index<V>(j)];
+    }
     __syncthreads();
 }
 
@@ -368,8 +380,9 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
  * in_keys (in_vals) into out_keys (out_vals), in the order of codec: each
  * warp sorts 32 * K items in registers, then the runs are merged in shared
  * memory (block_sort_tile). Thread t stores sorted items t*K .. t*K+K-1
- * (keys alone whose out_keys is not 16-byte aligned: the block stores them
- * striped from storage; each warp loads its items striped).
+ * (where the arrays are not 16-byte aligned, keys alone and, below 1024
+ * threads, 4-byte keys with 4-byte values are stored striped from storage
+ * instead; each warp loads its items striped).
  * With values, as warp_sort_segment: keys and values first; keys and
  * positions, the values then read by position, only when needed.
  * Preconditions: every thread of a 1-D block of exactly THREADS threads

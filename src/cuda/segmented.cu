@@ -267,14 +267,21 @@ __host__ __device__ constexpr int ws_seg_block_min_blocks() {
     return THREADS * K >= 16384 ? 1 : 0;
 }
 
-/* Occupancy floor of class 8 .. 12's block kernels: 4-byte keys alone in
+/* Occupancy floor of class 7 .. 12's block kernels: 4-byte keys alone in
  * blocks of up to 512 threads fill the SM (32 registers, no spill), where
- * ptxas's own choice left part of it idle while their barriers waited
- * (bench/NOTES.md, twenty-sixth session). The rest as the long runs. */
+ * ptxas's own choice left part of it idle while their barriers waited;
+ * 4-byte pairs keep the registers their blocked stores took (80 at 64
+ * threads, 72 at 128, 64 above) beside the striped store of misaligned
+ * segments, which left alone took more (bench/NOTES.md, twenty-sixth
+ * session). The rest as the long runs. */
 template <int THREADS, int K, typename KB, typename V>
 __host__ __device__ constexpr int ws_seg_class_block_min_blocks() {
     return !warpsort::is_value<V>::value && sizeof(KB) == 4 && THREADS < 1024
                ? WS_ARCH_SM_THREADS / THREADS
+           : warpsort::is_value<V>::value && sizeof(KB) == 4 && sizeof(V) == 4 && THREADS < 1024
+               ? (THREADS == 64    ? 12
+                  : THREADS == 128 ? 7
+                                   : 1024 / THREADS)
                : ws_seg_block_min_blocks<THREADS, K>();
 }
 
