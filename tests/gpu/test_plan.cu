@@ -18,14 +18,10 @@
  *   - the workspace: 256-byte aligned pieces in order, none overlapping,
  *     the ping-pong copy at 0, splitter slots for the plan's tree.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-/* cmocka.h needs the three headers above first; it declares C functions
- * without extern "C" */
+/* cmocka.h (included by wt_cmocka.h) declares C functions without
+ * extern "C" */
 extern "C" {
-#include <cmocka.h>
+#include "wt_cmocka.h"
 }
 #include <stdio.h>
 #include <string.h>
@@ -297,17 +293,8 @@ static void test_measured_plans(void **state) {
 }
 
 int main(int argc, char **argv) {
-    g_quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            g_quick = 1;
-        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-            cmocka_set_test_filter(argv[++i]);
-        } else {
-            fprintf(stderr, "usage: %s [--quick] [--filter PATTERN]\n", argv[0]);
-            return 2;
-        }
-    }
+    g_quick = wt_cmocka_options(argc, argv);
+    if (g_quick < 0) return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_limits),
         cmocka_unit_test(test_hook_limits),

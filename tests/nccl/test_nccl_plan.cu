@@ -24,14 +24,10 @@
  * heads, parts) must be its slice of the sorted keys, and every rank's
  * exchange plan must pair with every other's and fill its buffers exactly.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-/* cmocka.h needs the three headers above first; it declares C functions
- * without extern "C" */
+/* cmocka.h (included by wt_cmocka.h) declares C functions without
+ * extern "C" */
 extern "C" {
-#include <cmocka.h>
+#include "wt_cmocka.h"
 }
 #include <math.h>
 #include <stdio.h>
@@ -462,14 +458,7 @@ static void test_counts(void **state) {
 }
 
 int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-            cmocka_set_test_filter(argv[++i]);
-        } else if (strcmp(argv[i], "--quick") != 0) {
-            fprintf(stderr, "usage: %s [--quick] [--filter PATTERN]\n", argv[0]);
-            return 2;
-        }
-    }
+    if (wt_cmocka_options(argc, argv) < 0) return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_gates),
