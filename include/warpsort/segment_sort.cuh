@@ -296,11 +296,12 @@ __device__ __forceinline__ void
 block_store_segment(const warp_items<KB, V, no_value, K> &it, int len, KB *out_keys, V *out_vals,
                     key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage) {
     const int first = (int)threadIdx.x * K;
-    constexpr bool WIDE =
+    /* wide items or a block of 1024: blocked stores whatever the alignment */
+    constexpr bool ALWAYS_BLOCKED =
         is_value<V>::value && (sizeof(KB) > 4 || sizeof(V) > 4 || THREADS >= 1024);
     bool aligned = ((uintptr_t)out_keys & 15) == 0;
     if constexpr (is_value<V>::value) aligned = aligned && ((uintptr_t)out_vals & 15) == 0;
-    if (WIDE || aligned) {
+    if (ALWAYS_BLOCKED || aligned) {
         segment_store_lane<K>(it, first, len, out_keys, out_vals, codec);
         return;
     }
