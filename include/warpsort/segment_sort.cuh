@@ -322,11 +322,14 @@ block_store_segment(const warp_items<KB, V, no_value, K> &it, int len, KB *out_k
 }
 
 /* block_sort_segment with stability a run-time flag (the same in every
- * thread). */
+ * thread), keys read under codec and stored under out_codec (the same
+ * codec for a plain sort; key_codec{0, 0} stores the ordered bits, for
+ * merges that follow). */
 template <int THREADS, int K, typename KB, typename V>
 __device__ __forceinline__ void
 block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_vals, int len,
-                       key_codec codec, segment_sort_storage<KB, V, THREADS, K> &storage,
+                       key_codec codec, key_codec out_codec,
+                       segment_sort_storage<KB, V, THREADS, K> &storage,
                        unsigned long long iota_base, bool stable) {
     const int first = (int)threadIdx.x * K;
     /* Each warp loads its own 32 * K items striped (as warp_sort_segment
@@ -354,7 +357,7 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
                                                has_next);
             }
             if (!__syncthreads_or(tie)) {
-                block_store_segment<THREADS, K>(it, len, out_keys, out_vals, codec, storage);
+                block_store_segment<THREADS, K>(it, len, out_keys, out_vals, out_codec, storage);
                 return;
             }
         }
@@ -366,12 +369,12 @@ block_sort_segment_run(const KB *in_keys, const V *in_vals, KB *out_keys, V *out
             segment_load(it, i, warp_first + i * 32 + lane, len, in_keys, in_vals, iota_base,
                          codec);
         block_sort_tile<32 * K, KB, no_value, no_value, THREADS, K>(it, sm, len);
-        block_store_segment<THREADS, K>(it, len, out_keys, out_vals, codec, storage);
+        block_store_segment<THREADS, K>(it, len, out_keys, out_vals, out_codec, storage);
     } else {
         warp_items<KB, uint32_t, no_value, K> it;
         segment_sort_positions<THREADS, K>(it, in_keys, len, codec,
                                            tile_smem<KB, uint32_t>{storage.keys, storage.pos});
-        segment_store_by_position<K>(it.k, it.v, first, len, in_vals, out_keys, out_vals, codec,
+        segment_store_by_position<K>(it.k, it.v, first, len, in_vals, out_keys, out_vals, out_codec,
                                      iota_base, [] { __syncthreads(); });
     }
 }
@@ -401,7 +404,7 @@ block_sort_segment(const KB *in_keys, const V *in_vals, KB *out_keys, V *out_val
     static_assert(THREADS >= 64 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0,
                   "THREADS 64..1024, a power of two");
     detail::block_sort_segment_run<THREADS, K>(in_keys, in_vals, out_keys, out_vals, len, codec,
-                                               storage, iota_base, STABLE);
+                                               codec, storage, iota_base, STABLE);
 }
 
 } // namespace warpsort

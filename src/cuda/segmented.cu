@@ -30,7 +30,8 @@
 #include "side_streams.h"
 #include "device_sort.h"
 #include "iota.h"
-#include "plan.cuh" /* ws_align256 */
+#include "plan.cuh"  /* ws_align256 */
+#include "merge.cuh" /* the four-way merge passes of long segments */
 #include "warpsort/block_merge.cuh"
 #include "warpsort/segment_sort.cuh"
 
@@ -45,7 +46,6 @@ using warpsort::detail::warp_sort_segment_run;
 /* The workspace header: zeroed by a memset before every call. */
 struct ws_seg_header {
     unsigned long long verdict;     /* 0: offsets good; else ~(first bad index) */
-    unsigned long long max_long;    /* items of the longest long segment */
     unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their runs */
     unsigned counts[WS_SEG_CLASSES];
 };
@@ -98,12 +98,12 @@ __host__ __device__ __forceinline__ int ws_seg_class_of(unsigned long long len, 
     return c;
 }
 
-/* Merge passes that make the longest long segment one run. */
-__host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long longest,
+/* Four-way merge passes that make a long segment of len items one run
+ * (first runs of run0, a power of two). */
+__host__ __device__ __forceinline__ int ws_seg_passes(unsigned long long len,
                                                       unsigned long long run0) {
-    const unsigned long long runs = (longest + run0 - 1) / run0;
     int p = 0;
-    while ((1ull << p) < runs) p++;
+    for (unsigned long long run = run0; run < len; run *= 4) p++;
     return p;
 }
 
@@ -162,7 +162,6 @@ __global__ void __launch_bounds__(256)
                 lists.long_seg[e] = (unsigned)i;
                 lists.long_base[e] = old & ((1ull << WS_SEG_TILE_BITS) - 1);
             }
-            atomicMax(&h->max_long, len);
         }
     }
 }
@@ -298,8 +297,8 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
         const int len = (int)(a.view.begin(s + 1ull) - b);
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
         block_sort_segment_run<THREADS, K>(a.keys + b, (const V *)vals, a.keys + b,
-                                           ws_seg_vals_at(a, a.vals, b), len, a.codec, storage, 0,
-                                           a.stable != 0);
+                                           ws_seg_vals_at(a, a.vals, b), len, a.codec, a.codec,
+                                           storage, 0, a.stable != 0);
     }
 }
 
@@ -355,8 +354,11 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
 }
 
 /* Long segments, step 1: every run of a.run0 = THREADS x K items (the
- * largest class's shape) sorted by a block, written to the buffer that
- * makes the last merge pass land in the caller's arrays. */
+ * largest class's shape) sorted by a block and stored as ordered bits
+ * (the merge passes compare and move those, the last decodes), in the
+ * buffer from which the segment's own merge passes end in the caller's
+ * arrays: a segment of fewer runs needs fewer passes and none of the
+ * others' copies. */
 template <int THREADS, int K, typename KB, typename V>
 __global__ void __launch_bounds__(THREADS, ws_seg_block_min_blocks<THREADS, K>())
     ws_seg_long_tile_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv) {
@@ -365,180 +367,107 @@ __global__ void __launch_bounds__(THREADS, ws_seg_block_min_blocks<THREADS, K>()
     if (a.header->verdict) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
-    const bool to_scratch = ws_seg_passes(a.header->max_long, RUN0) & 1;
-    KB *dk = to_scratch ? sk : a.keys;
-    V *dv = to_scratch ? sv : a.vals;
     for (unsigned long long r = blockIdx.x; r < runs; r += gridDim.x) {
         const ws_seg_tile tl = ws_seg_run_of(a, count, r);
+        const bool to_scratch = ws_seg_passes(tl.len, RUN0) & 1;
+        KB *dk = to_scratch ? sk : a.keys;
+        V *dv = to_scratch ? sv : a.vals;
         const unsigned long long at = tl.begin + tl.first;
         const unsigned long long rest = tl.len - tl.first;
         const int len = rest < RUN0 ? (int)rest : RUN0;
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, at);
         block_sort_segment_run<THREADS, K>(a.keys + at, (const V *)vals, dk + at,
-                                           ws_seg_vals_at(a, dv, at), len, a.codec, storage,
-                                           tl.first, a.stable != 0);
+                                           ws_seg_vals_at(a, dv, at), len, a.codec, key_codec{0, 0},
+                                           storage, tl.first, a.stable != 0);
     }
 }
 
-/* Key bits of a sorted run in global memory, as ordered bits. */
-template <typename KB>
-struct ws_seg_reader {
-    const KB *p;
-    key_codec codec;
-    __device__ __forceinline__ KB operator()(unsigned long long i) const {
-        return warpsort::encode(p[i], codec);
-    }
+/* Long segments, merge pass p: the leaf's four-way pass (merge.cuh) within
+ * each segment that still has runs to merge, its cuts from merge4_cuts'
+ * code and its merges from merge4_pass's. A pass's slots (merge blocks)
+ * are numbered per first run: `per_run` = a.run0 / chunk of them cover
+ * every group of four runs at any pass (a group of runs of a.run0 << 2p
+ * has at most per_run slots per first run it holds), so slot t belongs to
+ * the segment of first run t / per_run and its cuts live at 4 t. */
+struct ws_seg_slot {
+    unsigned long long begin, len; /* the segment */
+    unsigned long long first;      /* its first slot (= first run x per_run) */
+    int passes;                    /* four-way passes the segment takes */
 };
 
-/* Where the block's outputs [d0, d1) of merging A and B start and end in A
- * (the merge path at both diagonals, A winning ties), found by the block
- * together: half the threads per diagonal, each round probing 256 points of
- * the remaining range at once (one global-memory latency per round, three
- * rounds for runs of 2^21), instead of one thread's ~20 dependent loads. */
-struct ws_seg_split_smem {
-    unsigned long long lo[2], hi[2];
-    unsigned cnt[2];
-};
-
-template <int THREADS, typename KB>
-__device__ __forceinline__ void
-ws_seg_block_split(const ws_seg_reader<KB> &ra, unsigned long long a_len,
-                   const ws_seg_reader<KB> &rb, unsigned long long b_len, unsigned long long d0,
-                   unsigned long long d1, ws_seg_split_smem &sp) {
-    constexpr int PROBES = THREADS / 2; /* per diagonal */
-    const int tid = (int)threadIdx.x, g = tid / PROBES, j = tid % PROBES;
-    if (tid < 2) {
-        const unsigned long long d = tid ? d1 : d0;
-        sp.lo[tid] = d > b_len ? d - b_len : 0;
-        sp.hi[tid] = d < a_len ? d : a_len;
-        sp.cnt[tid] = 0;
-    }
-    __syncthreads();
-    while (sp.hi[0] > sp.lo[0] || sp.hi[1] > sp.lo[1]) { /* uniform: read after a barrier */
-        const unsigned long long lo = sp.lo[g], hi = sp.hi[g], d = g ? d1 : d0;
-        const unsigned long long chunk = (hi - lo + PROBES - 1) / PROBES;
-        const unsigned long long mid = lo + (unsigned long long)j * chunk;
-        /* true below the path: A[mid] goes before B[d-1-mid] */
-        const bool right = hi > lo && mid < hi && !(rb(d - 1 - mid) < ra(mid));
-        const unsigned bal = __ballot_sync(0xFFFFFFFFu, right);
-        if ((tid & 31) == 0 && bal) atomicAdd(&sp.cnt[g], (unsigned)__popc(bal));
-        __syncthreads();
-        if (j == 0 && hi > lo) {
-            /* probes are true then false: the path lies after the last true */
-            const unsigned c = sp.cnt[g];
-            if (c == 0) {
-                sp.hi[g] = lo;
-            } else {
-                const unsigned long long end = lo + (unsigned long long)c * chunk;
-                sp.lo[g] = lo + (unsigned long long)(c - 1) * chunk + 1;
-                sp.hi[g] = end < hi ? end : hi;
-            }
-            sp.cnt[g] = 0;
-        }
-        __syncthreads();
-    }
+/* The segment of slot t. Every lane of the warp calls it, converged, with
+ * the same t (ws_seg_long_entry). */
+template <typename KB, typename V>
+__device__ __forceinline__ ws_seg_slot ws_seg_slot_of(const ws_seg_args<KB, V> &a,
+                                                      unsigned long long count,
+                                                      unsigned long long t,
+                                                      unsigned long long per_run) {
+    const unsigned long long e = ws_seg_long_entry(a.lists.long_base, count, t / per_run);
+    const unsigned s = a.lists.long_seg[e];
+    ws_seg_slot sl;
+    sl.begin = a.view.begin(s);
+    sl.len = a.view.begin(s + 1ull) - sl.begin;
+    sl.first = a.lists.long_base[e] * per_run;
+    sl.passes = ws_seg_passes(sl.len, a.run0);
+    return sl;
 }
 
-/* Shared memory of a merge block: the tile's inputs as ordered bits (A's
- * part then B's, slack for the serial merge's reads past the end), their
- * values, and the split search. */
-template <typename KB, typename V, int TILE>
-struct ws_seg_merge_smem {
-    KB keys[warpsort::smem_slots<KB>(TILE + TILE / 256)];
-    V vals[warpsort::is_value<V>::value ? warpsort::smem_slots<V>(TILE + TILE / 256) : 1];
-    ws_seg_split_smem split;
-};
+/* Pass p's shape within a segment of len items (runs of run0 << 2p). */
+__device__ __forceinline__ ws_pass_shape ws_seg_pass_shape(unsigned long long len, unsigned run0,
+                                                           int p, unsigned chunk_shift) {
+    ws_pass_shape sh;
+    sh.n = (size_t)len;
+    sh.run_shift = (unsigned)(__ffs((int)run0) - 1 + 2 * p);
+    sh.chunk_shift = chunk_shift;
+    return sh;
+}
 
-/* Long segments, merge pass p: runs of a.run0 << p items become runs
- * of twice that. A block produces one tile's worth of outputs: it finds
- * where they start and end in both runs (ws_seg_block_split), loads those
- * inputs into shared memory coalesced, merges 8 per thread there (merge
- * path, then a serial merge; ties from the earlier run, so stable) and
- * stores the tile coalesced. A segment already one run is copied, so every
- * long segment ping-pongs the same number of times. */
-template <int THREADS, typename KB, typename V>
-__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, 1024 / THREADS))
-    ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, int p) {
-    constexpr int ITEMS = 8, TILE = THREADS * ITEMS;
-    extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
-    using SM = ws_seg_merge_smem<KB, V, TILE>;
-    SM &sm = *reinterpret_cast<SM *>(ws_seg_dyn);
-    const unsigned long long subs = a.run0 / TILE; /* merge tiles per first run */
+/* Step 1 of pass p: the cuts, a warp a slot. */
+template <typename KB, typename V>
+__global__ void __launch_bounds__(256)
+    ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, int p,
+                       unsigned chunk_shift) {
     if (a.header->verdict) return;
-    const int passes = ws_seg_passes(a.header->max_long, a.run0);
-    if (p >= passes) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
-    const bool from_scratch = (passes - p) & 1;
-    const KB *srck = from_scratch ? sk : a.keys;
-    const V *srcv = from_scratch ? sv : a.vals;
-    KB *dstk = from_scratch ? a.keys : sk;
-    V *dstv = from_scratch ? a.vals : sv;
-    const unsigned long long run = (unsigned long long)a.run0 << p;
-    /* work item t: merge tile t % subs of first run t / subs */
-    for (unsigned long long t = blockIdx.x; t < runs * subs; t += gridDim.x) {
-        ws_seg_tile tl = ws_seg_run_of(a, count, t / subs);
-        tl.first += (t % subs) * TILE;
-        if (tl.first >= tl.len) continue; /* past the segment's end: the whole block alike */
-        const unsigned long long pair = tl.first / (2 * run) * (2 * run);
-        const unsigned long long rest = tl.len - pair;
-        const unsigned long long a_len = rest < run ? rest : run;
-        const unsigned long long b_len = rest - a_len < run ? rest - a_len : run;
-        const unsigned long long total = a_len + b_len;
-        const unsigned long long d0 = tl.first - pair;
-        if (d0 >= total) continue; /* the whole block alike */
-        const unsigned long long d1 = d0 + TILE < total ? d0 + TILE : total;
-        const unsigned long long base = tl.begin + pair;
-        const KB *ak = srck + base;
-        const ws_seg_reader<KB> ra{ak, a.codec}, rb{ak + a_len, a.codec};
-        ws_seg_block_split<THREADS>(ra, a_len, rb, b_len, d0, d1, sm.split);
-        const unsigned long long a0 = sm.split.lo[0], a1 = sm.split.lo[1];
-        const int na = (int)(a1 - a0), m = (int)(d1 - d0);
-        const unsigned long long b0 = a_len + (d0 - a0); /* B's part, from ak */
-        {
-            /* All of a thread's loads first, then the shared stores: one
-             * global latency a tile, not one per item. */
-            KB lk[ITEMS];
-            V lv[ITEMS];
-#pragma unroll
-            for (int r = 0; r < ITEMS; r++) {
-                const int i = r * THREADS + (int)threadIdx.x;
-                const unsigned long long g = i < na ? a0 + i : b0 + (i - na);
-                if (i < m) {
-                    lk[r] = ak[g];
-                    if constexpr (warpsort::is_value<V>::value) lv[r] = srcv[base + g];
-                }
-            }
-#pragma unroll
-            for (int r = 0; r < ITEMS; r++) {
-                const int i = r * THREADS + (int)threadIdx.x;
-                if (i < m) {
-                    sm.keys[warpsort::smem_index<KB>(i)] = warpsort::encode(lk[r], a.codec);
-                    warpsort::smem_put(sm.vals, i, lv[r]);
-                }
-            }
-        }
-        __syncthreads();
-        const int diag = (int)threadIdx.x * ITEMS < m ? (int)threadIdx.x * ITEMS : m;
-        KB k[ITEMS];
-        V v[ITEMS];
-        warpsort::merge_items_to_registers<KB, V, ITEMS>(
-            sm.keys, sm.vals, warpsort::merge_src{0, na, na, m - na}, diag, k, v);
-        __syncthreads(); /* every input read: the arrays take the outputs */
-#pragma unroll
-        for (int r = 0; r < ITEMS; r++) {
-            if (diag + r < m) {
-                sm.keys[warpsort::smem_index<KB>(diag + r)] = k[r];
-                warpsort::smem_put(sm.vals, diag + r, v[r]);
-            }
-        }
-        __syncthreads();
-        for (int i = (int)threadIdx.x; i < m; i += THREADS) {
-            dstk[base + d0 + i] = warpsort::decode(sm.keys[warpsort::smem_index<KB>(i)], a.codec);
-            if constexpr (warpsort::is_value<V>::value)
-                dstv[base + d0 + i] = sm.vals[warpsort::smem_index<V>(i)];
-        }
-        __syncthreads(); /* the next tile's split and loads reuse the arrays */
+    const unsigned long long per_run = a.run0 >> chunk_shift;
+    const unsigned long long warps = (unsigned long long)gridDim.x * (blockDim.x / 32);
+    for (unsigned long long t = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+         t < runs * per_run; t += warps) {
+        const ws_seg_slot sl = ws_seg_slot_of(a, count, t, per_run);
+        if (p >= sl.passes) continue; /* the whole warp alike */
+        const KB *src = (sl.passes - p) & 1 ? sk : a.keys;
+        ws_merge4_cut<KB>(src + sl.begin, ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift),
+                          t - sl.first, cuts + 4 * sl.first);
+    }
+}
+
+/* Step 2 of pass p: a block a slot, the segment's last pass decoding the
+ * keys into the caller's arrays. */
+template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
+    ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, const size_t *cuts, int p) {
+    constexpr int CHUNK = THREADS * ITEMS / 2;
+    static_assert((CHUNK & (CHUNK - 1)) == 0, "a merge tile of a power of two");
+    extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
+    if (a.header->verdict) return;
+    unsigned long long runs, count;
+    if (!ws_seg_long_runs(a, &runs, &count)) return;
+    const unsigned chunk_shift = (unsigned)(__ffs(CHUNK) - 1);
+    const unsigned long long per_run = a.run0 / CHUNK;
+    for (unsigned long long t = blockIdx.x; t < runs * per_run; t += gridDim.x) {
+        const ws_seg_slot sl = ws_seg_slot_of(a, count, t, per_run); /* every warp alike */
+        if (p >= sl.passes) continue;                                /* the whole block alike */
+        const bool from_scratch = (sl.passes - p) & 1;
+        const KB *srck = from_scratch ? sk : a.keys;
+        const V *srcv = from_scratch ? sv : a.vals;
+        KB *dstk = from_scratch ? a.keys : sk;
+        V *dstv = from_scratch ? a.vals : sv;
+        ws_merge4_segment<KB, V, THREADS, ITEMS>(
+            srck + sl.begin, srcv + sl.begin, dstk + sl.begin, dstv + sl.begin, cuts + 4 * sl.first,
+            ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift), p == sl.passes - 1, a.codec,
+            (size_t)(t - sl.first), ws_seg_dyn);
+        __syncthreads(); /* the next slot reuses shared memory */
     }
 }
 
@@ -552,8 +481,9 @@ static unsigned long long ws_seg_class_min(int c, int argsort) {
 
 /* Rows of at least WS_SEG_LEAF_ROW items are sorted one after another by
  * the leaf (device_sort.h), each with the whole device: a row that long
- * fills every SM by itself, and the leaf's sample sort or four-way merges
- * beat the long-segment path's two-way merge passes. */
+ * fills every SM by itself, and from there the leaf's sample sort and
+ * merge path need fewer passes than the long-segment path's runs of at
+ * most 16384 and merge passes. */
 #define WS_SEG_LEAF_ROW ((size_t)1 << 20)
 
 /* Whether a call of n items in num_segments rows sorts row by row with the
@@ -585,13 +515,23 @@ __host__ __device__ constexpr bool ws_seg_full_width() {
     return !warpsort::is_value<V>::value || (sizeof(KB) == 4 && sizeof(V) == 4);
 }
 
+/* The merge row of a shape's long-segment passes: the leaf's sm_90 one
+ * for the full and wide shapes, the compact one (ws_policy) for the narrow
+ * shape, whose devices give a block less shared memory. */
+template <typename KB, typename V>
+__host__ __device__ constexpr ws_shape ws_seg_merge_row(bool narrow) {
+    return ws_policy((int)sizeof(KB), warpsort::is_value<V>::value ? (int)sizeof(V) : 0,
+                     narrow ? WS_FAMILY_SM75 : WS_FAMILY_SM90);
+}
+
 /* Shared memory of a shape's largest blocks for KB keys and V values: a
  * block class of 1024 x K (also the long runs' sort; K = 16 full, 8 wide)
- * and a merge block of 512 x 8 outputs. */
+ * and a merge block of its merge row. */
 template <typename KB, typename V, int K>
 static size_t ws_seg_shape_smem() {
+    constexpr ws_shape M = ws_seg_merge_row<KB, V>(false);
     const size_t a = sizeof(segment_sort_storage<KB, V, 1024, K>);
-    const size_t b = sizeof(ws_seg_merge_smem<KB, V, 512 * 8>);
+    const size_t b = ws_merge_smem_bytes<KB, V, M.merge_threads, M.merge_items>();
     return a > b ? a : b;
 }
 /* Short classes of a call (its shape, segmented.h): the full shape where
@@ -616,6 +556,12 @@ static int ws_seg_nclasses(const warpsort_context_t *ctx, size_t kb, size_t vb) 
 }
 /* First runs of long segments: the largest class's length. */
 static unsigned ws_seg_run0(int nclasses) { return 4u << (nclasses - 1); }
+/* Merge slots per first run of a long segment (ws_seg_merge_kernel): the
+ * first run over the cut chunk of the shape's merge row. */
+static unsigned long long ws_seg_per_run(size_t kb, size_t vb, int nclasses) {
+    const int family = nclasses == WS_SEG_NARROW_CLASSES ? WS_FAMILY_SM75 : WS_FAMILY_SM90;
+    return ws_seg_run0(nclasses) / (unsigned long long)ws_cut_chunk((int)kb, (int)vb, family);
+}
 
 /* Lays out the workspace of a call on n items in num_segments segments:
  * list c of the shape's nclasses holds at most min(segments, n / its
@@ -635,13 +581,17 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
         l.list[c] = at;
         at += ws_align256((size_t)cap * sizeof(unsigned));
     }
-    unsigned long long long_cap = n / (ws_seg_run0(nclasses) + 1ull);
+    const unsigned long long run0 = ws_seg_run0(nclasses);
+    const unsigned long long per_run = ws_seg_per_run(kb, vb, nclasses);
+    unsigned long long long_cap = n / (run0 + 1ull);
     if (long_cap > num_segments) long_cap = num_segments;
     l.long_cap = long_cap;
     l.long_seg = at;
     at += ws_align256((size_t)long_cap * sizeof(unsigned));
     l.long_base = at;
     at += ws_align256((size_t)long_cap * sizeof(unsigned long long));
+    l.cuts = at;
+    if (long_cap) at += ws_align256(4 * sizeof(size_t) * (n / run0 + long_cap + 1) * per_run);
     l.scratch_keys = at;
     if (long_cap) at += ws_align256(n * kb);
     l.scratch_vals = at;
@@ -747,24 +697,34 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
 }
 
 /* Long segments: runs of TT x TK sorted by blocks of TT threads, then the
- * merge passes by blocks of MT threads (the shape's, ws_seg_nclasses). */
-template <int TT, int TK, int MT, typename KB, typename V>
+ * four-way merge passes in blocks of the shape's merge row (ws_seg_merge_row;
+ * NARROW: the narrow shape's), each a cuts launch and a merge launch. */
+template <int TT, int TK, bool NARROW, typename KB, typename V>
 static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
                                unsigned char *ws, int sms, cudaStream_t stream) {
+    constexpr ws_shape M = ws_seg_merge_row<KB, V>(NARROW);
+    constexpr int CHUNK = M.merge_threads * M.merge_items / 2;
+    static_assert((TT * TK) % CHUNK == 0, "the cut chunk divides the first runs");
     KB *sk = (KB *)(ws + L.lay.scratch_keys);
     V *sv = (V *)(ws + L.lay.scratch_vals);
+    size_t *cuts = (size_t *)(ws + L.lay.cuts);
     auto tile = ws_seg_long_tile_kernel<TT, TK, KB, V>;
     const size_t smem = sizeof(segment_sort_storage<KB, V, TT, TK>);
     cudaError_t err = ws_seg_dyn_smem(tile, smem);
     if (err != cudaSuccess) return err;
     tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
-    auto merge = ws_seg_merge_kernel<MT, KB, V>;
-    const size_t msmem = sizeof(ws_seg_merge_smem<KB, V, MT * 8>);
+    auto merge = ws_seg_merge_kernel<KB, V, M.merge_threads, M.merge_items, M.merge_min_blocks>;
+    const size_t msmem = ws_merge_smem_bytes<KB, V, M.merge_threads, M.merge_items>();
     err = ws_seg_dyn_smem(merge, msmem);
-    constexpr unsigned tiles_per_run = (TT * TK) / (MT * 8);
-    const unsigned grid = ws_seg_grid(L.run_bound * tiles_per_run, 1, sms, (unsigned)(1024 / MT));
-    for (int p = 0; p < L.max_passes && err == cudaSuccess; p++)
-        merge<<<grid, MT, msmem, stream>>>(a, sk, sv, p);
+    const unsigned long long slots = L.run_bound * (unsigned long long)((TT * TK) / CHUNK);
+    const unsigned cut_grid = ws_seg_grid(slots, 8, sms, 8); /* a warp a slot */
+    const unsigned grid = ws_seg_grid(slots, 1, sms, (unsigned)M.merge_min_blocks);
+    const unsigned chunk_shift = (unsigned)__builtin_ctz((unsigned)CHUNK);
+    for (int p = 0; p < L.max_passes && err == cudaSuccess; p++) {
+        ws_seg_cuts_kernel<KB, V><<<cut_grid, 256, 0, stream>>>(a, sk, cuts, p, chunk_shift);
+        merge<<<grid, M.merge_threads, msmem, stream>>>(a, sk, sv, cuts, p);
+        err = cudaGetLastError();
+    }
     return err;
 }
 
@@ -805,11 +765,11 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
         if (L.class_used[12] && err == cudaSuccess)
             err = ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[2]);
         if (full && L.long_used && err == cudaSuccess)
-            err = ws_seg_long<1024, 16, 512>(L, a, ws, sms, s[3]);
+            err = ws_seg_long<1024, 16, false>(L, a, ws, sms, s[3]);
     }
     if (L.long_used && !full && err == cudaSuccess)
-        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, 512>(L, a, ws, sms, s[3])
-                                                : ws_seg_long<256, 8, 256>(L, a, ws, sms, s[3]);
+        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, false>(L, a, ws, sms, s[3])
+                                                : ws_seg_long<256, 8, true>(L, a, ws, sms, s[3]);
     if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }

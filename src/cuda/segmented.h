@@ -18,10 +18,11 @@
  *       segment in shared memory (block_sort_segment);
  *   long (over the largest class): every run of that class's length of
  *       every long segment is sorted by a block (all SMs share the runs of
- *       a few huge segments), then merge passes double the sorted runs
- *       within each segment until the longest is one run; each pass is a
- *       kernel launched on a bound from n, idle when the device's longest
- *       segment needs no more;
+ *       a few huge segments), then the leaf's four-way merge passes
+ *       (merge.cuh) within each segment, as many as that segment needs:
+ *       its first runs go to the buffer from which its last pass ends in
+ *       the caller's arrays; each pass (a cuts and a merge launch) is
+ *       launched on a bound from n and idle for segments already done;
  *   rows of 2^20 items or more: no classes; each row is sorted by the leaf
  *       (device_sort.h) with the whole device, one after another.
  */
@@ -40,12 +41,12 @@
  *   full: all WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
  *       fits and the width's 1024 x 16 sort keeps within the 64 registers
  *       a thread of 1024 may have (no spills: segmented.cu,
- *       ws_seg_full_widths); runs of 16384, merges of 512 x 8 outputs;
+ *       ws_seg_full_widths); runs of 16384, the leaf's sm_90 merge blocks;
  *   wide: WS_SEG_WIDE_CLASSES, where a block of 1024 x 8 fits; runs of
- *       8192, merges of 512 x 8;
- *   narrow: WS_SEG_NARROW_CLASSES (up to 2048 items), runs of 2048,
- *       merges of 256 x 8 (u64 pairs of 8192 items need 139 KB: more than
- *       8.6 / 8.9 / 7.5 chips give a block). */
+ *       8192, the same merge blocks;
+ *   narrow: WS_SEG_NARROW_CLASSES (up to 2048 items), runs of 2048, the
+ *       leaf's compact merge blocks (u64 pairs of 8192 items need 139 KB:
+ *       more than 8.6 / 8.9 / 7.5 chips give a block). */
 #define WS_SEG_CLASSES 13
 #define WS_SEG_WIDE_CLASSES 12
 #define WS_SEG_NARROW_CLASSES 10
@@ -61,6 +62,7 @@ struct ws_seg_layout {
     unsigned cap[WS_SEG_CLASSES]; /* entries each list can hold */
     size_t long_seg, long_base;   /* uint32_t ids, uint64_t first tile */
     unsigned long long long_cap;
+    size_t cuts;                       /* merge-pass cuts: 4 size_t a slot */
     size_t scratch_keys, scratch_vals; /* merge ping-pong for long segments */
     size_t keys_copy;                  /* argsort: the keys, sorted in place */
     size_t leaf;                       /* long rows: the leaf's workspace (one row's) */

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(THREADS)
                           key_codec codec, bool stable) {
     __shared__ warpsort::segment_sort_storage<KB, V, THREADS, K> storage;
     warpsort::detail::block_sort_segment_run<THREADS, K>(keys_in, vals_in, keys, vals, n, codec,
-                                                         storage, 0, stable);
+                                                         codec, storage, 0, stable);
 }
 
 struct ws_small_sort_op {

@@ -110,6 +110,13 @@ static void test_long_segments(void **state) {
                                   (size_t)1 << 22};
     static const size_t mixed_long[] = {2049,  8192, 3,    8193, 100000, 65536, 65537, 0,
                                         12345, 2050, 6143, 6145, 262145, 16384, 16385, 24577};
+    /* Every four-way pass count a segment can take beside the others
+     * (first runs of 16384, 8192 or 2048 by shape): each side of 4, 16,
+     * 64 and 256 first runs, so segments of one call end their passes in
+     * different buffers. */
+    static const size_t pass_edges[] = {65535,   65536, 65537,   7,       262143, 262144,
+                                        262145,  32769, 16385,   1048577, 131073, 49153,
+                                        4194303, 1,     4194305, 8193,    2047,   2049};
     sg_case_t cases[] = {
         {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 1, huge, SG_COUNT(huge), 0},
         {WT_OP_PAIRS, WARPSORT_U64, 4, WARPSORT_STABLE, KEYGEN_FEW, 2, huge, SG_COUNT(huge), 0},
@@ -131,10 +138,18 @@ static void test_long_segments(void **state) {
         {WT_OP_ARGSORT, WARPSORT_I32, 4, WARPSORT_DESCENDING, KEYGEN_TWO, 11, NULL, 2,
          ((size_t)1 << 20) + 3},
         {WT_OP_ARGSORT, WARPSORT_U64, 8, 0, KEYGEN_EQUAL, 12, NULL, 2, (size_t)1 << 21},
+        /* the four-way pass counts, one call each (cases 12 .. 16) */
+        {WT_OP_SORT, WARPSORT_F32, 0, 0, KEYGEN_NAN_MIX, 13, pass_edges, SG_COUNT(pass_edges), 0},
+        {WT_OP_PAIRS, WARPSORT_U32, 4, WARPSORT_STABLE | WARPSORT_DESCENDING, KEYGEN_FEW, 14,
+         pass_edges, SG_COUNT(pass_edges), 0},
+        {WT_OP_ARGSORT, WARPSORT_I64, 8, 0, KEYGEN_TWO, 15, pass_edges, SG_COUNT(pass_edges), 0},
+        {WT_OP_PAIRS, WARPSORT_U64, 8, 0, KEYGEN_RANDOM, 16, pass_edges, SG_COUNT(pass_edges), 0},
+        {WT_OP_SORT, WARPSORT_I32, 0, WARPSORT_DESCENDING, KEYGEN_REVERSED, 17, pass_edges,
+         SG_COUNT(pass_edges), 0},
     };
     size_t failures = 0;
     for (size_t i = 0; i < SG_COUNT(cases); i++) {
-        if (g_quick && i >= 4 && i != 4 && i != 7 && i != 10) continue;
+        if (g_quick && i >= 4 && i != 4 && i != 7 && i != 10 && i != 12 && i != 13) continue;
         failures += run(&wt_device_memory, NULL, &cases[i]);
     }
     failures += run(&wt_host_memory, NULL, &cases[4]);
