@@ -46,6 +46,7 @@ using warpsort::detail::warp_sort_segment_run;
 /* The workspace header: zeroed by a memset before every call. */
 struct ws_seg_header {
     unsigned long long verdict;     /* 0: offsets good; else ~(first bad index) */
+    unsigned long long max_long;    /* items of the longest long segment */
     unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their runs */
     unsigned counts[WS_SEG_CLASSES];
 };
@@ -162,6 +163,7 @@ __global__ void __launch_bounds__(256)
                 lists.long_seg[e] = (unsigned)i;
                 lists.long_base[e] = old & ((1ull << WS_SEG_TILE_BITS) - 1);
             }
+            atomicMax(&h->max_long, len);
         }
     }
 }
@@ -427,7 +429,8 @@ template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, int p,
                        unsigned chunk_shift) {
-    if (a.header->verdict) return;
+    /* a pass past the longest segment's (the bound from n launched it) */
+    if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
     const unsigned long long per_run = a.run0 >> chunk_shift;
@@ -450,7 +453,7 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
     constexpr int CHUNK = THREADS * ITEMS / 2;
     static_assert((CHUNK & (CHUNK - 1)) == 0, "a merge tile of a power of two");
     extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
-    if (a.header->verdict) return;
+    if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
     const unsigned chunk_shift = (unsigned)(__ffs(CHUNK) - 1);
