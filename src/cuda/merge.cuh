@@ -310,14 +310,24 @@ ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                                           blocked_base<V, ITEMS>(first));
     }
     __syncthreads();
-    const int first = (int)threadIdx.x * ITEMS;
-    if (first < total) { /* X with Y back into k_in, in output order */
-        const merge_src xy = {0, x_len, y_at, y_len};
-        merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
-                                          blocked_base<KB, ITEMS>(first),
-                                          blocked_base<V, ITEMS>(first));
+    /* A segment with nothing of X or nothing of Y (every segment of a
+     * group of one or two runs: the last pass of every size with an odd
+     * power of two of tiles, segmented rows of two runs) has its output
+     * in k_mid already, in the same blocked layout (Y then starts at 0). */
+    const KB *k_res = k_mid;
+    const V *v_res = v_mid;
+    if (x_len > 0 && y_len > 0) { /* uniform */
+        const int first = (int)threadIdx.x * ITEMS;
+        if (first < total) { /* X with Y back into k_in, in output order */
+            const merge_src xy = {0, x_len, y_at, y_len};
+            merge_items_to_smem<KB, V, ITEMS>(k_mid, v_mid, xy, first, k_in, v_in,
+                                              blocked_base<KB, ITEMS>(first),
+                                              blocked_base<V, ITEMS>(first));
+        }
+        __syncthreads();
+        k_res = k_in;
+        v_res = v_in;
     }
-    __syncthreads();
     const int t = (int)threadIdx.x;
     const int kt = smem_index<KB>(t), vt = smem_index<V>(t);
     KB *kout = keys_out + seg.o_begin;
@@ -326,9 +336,9 @@ ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
     for (int i = 0; i < ITEMS; i++) {
         const int e = i * THREADS + t;
         if (e >= total) break;
-        const KB key = k_in[striped_slot<KB, THREADS>(i, kt)];
+        const KB key = k_res[striped_slot<KB, THREADS>(i, kt)];
         kout[e] = decode ? warpsort::decode(key, codec) : key;
-        if constexpr (HAS_VALUES) vout[e] = v_in[striped_slot<V, THREADS>(i, vt)];
+        if constexpr (HAS_VALUES) vout[e] = v_res[striped_slot<V, THREADS>(i, vt)];
     }
 }
 
