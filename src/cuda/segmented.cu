@@ -9,7 +9,7 @@
  * row length) beside the long-segment tile sort and merge passes: each has
  * a partly idle last wave, and most have nothing to do. Equal rows of
  * a short class launch only that class's kernel (row e is its entry e: no
- * memset, no classify); rows of 2^20 items or more skip all of that and go
+ * memset, no classify); rows of 2^21 items or more skip all of that and go
  * to the leaf one by one. Values travel with their keys without positions
  * unless a segment needs them (warpsort/segment_sort.cuh); a call is
  * stable when it asks (WARPSORT_STABLE) or is an argsort. Nothing waits
@@ -484,10 +484,11 @@ static unsigned long long ws_seg_class_min(int c, int argsort) {
 
 /* Rows of at least WS_SEG_LEAF_ROW items are sorted one after another by
  * the leaf (device_sort.h), each with the whole device: a row that long
- * fills every SM by itself, and from there the leaf's sample sort and
- * merge path need fewer passes than the long-segment path's runs of at
- * most 16384 and merge passes. */
-#define WS_SEG_LEAF_ROW ((size_t)1 << 20)
+ * fills every SM by itself. Shorter rows take the long-segment path, all
+ * rows at once: rows of 2^20 one by one pay the leaf's launches and
+ * partly idle waves sixteen times over a 2^24 call (bench/NOTES.md,
+ * twenty-seventh session). */
+#define WS_SEG_LEAF_ROW ((size_t)1 << 21)
 
 /* Whether a call of n items in num_segments rows sorts row by row with the
  * leaf (also asked by the workspace query, which cannot tell rows from

@@ -23,7 +23,7 @@
  *       its first runs go to the buffer from which its last pass ends in
  *       the caller's arrays; each pass (a cuts and a merge launch) is
  *       launched on a bound from n and idle for segments already done;
- *   rows of 2^20 items or more: no classes; each row is sorted by the leaf
+ *   rows of 2^21 items or more: no classes; each row is sorted by the leaf
  *       (device_sort.h) with the whole device, one after another.
  */
 #ifndef WARPSORT_CUDA_SEGMENTED_H

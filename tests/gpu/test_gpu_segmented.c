@@ -129,14 +129,14 @@ static void test_long_segments(void **state) {
         {WT_OP_ARGSORT, WARPSORT_I64, 8, 0, KEYGEN_SKEWED, 6, mixed_long, SG_COUNT(mixed_long), 0},
         {WT_OP_PAIRS, WARPSORT_I32, 8, WARPSORT_STABLE, KEYGEN_EQUAL, 7, mixed_long,
          SG_COUNT(mixed_long), 0},
-        /* rows either side of the leaf switch (2^20 items: each row by the
-         * leaf, with the whole device) */
-        {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 8, NULL, 3, ((size_t)1 << 20) - 1},
+        /* rows either side of the leaf switch (2^21 items: each row by the
+         * leaf, with the whole device; 2^20: 64 runs a row, three passes) */
+        {WT_OP_SORT, WARPSORT_U32, 0, 0, KEYGEN_RANDOM, 8, NULL, 3, ((size_t)1 << 21) - 1},
         {WT_OP_SORT, WARPSORT_F32, 0, WARPSORT_DESCENDING, KEYGEN_NAN_MIX, 9, NULL, 4,
          (size_t)1 << 22},
         {WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, KEYGEN_FEW, 10, NULL, 3, (size_t)1 << 20},
         {WT_OP_ARGSORT, WARPSORT_I32, 4, WARPSORT_DESCENDING, KEYGEN_TWO, 11, NULL, 2,
-         ((size_t)1 << 20) + 3},
+         ((size_t)1 << 21) + 3},
         {WT_OP_ARGSORT, WARPSORT_U64, 8, 0, KEYGEN_EQUAL, 12, NULL, 2, (size_t)1 << 21},
         /* the four-way pass counts, one call each (cases 12 .. 16) */
         {WT_OP_SORT, WARPSORT_F32, 0, 0, KEYGEN_NAN_MIX, 13, pass_edges, SG_COUNT(pass_edges), 0},
