@@ -700,26 +700,30 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
     return cudaGetLastError();
 }
 
-/* Long segments: runs of TT x TK sorted by blocks of TT threads, then the
- * four-way merge passes in blocks of the shape's merge row (ws_seg_merge_row;
- * NARROW: the narrow shape's), each a cuts launch and a merge launch. */
+/* Long segments: runs of TT x TK sorted by blocks of TT threads (stage 0),
+ * then the four-way merge passes in blocks of the shape's merge row
+ * (stage 1; ws_seg_merge_row, NARROW: the narrow shape's), each a cuts
+ * launch and a merge launch. */
 template <int TT, int TK, bool NARROW, typename KB, typename V>
 static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
-                               unsigned char *ws, int sms, cudaStream_t stream) {
+                               unsigned char *ws, int sms, cudaStream_t stream, int stage) {
     constexpr ws_shape M = ws_seg_merge_row<KB, V>(NARROW);
     constexpr int CHUNK = M.merge_threads * M.merge_items / 2;
     static_assert((TT * TK) % CHUNK == 0, "the cut chunk divides the first runs");
     KB *sk = (KB *)(ws + L.lay.scratch_keys);
     V *sv = (V *)(ws + L.lay.scratch_vals);
+    if (stage == 0) {
+        auto tile = ws_seg_long_tile_kernel<TT, TK, KB, V>;
+        const size_t smem = sizeof(segment_sort_storage<KB, V, TT, TK>);
+        const cudaError_t err = ws_seg_dyn_smem(tile, smem);
+        if (err != cudaSuccess) return err;
+        tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
+        return cudaGetLastError();
+    }
     size_t *cuts = (size_t *)(ws + L.lay.cuts);
-    auto tile = ws_seg_long_tile_kernel<TT, TK, KB, V>;
-    const size_t smem = sizeof(segment_sort_storage<KB, V, TT, TK>);
-    cudaError_t err = ws_seg_dyn_smem(tile, smem);
-    if (err != cudaSuccess) return err;
-    tile<<<ws_seg_grid(L.run_bound, 1, sms, 2048 / TT), TT, smem, stream>>>(a, sk, sv);
     auto merge = ws_seg_merge_kernel<KB, V, M.merge_threads, M.merge_items, M.merge_min_blocks>;
     const size_t msmem = ws_merge_smem_bytes<KB, V, M.merge_threads, M.merge_items>();
-    err = ws_seg_dyn_smem(merge, msmem);
+    cudaError_t err = ws_seg_dyn_smem(merge, msmem);
     const unsigned long long slots = L.run_bound * (unsigned long long)((TT * TK) / CHUNK);
     const unsigned cut_grid = ws_seg_grid(slots, 8, sms, 8); /* a warp a slot */
     const unsigned grid = ws_seg_grid(slots, 1, sms, (unsigned)M.merge_min_blocks);
@@ -732,48 +736,79 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     return err;
 }
 
-/* Queues the sorts of every class; the verdict gates each kernel. The
- * classes' kernels go to four streams (all the same one when the call did
- * not fork: side_streams.h): s[0] the warp classes, s[1] classes 8 and 9,
- * s[2] classes 10 .. 12, s[3] the long segments' tile sort and merge
- * passes. */
+/* Stage 0 or 1 of the long segments in the call's shape (only widths that
+ * may take the full shape instantiate it). */
+template <typename KB, typename V>
+static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
+                                     unsigned char *ws, int sms, cudaStream_t stream, int stage) {
+    if constexpr (ws_seg_full_width<KB, V>())
+        if (L.nclasses == WS_SEG_CLASSES)
+            return ws_seg_long<1024, 16, false>(L, a, ws, sms, stream, stage);
+    return L.nclasses == WS_SEG_WIDE_CLASSES
+               ? ws_seg_long<1024, 8, false>(L, a, ws, sms, stream, stage)
+               : ws_seg_long<256, 8, true>(L, a, ws, sms, stream, stage);
+}
+
+/* Queues class c's kernel (nclasses: the long segments' tile sort) on its
+ * stream: s[0] the warp classes, s[1] block classes 12, 10 and 8, s[2]
+ * 11 and 9, s[3] the long segments. */
+template <typename KB, typename V>
+static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
+                                       unsigned char *ws, int sms, const cudaStream_t (&s)[4],
+                                       int c) {
+    const unsigned *cap = L.lay.cap;
+    if (c == L.nclasses)
+        return L.long_used ? ws_seg_long_stage(L, a, ws, sms, s[3], 0) : cudaSuccess;
+    if (!L.class_used[c]) return cudaSuccess;
+    switch (c) {
+    case 0: ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, s[0]); break;
+    case 1: ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, s[0]); break;
+    case 2: ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, s[0]); break;
+    case 3: ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, s[0]); break;
+    case 4: ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, s[0]); break;
+    case 5: ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, s[0]); break;
+    case 6: ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, s[0]); break;
+    case 7:
+        /* With values: two warps of 256 and one merge round, not one warp
+         * of 32 x 16 keys and values (80 registers; as the small path). */
+        if constexpr (warpsort::is_value<V>::value)
+            return ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, s[0]);
+        else
+            ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, s[0]);
+        break;
+    case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
+    case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[2]);
+    case 10: return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[1]);
+    case 11: return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
+    case 12:
+        /* The full shape: only widths that may take it instantiate it. */
+        if constexpr (ws_seg_full_width<KB, V>())
+            return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[1]);
+        break;
+    default: break;
+    }
+    return cudaSuccess;
+}
+
+/* Queues the sorts of every class (all on one stream when the call did not
+ * fork: side_streams.h); the verdict gates each kernel. The host spends
+ * about 3 us a launch and a stream's work cannot start before its launch,
+ * so the order matters, and the host knows only the mean length m = n /
+ * segments: first the class of length 2m (for lengths spread evenly from
+ * 1, the one that holds most of the items: uniform 1..2048, class 9 three
+ * quarters of them), then the shorter classes longest first, then the
+ * longer ones, the long segments' passes last. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
-                                unsigned char *ws, int sms, const cudaStream_t (&s)[4]) {
-    const unsigned *cap = L.lay.cap;
-    if (L.class_used[0]) ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, s[0]);
-    if (L.class_used[1]) ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, s[0]);
-    if (L.class_used[2]) ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, s[0]);
-    if (L.class_used[3]) ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, s[0]);
-    if (L.class_used[4]) ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, s[0]);
-    if (L.class_used[5]) ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, s[0]);
-    if (L.class_used[6]) ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, s[0]);
-    /* Class 7 with values: two warps of 256 and one merge round, not one
-     * warp of 32 x 16 keys and values (80 registers; as the small path). */
-    if constexpr (!warpsort::is_value<V>::value)
-        if (L.class_used[7]) ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, s[0]);
+                                unsigned char *ws, int sms, const cudaStream_t (&s)[4],
+                                unsigned long long mean) {
+    const int first = ws_seg_class_of(2 * mean > 2 ? 2 * mean : 2, 0, L.nclasses);
     cudaError_t err = cudaSuccess;
-    if constexpr (warpsort::is_value<V>::value)
-        if (L.class_used[7]) err = ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, s[0]);
-    if (L.class_used[8] && err == cudaSuccess)
-        err = ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
-    if (L.class_used[9] && err == cudaSuccess)
-        err = ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[1]);
-    if (L.class_used[10] && err == cudaSuccess)
-        err = ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[2]);
-    if (L.class_used[11] && err == cudaSuccess)
-        err = ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
-    /* The full shape: only widths that may take it instantiate it. */
-    const bool full = L.nclasses == WS_SEG_CLASSES;
-    if constexpr (ws_seg_full_width<KB, V>()) {
-        if (L.class_used[12] && err == cudaSuccess)
-            err = ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[2]);
-        if (full && L.long_used && err == cudaSuccess)
-            err = ws_seg_long<1024, 16, false>(L, a, ws, sms, s[3]);
-    }
-    if (L.long_used && !full && err == cudaSuccess)
-        err = L.nclasses == WS_SEG_WIDE_CLASSES ? ws_seg_long<1024, 8, false>(L, a, ws, sms, s[3])
-                                                : ws_seg_long<256, 8, true>(L, a, ws, sms, s[3]);
+    for (int c = first; c >= 0 && err == cudaSuccess; c--)
+        err = ws_seg_launch_class(L, a, ws, sms, s, c);
+    for (int c = first + 1; c <= L.nclasses && err == cudaSuccess; c++)
+        err = ws_seg_launch_class(L, a, ws, sms, s, c);
+    if (L.long_used && err == cudaSuccess) err = ws_seg_long_stage(L, a, ws, sms, s[3], 1);
     if (err != cudaSuccess) return err;
     return cudaGetLastError();
 }
@@ -836,7 +871,7 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     cudaError_t err;
     const cudaStream_t one[4] = {stream, stream, stream, stream};
     if (L.direct) { /* rows: nothing to check, every row in one known class */
-        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one);
+        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one, c->row_len);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
         return WARPSORT_OK;
     }
@@ -859,7 +894,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     const int forked = ws_fork(st, ctx->hooks.one_stream, &err);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
     const cudaStream_t sides[4] = {st->side[0], st->side[1], st->side[2], stream};
-    err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, forked ? sides : one);
+    const unsigned long long mean = c->num_segments ? c->n / c->num_segments : 0;
+    err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, forked ? sides : one, mean);
     if (forked) {
         const cudaError_t joined = ws_join(st);
         if (err == cudaSuccess) err = joined;
