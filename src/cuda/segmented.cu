@@ -32,7 +32,6 @@
 #include "iota.h"
 #include "plan.cuh"  /* ws_align256 */
 #include "merge.cuh" /* the four-way merge passes of long segments */
-#include "warpsort/block_merge.cuh"
 #include "warpsort/segment_sort.cuh"
 
 using warpsort::key_codec;
