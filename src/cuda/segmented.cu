@@ -790,8 +790,8 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
 }
 
 /* Queues the sorts of every class (all on one stream when the call did not
- * fork: side_streams.h); the verdict gates each kernel. The host spends
- * about 3 us a launch and a stream's work cannot start before its launch,
+ * fork: side_streams.h); the verdict gates each kernel. Every launch
+ * costs the host time and a stream's work cannot start before its launch,
  * so the order matters, and the host knows only the mean length m = n /
  * segments: first the class of length 2m (for lengths spread evenly from
  * 1, the one that holds most of the items: uniform 1..2048, class 9 three
