@@ -518,13 +518,18 @@ __host__ __device__ constexpr bool ws_seg_full_width() {
     return !warpsort::is_value<V>::value || (sizeof(KB) == 4 && sizeof(V) == 4);
 }
 
-/* The merge row of a shape's long-segment passes: the leaf's sm_90 one
- * for the full and wide shapes, the compact one (ws_policy) for the narrow
- * shape, whose devices give a block less shared memory. */
+/* The family whose merge row a shape's long-segment passes take: the
+ * leaf's sm_90 row for the full and wide shapes, the compact one
+ * (ws_policy) for the narrow shape, whose devices give a block less shared
+ * memory. The kernels' blocks and the workspace's cut slots
+ * (ws_seg_per_run) both follow it. */
+__host__ __device__ constexpr int ws_seg_merge_family(bool narrow) {
+    return narrow ? WS_FAMILY_SM75 : WS_FAMILY_SM90;
+}
 template <typename KB, typename V>
 __host__ __device__ constexpr ws_shape ws_seg_merge_row(bool narrow) {
     return ws_policy((int)sizeof(KB), warpsort::is_value<V>::value ? (int)sizeof(V) : 0,
-                     narrow ? WS_FAMILY_SM75 : WS_FAMILY_SM90);
+                     ws_seg_merge_family(narrow));
 }
 
 /* Shared memory of a shape's largest blocks for KB keys and V values: a
@@ -562,7 +567,7 @@ static unsigned ws_seg_run0(int nclasses) { return 4u << (nclasses - 1); }
 /* Merge slots per first run of a long segment (ws_seg_merge_kernel): the
  * first run over the cut chunk of the shape's merge row. */
 static unsigned long long ws_seg_per_run(size_t kb, size_t vb, int nclasses) {
-    const int family = nclasses == WS_SEG_NARROW_CLASSES ? WS_FAMILY_SM75 : WS_FAMILY_SM90;
+    const int family = ws_seg_merge_family(nclasses == WS_SEG_NARROW_CLASSES);
     return ws_seg_run0(nclasses) / (unsigned long long)ws_cut_chunk((int)kb, (int)vb, family);
 }
 
@@ -869,8 +874,9 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
     cudaError_t err;
     const cudaStream_t one[4] = {stream, stream, stream, stream};
+    const unsigned long long mean = c->num_segments ? c->n / c->num_segments : 0;
     if (L.direct) { /* rows: nothing to check, every row in one known class */
-        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one, c->row_len);
+        err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one, mean);
         if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "segmented sort kernels");
         return WARPSORT_OK;
     }
@@ -893,7 +899,6 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     const int forked = ws_fork(st, ctx->hooks.one_stream, &err);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
     const cudaStream_t sides[4] = {st->side[0], st->side[1], st->side[2], stream};
-    const unsigned long long mean = c->num_segments ? c->n / c->num_segments : 0;
     err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, forked ? sides : one, mean);
     if (forked) {
         const cudaError_t joined = ws_join(st);
