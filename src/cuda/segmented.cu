@@ -140,18 +140,17 @@ __global__ void __launch_bounds__(256)
             }
             if (i < S) cls = ws_seg_class_of(len, argsort, nclasses);
         }
-#pragma unroll 1
-        for (int c = 0; c < nclasses; c++) {
-            const unsigned mask = __ballot_sync(0xFFFFFFFFu, cls == c);
-            if (!mask) continue;
-            const int leader = __ffs(mask) - 1;
-            unsigned first = 0;
-            if (lane == leader) first = atomicAdd(&h->counts[c], (unsigned)__popc(mask));
-            first = __shfl_sync(0xFFFFFFFFu, first, leader);
-            if (cls == c) {
-                const unsigned r = first + (unsigned)__popc(mask & ((1u << lane) - 1u));
-                if (r < lists.cap[c]) lists.list[c][r] = (unsigned)i;
-            }
+        /* the lanes of each class together: their leaders' atomics issue
+         * at once, one wait for the warp however many classes it holds */
+        const bool listed = cls >= 0 && cls < nclasses;
+        const unsigned peers = __match_any_sync(0xFFFFFFFFu, listed ? cls : -1);
+        const int leader = __ffs((int)peers) - 1;
+        unsigned first = 0;
+        if (listed && lane == leader) first = atomicAdd(&h->counts[cls], (unsigned)__popc(peers));
+        first = __shfl_sync(0xFFFFFFFFu, first, leader);
+        if (listed) {
+            const unsigned r = first + (unsigned)__popc(peers & ((1u << lane) - 1u));
+            if (r < lists.cap[cls]) lists.list[cls][r] = (unsigned)i;
         }
         if (cls == nclasses) {
             const unsigned long long runs = (len + run0 - 1) / run0;

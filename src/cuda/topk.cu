@@ -26,7 +26,8 @@
  *    up to 64 KB): half the registers, so more blocks an SM overlap
  *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows; from k = 16 when one block takes the candidates),
+ *    rows, k < 16 for two; from k = 2 when one block takes the
+ *    candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
@@ -135,11 +136,16 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_MIN_K 65
 /* ... when one block takes the candidates (ws_tk_cand_kernel): the path
  * then costs about what k = 65 does at any smaller k, which beats the warp
- * path from about k = 16 (bench/NOTES.md). */
-#define WS_TK_FILTER_MIN_K_BLOCK 16
+ * path from k = 2 (k = 1 is the best path; bench/NOTES.md). */
+#define WS_TK_FILTER_MIN_K_BLOCK 2
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
+/* ... and below k = SMALL_K at most ROWS_SMALL_K rows: there the warp
+ * path's one launch for all rows beat four filter passes over rows of
+ * 2^20 (bench/NOTES.md, twenty-eighth session) */
+#define WS_TK_FILTER_SMALL_K 16
+#define WS_TK_FILTER_MAX_ROWS_SMALL_K 2
 /* Sample: one block of 1024 threads selects over it, 16 keys each in
  * registers; its scattered loads (a line each) are spread over at most
  * this many blocks, as one SM takes them a line at a time. */
@@ -2250,7 +2256,8 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     }
     const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
-        row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS)) {
+        row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS) &&
+        (k >= WS_TK_FILTER_SMALL_K || rows <= WS_TK_FILTER_MAX_ROWS_SMALL_K)) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
         /* One block takes the candidates when about rank x n / S pass

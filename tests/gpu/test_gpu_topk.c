@@ -343,9 +343,9 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    /* one block takes the candidates from k = 16 (64-bit keys: one warp sorts
+    /* one block takes the candidates from k = 2 (64-bit keys: one warp sorts
      * the survivors up to k = 256, the block's two tile sorts above) */
-    const size_t ks[] = {15, 16, 64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
+    const size_t ks[] = {2, 15, 16, 64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
@@ -358,10 +358,11 @@ static void test_filter(void **state) {
                            (tk_case_t){dts[d], (int)(at & 1), 1, lens[li], ks[ki], dists[di],
                                        400 + at, at & 2 ? 8 : 4, at % 5 == 0 ? 4 : 0, TK_BOTH});
                 }
-    /* rows: the filter path row by row (up to 4 rows at k <= 256, any
-     * number above), the warp path at 5 rows */
+    /* rows: the filter path row by row (up to 4 rows at k <= 256, 2 below
+     * k = 16, any number above), the warp path at 5 rows (3 below k = 16) */
     const size_t shapes[][3] = {{4, 70001, 200},   {5, 70001, 200}, {3, 300007, 1000},
-                                {6, 131072, 4096}, {2, 65536, 129}, {9, 100003, 300}};
+                                {6, 131072, 4096}, {2, 65536, 129}, {9, 100003, 300},
+                                {2, 90001, 7},     {3, 90001, 7}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (size_t d = 0; d < 3; d++)
             run_on(&wt_device_memory,
