@@ -26,8 +26,8 @@
  *    up to 64 KB): half the registers, so more blocks an SM overlap
  *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows, k < 16 for two; from k = 2 when one block takes the
- *    candidates),
+ *    rows, more only for k > 128 or rows of 2^20 and k >= 16; from k = 2
+ *    when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
@@ -141,11 +141,13 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
-/* ... and below k = SMALL_K at most ROWS_SMALL_K rows: there the warp
- * path's one launch for all rows beat four filter passes over rows of
- * 2^20 (bench/NOTES.md, twenty-eighth session) */
+/* ... and from three rows up only for k of at least SMALL_K on rows of
+ * at least ROWS_LEN keys, or for k above ROWS_K: below, the warp path's
+ * one launch for all rows beat a filter pass a row (bench/NOTES.md,
+ * twenty-eighth session) */
 #define WS_TK_FILTER_SMALL_K 16
-#define WS_TK_FILTER_MAX_ROWS_SMALL_K 2
+#define WS_TK_FILTER_ROWS_LEN (1u << 20)
+#define WS_TK_FILTER_ROWS_K 128
 /* Sample: one block of 1024 threads selects over it, 16 keys each in
  * registers; its scattered loads (a line each) are spread over at most
  * this many blocks, as one SM takes them a line at a time. */
@@ -2257,7 +2259,8 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS) &&
-        (k >= WS_TK_FILTER_SMALL_K || rows <= WS_TK_FILTER_MAX_ROWS_SMALL_K)) {
+        (rows <= 2 || (k >= WS_TK_FILTER_SMALL_K &&
+                       (row_len >= WS_TK_FILTER_ROWS_LEN || k > WS_TK_FILTER_ROWS_K)))) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
         /* One block takes the candidates when about rank x n / S pass
