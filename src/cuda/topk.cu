@@ -26,7 +26,7 @@
  *    up to 64 KB): half the registers, so more blocks an SM overlap
  *    their chains of load, bound, collect and sort.
  *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows, more only for k > 128 or rows of 2^20 and k >= 16; from k = 2
+ *    rows, more only for k > 128 or rows of 2^19 and k >= 16; from k = 2
  *    when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
@@ -146,7 +146,7 @@ using warpsort::warp_items;
  * one launch for all rows beat a filter pass a row (bench/NOTES.md,
  * twenty-eighth session) */
 #define WS_TK_FILTER_SMALL_K 16
-#define WS_TK_FILTER_ROWS_LEN (1u << 20)
+#define WS_TK_FILTER_ROWS_LEN (1u << 19)
 #define WS_TK_FILTER_ROWS_K 128
 /* Sample: one block of 1024 threads selects over it, 16 keys each in
  * registers; its scattered loads (a line each) are spread over at most

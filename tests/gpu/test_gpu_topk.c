@@ -359,13 +359,13 @@ static void test_filter(void **state) {
                                        400 + at, at & 2 ? 8 : 4, at % 5 == 0 ? 4 : 0, TK_BOTH});
                 }
     /* rows: the filter path row by row (up to 4 rows at k <= 256, more
-     * than 2 only for k > 128 or rows of 2^20 and k >= 16, any number
+     * than 2 only for k > 128 or rows of 2^19 and k >= 16, any number
      * above k = 256), the warp path at 5 rows, at 3 below k = 16 or for
      * shorter rows up to k = 128 */
     const size_t shapes[][3] = {{4, 70001, 200},        {5, 70001, 200}, {3, 300007, 1000},
                                 {6, 131072, 4096},      {2, 65536, 129}, {9, 100003, 300},
                                 {2, 90001, 7},          {3, 90001, 7},   {4, 90001, 128},
-                                {3, (1u << 20) + 1, 16}};
+                                {3, (1u << 19) + 1, 16}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (size_t d = 0; d < 3; d++)
             run_on(&wt_device_memory,
