@@ -35,7 +35,7 @@ const char *const kUsage =
     "against a host reference (the whole array, or --check-rows sampled rows).\n"
     "\n"
     "default cases (the targets of issue 24; --dtype alone filters them):\n"
-    "  f32 2^24 keys, k = 1,32,100,256,1024,4096,65536;  f32 2^28, k = 100;\n"
+    "  f32 2^24 keys, k = 1,8,32,100,256,1024,4096,65536;  f32 2^28, k = 100;\n"
     "  f32 rows 4096x4096 k=32, 1024x16384 k=128, 8192x128000 k=100;\n"
     "  u64 and f64 2^24, k = 100 and 4096\n"
     "selection (any of --n / --rows / --k: the product dtype x shape x k instead):\n"
@@ -166,7 +166,7 @@ std::vector<TopkCase> make_plan(const Options &o) {
                 if (o.dtype_set && !o.dtypes[(int)d]) return;
                 for (size_t k : ks) plan.push_back(make_case(d, dist, rows, len, k));
             };
-            add(Dtype::F32, 1, M, {1, 32, 100, 256, 1024, 4096, 65536});
+            add(Dtype::F32, 1, M, {1, 8, 32, 100, 256, 1024, 4096, 65536});
             add(Dtype::F32, 1, (size_t)1 << 28, {100});
             add(Dtype::F32, 4096, 4096, {32});
             add(Dtype::F32, 1024, 16384, {128});
