@@ -25,9 +25,9 @@
  *    blocks keep the row in shared memory instead of registers (rows of
  *    up to 64 KB): half the registers, so more blocks an SM overlap
  *    their chains of load, bound, collect and sort.
- *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 only for a few
- *    rows, more only for k > 128 or rows of 2^19 and k >= 16; from k = 2
- *    when one block takes the candidates),
+ *  - filter path, 65 <= k <= 4096 on long rows (k <= 256 for at most 4
+ *    rows, from 3 rows only for k > 128 or for k >= 16 on rows of 2^19
+ *    keys or more; from k = 2 when one block takes the candidates),
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
@@ -141,10 +141,11 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_MAX_K 4096
 #define WS_TK_FILTER_MIN_LEN (1u << 16)
 #define WS_TK_FILTER_MAX_ROWS 4
-/* ... and from three rows up only for k of at least SMALL_K on rows of
- * at least ROWS_LEN keys, or for k above ROWS_K: below, the warp path's
- * one launch for all rows beat a filter pass a row (bench/NOTES.md,
- * twenty-eighth session) */
+/* ... at any k in its range for up to FEW_ROWS rows; for more, only k of
+ * at least SMALL_K on rows of at least ROWS_LEN keys, or k above ROWS_K:
+ * below, the warp path's one launch for all rows beat a filter pass a row
+ * (bench/NOTES.md, twenty-eighth session) */
+#define WS_TK_FILTER_FEW_ROWS 2
 #define WS_TK_FILTER_SMALL_K 16
 #define WS_TK_FILTER_ROWS_LEN (1u << 19)
 #define WS_TK_FILTER_ROWS_K 128
@@ -2259,8 +2260,9 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
         row_len < 0xFFFFFFFFull && (k > WS_TK_WARP_MAX_K || rows <= WS_TK_FILTER_MAX_ROWS) &&
-        (rows <= 2 || (k >= WS_TK_FILTER_SMALL_K &&
-                       (row_len >= WS_TK_FILTER_ROWS_LEN || k > WS_TK_FILTER_ROWS_K)))) {
+        (rows <= WS_TK_FILTER_FEW_ROWS ||
+         (k >= WS_TK_FILTER_SMALL_K &&
+          (row_len >= WS_TK_FILTER_ROWS_LEN || k > WS_TK_FILTER_ROWS_K)))) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
         /* One block takes the candidates when about rank x n / S pass
