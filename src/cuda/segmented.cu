@@ -753,8 +753,10 @@ static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<K
 }
 
 /* Queues class c's kernel (nclasses: the long segments' tile sort) on its
- * stream: s[0] the warp classes, s[1] block classes 12, 10 and 8, s[2]
- * 11 and 9, s[3] the long segments. */
+ * stream: s[1] block classes 12, 10 and 8, s[2] 11 and 9, s[3] the long
+ * segments, and the warp classes dealt over s[0 .. 2] from class 7 down
+ * (7, 4 and 1 on s[0], 6, 3 and 0 on s[1], 5 and 2 on s[2]), so that short
+ * lengths, whose classes are all warp classes, run three at once. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
                                        unsigned char *ws, int sms, const cudaStream_t (&s)[4],
@@ -763,21 +765,22 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
     if (c == L.nclasses)
         return L.long_used ? ws_seg_long_stage(L, a, ws, sms, s[3], 0) : cudaSuccess;
     if (!L.class_used[c]) return cudaSuccess;
+    const cudaStream_t w = c <= 7 ? s[(7 - c) % 3] : s[0];
     switch (c) {
-    case 0: ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, s[0]); break;
-    case 1: ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, s[0]); break;
-    case 2: ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, s[0]); break;
-    case 3: ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, s[0]); break;
-    case 4: ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, s[0]); break;
-    case 5: ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, s[0]); break;
-    case 6: ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, s[0]); break;
+    case 0: ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, w); break;
+    case 1: ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, w); break;
+    case 2: ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, w); break;
+    case 3: ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, w); break;
+    case 4: ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, w); break;
+    case 5: ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, w); break;
+    case 6: ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, w); break;
     case 7:
         /* With values: two warps of 256 and one merge round, not one warp
          * of 32 x 16 keys and values (80 registers; as the small path). */
         if constexpr (warpsort::is_value<V>::value)
-            return ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, s[0]);
+            return ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, w);
         else
-            ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, s[0]);
+            ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, w);
         break;
     case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
     case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[2]);
