@@ -329,9 +329,10 @@ static void test_forced_paths(void **state) {
     }
 }
 
-/* The filter path (k 65..4096, rows of at least 2^16 where the candidate
- * buffer is at most a quarter of the row; k <= 256 only for up to 4
- * rows): k just inside and outside its range; the filter hit (random,
+/* The filter path (k 65..4096, from k = 2 where one block takes the
+ * candidates, rows of at least 2^16 where the candidate buffer is at most
+ * a quarter of the row; k <= 256 only for up to 4 rows, and from 3 rows
+ * by the row rule): k just inside and outside its range; the filter hit (random,
  * sorted, NaN mix) and the radix fallback decided on the device when more
  * keys than the buffer holds are not above the threshold (all keys equal,
  * few distinct keys), or fewer than k (a sample unlike the row); rows on
