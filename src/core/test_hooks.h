@@ -19,10 +19,10 @@
  *                                the build has no code for
  *   WARPSORT_TOPK_PATH=P         top-k takes path P (rows, rows-narrow: the
  *                                row blocks without the threads' bar, warp,
- *                                filter, filter-narrow: its candidate block
- *                                without the threads' bar, filter-single:
- *                                one candidate block, not one a bucket, or
- *                                radix)
+ *                                filter, filter-single: its candidates
+ *                                to one block instead of the read's own
+ *                                grid, filter-narrow: that block without
+ *                                the threads' bar, or radix)
  *                                wherever its limits allow it, instead of
  *                                the plan's choice (src/cuda/topk.cu)
  *   WARPSORT_NO_PDL=1            kernels of one call are launched one after

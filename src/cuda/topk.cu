@@ -31,16 +31,18 @@
  *    row by row: one block radix-selects a threshold from a sample at
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
- *    (key, index) are kept (a few thousand candidates, and k <= 256 for
- *    64-bit keys: one block narrows them on chip, as the row blocks do,
- *    to a few k and sorts those; for 32-bit keys a block for each of up
- *    to 16 consecutive key ranges cut at the sample's best keys, about one
- *    sample gap of candidates each, its outputs after the earlier ranges';
- *    else the leaf sorts them all); when
- *    fewer than k or more than the buffer holds pass, the same launch as
- *    the read runs the radix select below after a grid barrier, writing
- *    the k instead. The candidate block is a dependent launch (pdl.cuh):
- *    it starts as the read ends.
+ *    (key, index) are kept. With a few thousand candidates, a threshold
+ *    of rank at most 64 in the sample and 64-bit keys or k of two sample
+ *    gaps or more: the read puts each candidate in one of up to 16
+ *    consecutive key ranges cut at the sample's best keys (about a sample
+ *    gap each) and, after a grid barrier, the same launch ranks the
+ *    candidates of the ranges that start before rank k, each among its
+ *    own range's, and writes those of rank below k. Else one block
+ *    narrows them on chip, as the row blocks do, to a few k and sorts
+ *    those, a dependent launch (pdl.cuh) that starts as the read ends.
+ *    More candidates: the leaf sorts them all. When fewer than k or more than
+ *    the buffer holds pass, the read's launch runs the radix select below
+ *    after its grid barrier, writing the k instead.
  *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -88,6 +90,7 @@
 #include "workspace.h"
 #include "warpsort/key_traits.cuh"
 #include "warpsort/block_sort.cuh"
+#include "warpsort/warp_ops.cuh"
 #include "warpsort/warp_sort.cuh"
 
 using warpsort::decode;
@@ -168,18 +171,27 @@ using warpsort::warp_items;
 /* ... and sorts at most this many by their ranks instead (32-bit keys;
  * ws_tk_rank_finish) */
 #define WS_TK_CAND_RANK_MAX 256
-/* ... and (32-bit keys) the candidates are split into up to this many
- * consecutive key ranges at the sample's best keys, one block each, so a
- * block takes about one sample gap of them (n / WS_TK_SAMPLE) instead of
- * all (rank x n / WS_TK_SAMPLE); the sample's keys at or below the
- * threshold are ranked when there are at most BUCKET_SAMPLE of them (more
- * only with ties: then one bucket). */
+/* Filter path, the read ranking the candidates itself: they are split
+ * into up to this many consecutive key ranges (buckets) at the sample's
+ * best keys, so a candidate's rank is counted among about one sample gap
+ * of them (n / WS_TK_SAMPLE) instead of all (rank x n / WS_TK_SAMPLE); the
+ * sample's keys at or below the threshold are ranked when there are at
+ * most BUCKET_SAMPLE of them (more only with ties: then one bucket). */
 #define WS_TK_CAND_BUCKETS 16
 #define WS_TK_BUCKET_SAMPLE 64
-/* ... when k is at least this many sample gaps: below, the best k lie in
- * the first bucket or two, and one block over all the candidates is
- * faster (measured: bench/NOTES.md, twenty-fourth session) */
+/* ... when k is at least this many sample gaps (32-bit keys; 64-bit keys
+ * at any k): below, the best k lie in the first bucket or two, and one
+ * block over all the candidates is faster (bench/NOTES.md, twenty-fourth
+ * and twenty-ninth sessions) */
 #define WS_TK_BUCKET_MIN_GAPS 2
+/* The read's grid, ranking the candidates, reads a bucket in
+ * chunks of this many words a thread (words: 8 bytes for 32-bit keys, 16
+ * for 64-bit keys): one round trip a chunk, and most candidates are out
+ * of the top k after the first (bench/NOTES.md, twenty-ninth session),
+ * for up to ROUND of a block's candidates at a time; the read's appends
+ * are buffered in shared memory, as many words as a chunk holds */
+#define WS_TK_RANK_CHUNK_PER 4
+#define WS_TK_RANK_ROUND 32
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
  * at most that many (THREADS x 4: the (key, index) items of two tile
@@ -255,6 +267,30 @@ __device__ __forceinline__ void ws_tk_atomic_min(uint64_t *a, uint64_t v) {
 template <typename KB>
 __device__ __forceinline__ bool ws_tk_less(KB a, uint32_t pa, KB b, uint32_t pb) {
     return a < b || (a == b && pa < pb);
+}
+
+/* An item as one unsigned word: its ordered key above its 32-bit index.
+ * Words are unique and sort in (key, index) order, ties and NaNs included:
+ * 64 bits for 32-bit keys, 128 for 64-bit keys. */
+__extension__ typedef unsigned __int128 ws_tk_u128;
+template <typename KB>
+struct ws_tk_word_of {
+    using type = uint64_t;
+};
+template <>
+struct ws_tk_word_of<uint64_t> {
+    using type = ws_tk_u128;
+};
+template <typename KB>
+using ws_tk_word = typename ws_tk_word_of<KB>::type;
+
+template <typename W, typename KB>
+__device__ __forceinline__ W ws_tk_pack(KB o, uint32_t i) {
+    return ((W)o << 32) | (W)i;
+}
+template <typename KB, typename W>
+__device__ __forceinline__ KB ws_tk_word_key(W w) {
+    return (KB)(w >> 32);
 }
 
 /*=== outputs ===*/
@@ -702,12 +738,17 @@ __global__ void __launch_bounds__(32 * WS_TK_WARPS) ws_tk_warp_kernel(ws_tk_leve
  * first cap), and the k and cap the row was planned with. */
 struct ws_tk_filter {
     unsigned long long t, count, k, cap;
-    /* Buckets of the candidates for the candidate blocks (32-bit keys):
-     * bucket j holds the candidates whose ordered key is above th[j - 1]
-     * (j > 0) and not above th[j] (j < nb - 1; th[nb - 1] = t), so the
-     * buckets are consecutive ranges of the order. nb = 1: one bucket. */
+    /* Buckets of the candidates for the read's own ranking
+     * (ws_tk_rank_buckets): bucket j holds the candidates whose ordered
+     * key is above th[j - 1] (j > 0) and not above th[j] (j < nb - 1;
+     * th[nb - 1] = t), so the buckets are consecutive ranges of the
+     * order. nb = 1: one bucket. */
     unsigned long long th[WS_TK_CAND_BUCKETS];
     unsigned nb;
+    /* The ranked read's candidates of each bucket (their sum is count),
+     * on lines of their own: the appends' atomics would slow every read
+     * of the fields above. */
+    alignas(128) unsigned long long bn[WS_TK_CAND_BUCKETS];
 };
 
 /* Whether the candidates hold the top k: at least k keys are not above the
@@ -1088,6 +1129,149 @@ ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int l
         }
 }
 
+/* The ranked read's append (ws_tk_filter_kernel<..., true>): this lane's
+ * items whose bit is set in pm (item e: index ix(e) in the row keys) go
+ * to their buckets of nb: to the block's buffer in shared memory, PB a
+ * bucket (buf[j x PB + i], counted in cnt[j]), flushed after the read
+ * (ws_tk_flush_ranked); past PB, to the bucket itself, with an atomicAdd
+ * on its count fl->bn[j] (bucket j's i-th at j x cap + i; a bucket stores
+ * its first cap, more is a miss: the row's count is the buckets' sum).
+ * Only a shared atomic is waited for in the read: a global one's round
+ * trip for each candidate made the warps with several of them late, and
+ * the grid barrier waits for the last (bench/NOTES.md, twenty-ninth
+ * session). The key is read again (from L1: just loaded), so the step's
+ * ordered keys need not stay live through the loop. th: the bounds in
+ * shared memory. */
+template <typename KB, int MODE, unsigned PB, typename Ix>
+__device__ __forceinline__ void
+ws_tk_append_ranked(ws_tk_filter *fl, const unsigned long long *th, unsigned nb, unsigned *cnt,
+                    ws_tk_word<KB> *buf, void *ck, void *ci, unsigned long long cap, unsigned pm,
+                    const KB *keys, key_codec codec, const Ix &ix) {
+#pragma unroll 1
+    while (pm) {
+        const int e = __ffs((int)pm) - 1;
+        pm &= pm - 1;
+        const unsigned long long at_row = ix(e);
+        const KB oe = encode(__ldg(keys + at_row), codec);
+        unsigned j = 0;
+#pragma unroll
+        for (int i = 0; i + 1 < WS_TK_CAND_BUCKETS; i++)
+            j += (unsigned)i + 1 < nb && oe > (KB)th[i];
+        const unsigned lp = atomicAdd(&cnt[j], 1u);
+        if (lp < PB) {
+            buf[j * PB + lp] = ws_tk_pack<ws_tk_word<KB>>(oe, (uint32_t)at_row);
+        } else {
+            const unsigned long long at = atomicAdd(&fl->bn[j], 1ull);
+            if (at < cap) ws_tk_emit<KB, MODE>(ck, ci, j * cap + at, oe, oe, at_row);
+        }
+    }
+}
+
+/* The block's buffered candidates (ws_tk_append_ranked) to their buckets:
+ * one atomicAdd a bucket reserves their places. Every thread of the block
+ * calls it after its appends; base: nb words of shared memory. */
+template <typename KB, int MODE, unsigned PB>
+__device__ __forceinline__ void
+ws_tk_flush_ranked(ws_tk_filter *fl, unsigned nb, const unsigned *cnt, const ws_tk_word<KB> *buf,
+                   unsigned long long *base, void *ck, void *ci, unsigned long long cap) {
+    const unsigned t = threadIdx.x;
+    __syncthreads();
+    if (t < nb) {
+        const unsigned c = cnt[t] < PB ? cnt[t] : PB;
+        base[t] = c ? atomicAdd(&fl->bn[t], (unsigned long long)c) : 0;
+    }
+    __syncthreads();
+    for (unsigned i = t; i < nb * PB; i += blockDim.x) {
+        const unsigned j = i / PB, q = i % PB;
+        if (q >= cnt[j]) continue;
+        const unsigned long long at = base[j] + q;
+        const ws_tk_word<KB> w = buf[i];
+        const KB o = ws_tk_word_key<KB>(w);
+        if (at < cap) ws_tk_emit<KB, MODE>(ck, ci, j * cap + at, o, o, (uint32_t)w);
+    }
+}
+
+/* The ranked read's finish: the best k of the row's candidates, in order,
+ * written by the read's own grid after its barrier instead of a launch of
+ * their own. A candidate's rank in the row is the candidates of the
+ * buckets before its own plus those of its own below it (the buckets are
+ * consecutive ranges of the order), so only the buckets that start before
+ * rank k are read: their m candidates are dealt to the blocks, up to
+ * WS_TK_RANK_ROUND at a time (x[], r[]: shared memory), and every thread of
+ * a block reads PER words of the bucket a chunk (from L2: written in this
+ * launch) and counts, for each of the block's candidates still in, how
+ * many are below it (a warp's sum, one shared atomic), until every one of
+ * them counts at least k: most do after the first chunk when k is below a
+ * bucket's size. Blocks start at different chunks, so their first reads
+ * spread over the bucket. A candidate whose rank is below k is written
+ * there. Bucket j holds s_n[j] words from j x stride (ck, and ci for
+ * 64-bit keys). Every thread of the block calls it. */
+template <typename KB, int MODE, unsigned PER>
+__device__ __forceinline__ void
+ws_tk_rank_buckets(const unsigned long long *ck, const uint32_t *ci, const unsigned long long *s_n,
+                   unsigned nb, size_t stride, unsigned long long k, size_t out_base,
+                   key_codec codec, const ws_tk_outputs &out, ws_tk_word<KB> *x, unsigned *r) {
+    using W = ws_tk_word<KB>;
+    constexpr unsigned T = WS_TK_FILTER_THREADS, CH = PER * T, RC = WS_TK_RANK_ROUND;
+    static_assert(RC <= 32 && RC <= T, "a mask of the round's candidates");
+    unsigned long long m = 0;
+    for (unsigned j = 0; j < nb && m < k; j++) m += s_n[j];
+    const unsigned long long per = (m + gridDim.x - 1) / gridDim.x;
+    const unsigned long long q0 = blockIdx.x * per, q1 = q0 + per < m ? q0 + per : m;
+    const unsigned t = threadIdx.x;
+    unsigned long long below = 0;
+    for (unsigned j = 0; j < nb && below < q1; below += s_n[j], j++) {
+        const unsigned long long nj = s_n[j];
+        const unsigned long long a = q0 > below ? q0 : below;
+        const unsigned long long b = q1 < below + nj ? q1 : below + nj;
+        const unsigned long long need = k - below; /* below < k: rank need is out */
+        const size_t at = j * stride;
+        const auto word = [&](unsigned long long i) -> W {
+            if constexpr (MODE == 1)
+                return (W)__ldcg(&ck[at + i]);
+            else
+                return ws_tk_pack<W>((KB)__ldcg(&ck[at + i]), __ldcg(&ci[at + i]));
+        };
+        const unsigned long long chunks = (nj + CH - 1) / CH;
+        for (unsigned long long ra = a; ra < b; ra += RC) { /* block-uniform */
+            const unsigned R = b - ra < RC ? (unsigned)(b - ra) : RC;
+            if (t < R) {
+                x[t] = word(ra - below + t);
+                r[t] = 0;
+            }
+            __syncthreads();
+            for (unsigned long long cc = 0; cc < chunks; cc++) {
+                unsigned act = 0; /* the round's candidates still in */
+                for (unsigned c = 0; c < R; c++) act |= (unsigned)(r[c] < need) << c;
+                if (!act) break; /* the whole block alike */
+                const unsigned long long c0 = (blockIdx.x + cc) % chunks * CH;
+                W w[PER];
+#pragma unroll
+                for (unsigned u = 0; u < PER; u++) {
+                    const unsigned long long i = c0 + u * T + t;
+                    w[u] = i < nj ? word(i) : ~(W)0; /* never below a word */
+                }
+                __syncthreads(); /* every r[] read before this chunk's adds */
+                while (act) {
+                    const unsigned c = (unsigned)__ffs((int)act) - 1;
+                    act &= act - 1;
+                    const W xc = x[c];
+                    unsigned n = 0;
+#pragma unroll
+                    for (unsigned u = 0; u < PER; u++) n += w[u] < xc;
+                    n = warpsort::warp_reduce<32>(n, warpsort::plus_op{});
+                    if ((t & 31) == 0 && n) atomicAdd(&r[c], n);
+                }
+                __syncthreads();
+            }
+            if (t < R && r[t] < need)
+                ws_tk_put(out, out_base + below + r[t], decode(ws_tk_word_key<KB>(x[t]), codec),
+                          (uint32_t)x[t]);
+            __syncthreads(); /* x[] and r[] read before the next round's */
+        }
+    }
+}
+
 /* The one full read: every key not above the threshold (ordered bits <=
  * t) becomes a candidate, so when there are at least k of them they hold
  * the top k with its ties resolved (all keys equal to a candidate's are
@@ -1097,14 +1281,17 @@ ws_tk_append(ws_tk_filter *fl, void *ck, void *ci, unsigned long long cap, int l
  * barrier, when the filter missed (fewer than k or more than cap passed),
  * the same blocks run the exact select (ws_tk_select_run) into the
  * candidates instead, so the miss costs no launch of its own and the hit
- * only the barrier. */
-template <typename KB, int MODE>
+ * only the barrier. RANKED: the candidates go to their buckets, and the
+ * same grid then writes the best k (ws_tk_rank_buckets; on a miss after
+ * the select's k, behind one more barrier). */
+template <typename KB, int MODE, bool RANKED>
 __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
                                   ws_min_blocks_fit(WS_TK_SELECT_THREADS, WS_TK_FILTER_MIN_BLOCKS))
     ws_tk_filter_kernel(const KB *keys, size_t n, key_codec codec, ws_tk_filter *fl,
-                        ws_tk_select_args a) {
+                        ws_tk_select_args a, size_t out_base, ws_tk_outputs out) {
     static_assert(WS_TK_FILTER_THREADS == WS_TK_SELECT_THREADS, "the select's blocks");
     __shared__ ws_tk_select_smem s;
+    __shared__ unsigned long long s_th[RANKED ? WS_TK_CAND_BUCKETS : 1];
     void *const ck = a.ck, *const ci = a.ci;
     constexpr int V = 16 / (int)sizeof(KB);
     constexpr int U = WS_TK_FILTER_UNROLL;
@@ -1120,9 +1307,22 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
     }
     const size_t nvec = (n - head) / V;
     const KB *body = keys + head;
-    ws_pdl_release(); /* the candidate block's launch (pdl.cuh) */
+    if constexpr (!RANKED) ws_pdl_release(); /* the candidate block's launch (pdl.cuh) */
     const KB t = (KB)fl->t;
     const unsigned long long cap = fl->cap;
+    const unsigned nb = RANKED ? fl->nb : 1u;
+    /* RANKED: the appends' buffer, PB words a bucket */
+    using W = ws_tk_word<KB>;
+    constexpr unsigned CH = WS_TK_RANK_CHUNK_PER * WS_TK_FILTER_THREADS;
+    constexpr unsigned PB = CH / WS_TK_CAND_BUCKETS;
+    __shared__ W s_buf[RANKED ? CH : 1];
+    __shared__ unsigned s_cnt[WS_TK_CAND_BUCKETS];
+    __shared__ unsigned long long s_base[WS_TK_CAND_BUCKETS];
+    if constexpr (RANKED) {
+        if (threadIdx.x < nb) s_th[threadIdx.x] = fl->th[threadIdx.x];
+        if (threadIdx.x < WS_TK_CAND_BUCKETS) s_cnt[threadIdx.x] = 0;
+        __syncthreads();
+    }
     for (size_t b0 = warp * 32 * U; b0 < nvec; b0 += warps * 32 * U) {
         ws_tk_vec<KB> v[U];
 #pragma unroll
@@ -1132,7 +1332,7 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
         }
         bool pass[U * V];
         KB o[U * V];
-        unsigned c = 0;
+        unsigned c = 0, pm = 0;
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
@@ -1141,11 +1341,16 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
                 o[u * V + e] = j < nvec ? encode(v[u].x[e], codec) : (KB)0;
                 pass[u * V + e] = j < nvec && o[u * V + e] <= t;
                 c += pass[u * V + e];
+                if constexpr (RANKED) pm |= (unsigned)pass[u * V + e] << (u * V + e);
             }
         const auto ix = [&](int e) -> unsigned long long {
             return head + (b0 + (size_t)(e / V) * 32 + lane) * V + (size_t)(e % V);
         };
-        ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, c, pass, o, ix);
+        if constexpr (RANKED)
+            ws_tk_append_ranked<KB, MODE, PB>(fl, s_th, nb, s_cnt, s_buf, ck, ci, cap, pm, keys,
+                                              codec, ix);
+        else
+            ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, c, pass, o, ix);
     }
     /* scalar items: the head, then the tail after the vectors */
     const size_t tail = head + nvec * V, ns = head + (n - tail);
@@ -1159,12 +1364,42 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
             o[0] = encode(keys[at], codec);
             pass[0] = o[0] <= t;
         }
-        ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, pass[0] ? 1u : 0u, pass, o, ix);
+        if constexpr (RANKED)
+            ws_tk_append_ranked<KB, MODE, PB>(fl, s_th, nb, s_cnt, s_buf, ck, ci, cap,
+                                              pass[0] ? 1u : 0u, keys, codec, ix);
+        else
+            ws_tk_append<KB, MODE>(fl, ck, ci, cap, lane, pass[0] ? 1u : 0u, pass, o, ix);
     }
-    cooperative_groups::this_grid().sync();
-    /* the count from L2: this block's L1 may hold the line from reading t */
-    const unsigned long long count = __ldcg(&fl->count);
-    if (count < a.k || count > cap) ws_tk_select_run<KB, MODE>(keys, n, codec, a, s);
+    if constexpr (RANKED)
+        ws_tk_flush_ranked<KB, MODE, PB>(fl, nb, s_cnt, s_buf, s_base, ck, ci, cap);
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    grid.sync();
+    if constexpr (!RANKED) {
+        /* the count from L2: this block's L1 may hold the line from reading t */
+        const unsigned long long count = __ldcg(&fl->count);
+        if (count < a.k || count > cap) ws_tk_select_run<KB, MODE>(keys, n, codec, a, s);
+    } else {
+        /* the buckets' counts: other SMs' atomics, from L2 */
+        __shared__ unsigned long long s_n[WS_TK_CAND_BUCKETS];
+        if (threadIdx.x < nb) s_n[threadIdx.x] = __ldcg(&fl->bn[threadIdx.x]);
+        __syncthreads();
+        unsigned long long count = 0;
+        for (unsigned j = 0; j < nb; j++) count += s_n[j];
+        unsigned nr = nb;
+        if (count < a.k || count > cap) { /* the whole grid alike */
+            /* the select's k, in index order, at 0 .. k: one bucket */
+            ws_tk_select_run<KB, MODE>(keys, n, codec, a, s);
+            grid.sync();
+            if (threadIdx.x == 0) s_n[0] = a.k;
+            __syncthreads();
+            nr = 1;
+        }
+        __shared__ W s_x[WS_TK_RANK_ROUND];
+        __shared__ unsigned s_r[WS_TK_RANK_ROUND];
+        ws_tk_rank_buckets<KB, MODE, WS_TK_RANK_CHUNK_PER>((const unsigned long long *)ck,
+                                                           (const uint32_t *)ci, s_n, nr, cap, a.k,
+                                                           out_base, codec, out, s_x, s_r);
+    }
 }
 
 /* Pads the candidates to cap with the largest item (ordered key and index
@@ -1181,29 +1416,6 @@ __global__ void ws_tk_pad_kernel(const ws_tk_filter *fl, unsigned long long *ck,
 
 /*=== on-chip narrowing (the filter's candidate block, the row blocks) ===*/
 
-/* An item as one unsigned word: its ordered key above its 32-bit index.
- * Words are unique and sort in (key, index) order, ties and NaNs included:
- * 64 bits for 32-bit keys, 128 for 64-bit keys. */
-__extension__ typedef unsigned __int128 ws_tk_u128;
-template <typename KB>
-struct ws_tk_word_of {
-    using type = uint64_t;
-};
-template <>
-struct ws_tk_word_of<uint64_t> {
-    using type = ws_tk_u128;
-};
-template <typename KB>
-using ws_tk_word = typename ws_tk_word_of<KB>::type;
-
-template <typename W, typename KB>
-__device__ __forceinline__ W ws_tk_pack(KB o, uint32_t i) {
-    return ((W)o << 32) | (W)i;
-}
-template <typename KB, typename W>
-__device__ __forceinline__ KB ws_tk_word_key(W w) {
-    return (KB)(w >> 32);
-}
 /* Significant bits of x (0 for 0). */
 __device__ __forceinline__ int ws_tk_width(uint64_t x) {
     return x ? 64 - __clzll((long long)x) : 0;
@@ -1516,8 +1728,8 @@ __device__ __forceinline__ void ws_tk_rank_finish(const W *sw, unsigned s, unsig
  * left are saved (on one SM they are most of this kernel's time). One
  * cooperative launch: the grid gathers the sample (ordered) into samp,
  * and after the grid barrier block 0 selects and the others are done.
- * Resets the row's count and records k and cap, and the candidates'
- * buckets (ws_tk_filter) for up to max_buckets blocks: their bounds are
+ * Resets the row's counts and records k and cap, and the candidates'
+ * buckets (ws_tk_filter), up to max_buckets of them: their bounds are
  * the sample keys of ranks ceil(j x rank / nb), j = 1 .. nb - 1, nb =
  * min(rank, max_buckets), so each holds about rank / nb sample gaps. The
  * positions and the select depend on nothing but the row, so the path a
@@ -1610,6 +1822,7 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
             if ((unsigned)tid < m) {
                 const KB v = s_low[tid];
                 unsigned r = 0;
+#pragma unroll 8
                 for (unsigned j = 0; j < m; j++)
                     r += s_low[j] < v || (s_low[j] == v && j < (unsigned)tid);
                 s_sorted[r] = v;
@@ -1621,6 +1834,7 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
                                                  (((unsigned)tid + 1) * rank % nb != 0) - 1];
         }
     }
+    if (tid < WS_TK_CAND_BUCKETS) fl->bn[tid] = 0;
     if (tid == 0) {
         fl->t = (unsigned long long)prefix;
         fl->count = 0;
@@ -1638,7 +1852,6 @@ struct ws_tk_cand_smem {
     uint64_t keys[warpsort::smem_slots<uint64_t>(WS_TK_CAND_TILE)];
     ws_tk_narrow_smem<WS_TK_CAND_THREADS> nw;
     ws_tk_bars<KB, WS_TK_CAND_THREADS> bars;
-    unsigned bucket_n, below; /* ws_tk_cand_bucket */
 };
 /* The two tiles of ws_tk_wide_tile_sort (TILE items), over the room of
  * the survivors they sort. */
@@ -1755,61 +1968,10 @@ ws_tk_wide_tile_sort(const ws_tk_u128 *words, ws_tk_wide_tiles<T * ITEMS> &tiles
             ws_tk_put(out, out_base + (size_t)(first + i), decode((KB)b.k[i], codec), b.v[i]);
 }
 
-/* Block j's share of the candidates (32-bit keys, nb buckets): the n words
- * in ck and the T x L of them this thread holds (wc[u] = word u x T + t)
- * become bucket j's, which the block stores at keys[0 .. nj) and this
- * thread then holds (wc[u] = keys[u x T + t]), with below = the words of
- * the buckets before j: their outputs come first. When bucket j does not
- * fit the block's registers (nj > T x L), the words stay where they are and
- * every word outside the bucket reads as ~0 instead (*masked), which sorts
- * after all of the bucket's. Every thread calls it; it ends after a
- * barrier. */
-template <int T, int L>
-__device__ __forceinline__ void
-ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, unsigned n,
-                  uint64_t lo, uint64_t hi, bool has_lo, uint64_t (&wc)[L], unsigned &nj,
-                  unsigned &below, bool &masked) {
-    const int t = (int)threadIdx.x, lane = t & 31;
-    if (t == 0) sm.bucket_n = sm.below = 0;
-    __syncthreads();
-    unsigned mine_below = 0;
-    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
-#pragma unroll
-        for (int u = 0; u < L; u++) {
-            const unsigned j = b + (unsigned)(u * T + t);
-            const uint64_t w = j >= n ? 0 : b == 0 ? wc[u] : ck[j];
-            const bool valid = j < n, under = has_lo && w <= lo;
-            const bool in = valid && !under && w <= hi;
-            mine_below += valid && under;
-            const unsigned ball = __ballot_sync(0xFFFFFFFFu, in);
-            if (!ball) continue;
-            const unsigned at = ws_tk_warp_slot(&sm.bucket_n, ball);
-            if (in && at < (unsigned)(T * L)) sm.keys[at] = w;
-        }
-    }
-#pragma unroll
-    for (int m = 16; m >= 1; m /= 2) mine_below += __shfl_xor_sync(0xFFFFFFFFu, mine_below, m);
-    if (lane == 0 && mine_below) atomicAdd(&sm.below, mine_below);
-    __syncthreads();
-    nj = sm.bucket_n;
-    below = sm.below;
-    masked = nj > (unsigned)(T * L);
-#pragma unroll
-    for (int u = 0; u < L; u++) {
-        const unsigned j = (unsigned)(u * T + t);
-        if (!masked)
-            wc[u] = j < nj ? sm.keys[j] : 0;
-        else if ((has_lo && wc[u] <= lo) || wc[u] > hi)
-            wc[u] = ~0ull;
-    }
-    __syncthreads(); /* every word read before keys is written again */
-}
-
 /* The best k of the row's candidates, to results from out_base on, by one
- * block (BK, 32-bit keys: block j takes bucket j's share of them, from its
- * place in the order on: ws_tk_cand_bucket; blocks past the last bucket,
- * or whose bucket starts at k or later, are done at once). The
- * candidates are the first n of ck (and ci): all that passed
+ * block (forced by WARPSORT_TOPK_PATH; the plan has the read's grid rank
+ * them, ws_tk_rank_buckets). The candidates are the first n of ck (and
+ * ci): all that passed
  * the filter, or the radix select's k when it missed; as words (32-bit
  * keys: one u64 in ck; 64-bit keys: the ordered key in ck, the index in
  * ci). The filter keeps several times k, so the block narrows them on chip
@@ -1823,7 +1985,7 @@ ws_tk_cand_bucket(ws_tk_cand_smem<uint32_t> &sm, const unsigned long long *ck, u
  * first and the narrowing runs only when more than max(2k, THREADS) are
  * within it. At most WS_TK_CAND_RANK_MAX survivors (32-bit keys) are
  * sorted by their ranks instead of the tile (ws_tk_rank_finish). */
-template <typename KB, bool BK>
+template <typename KB>
 __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_kernel(const ws_tk_filter *fl, const unsigned long long *ck, const uint32_t *ci,
                       size_t k, int bar, size_t out_base, key_codec codec, ws_tk_outputs out) {
@@ -1834,10 +1996,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     ws_tk_cand_smem<KB> &sm = *reinterpret_cast<ws_tk_cand_smem<KB> *>(ws_tk_dyn);
     ws_pdl_wait(); /* a dependent launch (pdl.cuh): the read's output from here on */
     const bool hit = ws_tk_filter_hit(fl);
-    unsigned n = (unsigned)(hit ? fl->count : fl->k);
-    /* BK: a block per bucket; the radix select wrote one */
-    const unsigned nb = BK && hit ? fl->nb : 1u;
-    if (BK && blockIdx.x >= nb) return; /* the whole block alike */
+    const unsigned n = (unsigned)(hit ? fl->count : fl->k);
     const int t = (int)threadIdx.x;
     if (t == 0) {
         sm.nw.orx[0] = sm.nw.orx[1] = 0;
@@ -1856,25 +2015,6 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
         const unsigned j = (unsigned)(u * T + t);
         wc[u] = j < n ? word(j) : 0;
     }
-    /* this block's bucket (32-bit keys): its words, its k, where its
-     * outputs start */
-    W lo = 0, hi = ~(W)0;
-    bool has_lo = false, masked = false, held = false;
-    if constexpr (!WIDE && BK) {
-        if (nb > 1) {
-            const unsigned j = blockIdx.x;
-            has_lo = j > 0;
-            if (has_lo) lo = ws_tk_pack<W>((KB)fl->th[j - 1], 0xFFFFFFFFu);
-            if (j + 1 < nb) hi = ws_tk_pack<W>((KB)fl->th[j], 0xFFFFFFFFu);
-            unsigned nj, below;
-            ws_tk_cand_bucket<T, L>(sm, ck, n, lo, hi, has_lo, wc, nj, below, masked);
-            if (nj == 0 || below >= k) return; /* the whole block alike */
-            k = k - below < nj ? k - below : nj;
-            out_base += below;
-            if (!masked) n = nj;
-            held = !masked; /* keys[0 .. n) holds the bucket */
-        }
-    }
     /* 64-bit keys: one warp's survivors, or (k above half of them) a tile */
     const bool warp_sorts = WIDE && 2 * k <= 32u * WS_TK_CAND_SI64;
     const unsigned cap = !WIDE        ? (unsigned)WS_TK_CAND_TILE
@@ -1886,15 +2026,9 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     const auto item = [&](unsigned b, int u) -> W {
         const unsigned j = b + (unsigned)(u * T + t);
         if (b == 0) return wc[u];
-        if (j >= n) return (W)0;
-        const W w = word(j);
-        if constexpr (!WIDE && BK)
-            if (masked && ((has_lo && w <= lo) || w > hi)) return ~(W)0;
-        return w;
+        return j < n ? word(j) : (W)0;
     };
-    /* n >= k >= 1; a bucket the block holds whole needs no narrowing (and
-     * keys holds it already) unless the threads' bar comes first */
-    ws_tk_cut<W> c = {~(W)0, held && n <= keep && !bar ? n : keep + 1};
+    ws_tk_cut<W> c = {~(W)0, keep + 1}; /* n >= k >= 1 */
     if constexpr (!WIDE) {
         /* bar (k at most a quarter of the threads): the threads' bar
          * first, as the row blocks do (simulated on random candidates:
@@ -1919,10 +2053,7 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     }
     if (c.s > keep) {
         /* any w0 is correct; one of the words narrows with fewest digits */
-        W w0 = word(0);
-        if constexpr (!WIDE && BK)
-            if (nb > 1) w0 = sm.keys[0];
-        c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, w0);
+        c = ws_tk_narrow<W, T, L>(sm.nw, item, n, (unsigned)k, keep, word(0));
         ws_tk_collect<W, T, L>(sm.nw, item, n, c, sm.keys, cap);
     }
     if constexpr (WIDE) {
@@ -2131,13 +2262,13 @@ struct ws_tk_plan {
     int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
     int rows_bar;     /* ... limit from the threads' bests first (ws_tk_thread_bar) */
     int warp_path;
-    int filter;            /* filter path (else radix when not the warp path) */
-    unsigned rank;         /* filter path: the threshold's rank in the sample */
-    size_t cap;            /* filter path: candidates kept */
-    int cand_block;        /* filter path: the best k by one block (ws_tk_cand_kernel) */
-    int cand_bar;          /* ... which takes the threads' bar first (ws_tk_thread_bar) */
-    unsigned cand_buckets; /* ... blocks, one a bucket of candidates (ws_tk_filter) */
-    int items;             /* warp path: run items per lane (1, 2, 4, 8) */
+    int filter;     /* filter path (else radix when not the warp path) */
+    unsigned rank;  /* filter path: the threshold's rank in the sample */
+    size_t cap;     /* filter path: candidates kept */
+    int ranked;     /* filter path: the read's grid writes the best k (RANKED) */
+    int cand_block; /* filter path: the best k by one block (ws_tk_cand_kernel) */
+    int cand_bar;   /* ... which takes the threads' bar first (ws_tk_thread_bar) */
+    int items;      /* warp path: run items per lane (1, 2, 4, 8) */
     int levels;
     size_t seg_len[WS_TK_MAX_LEVELS], chunk[WS_TK_MAX_LEVELS], wps[WS_TK_MAX_LEVELS];
     size_t tiles; /* radix path, per row */
@@ -2265,30 +2396,33 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
           (row_len >= WS_TK_FILTER_ROWS_LEN || k > WS_TK_FILTER_ROWS_K)))) {
         ws_tk_filter_size(row_len, k, &p.rank, &p.cap);
         p.filter = 4 * p.cap <= row_len;
-        /* One block takes the candidates when about rank x n / S pass
-         * (what the filter keeps on average) are at most
-         * WS_TK_CAND_EXPECTED (its passes over them stay short), the device
-         * gives a block its shared memory (about 78 KB for 32-bit keys) and
-         * (64-bit keys) one warp sorts the survivors; more go to the leaf,
-         * all SMs. Below WS_TK_FILTER_MIN_K only the former beats the warp
-         * path. */
+        /* When about rank x n / S pass (what the filter keeps on
+         * average) are at most WS_TK_CAND_EXPECTED, the read's own grid
+         * ranks them (a bucket of about a sample gap each) for 64-bit keys
+         * and for k of at least WS_TK_BUCKET_MIN_GAPS sample gaps, where
+         * the threshold's rank makes buckets (at most BUCKET_SAMPLE: past
+         * it one bucket holds them all, each ranked against all, several
+         * times slower than one block: bench/NOTES.md); else one block
+         * takes them, where the device gives a
+         * block its shared memory (about 78 KB for 32-bit keys) and
+         * (64-bit keys) one warp sorts the survivors. More go to the
+         * leaf, all SMs. Below
+         * WS_TK_FILTER_MIN_K only the former two beat the warp path. */
         const double expected = (double)p.rank * (double)row_len / WS_TK_SAMPLE;
-        p.cand_block = expected <= (double)WS_TK_CAND_EXPECTED &&
+        const bool few = expected <= (double)WS_TK_CAND_EXPECTED;
+        const bool wide_k =
+            kb == 8 || (double)k * WS_TK_SAMPLE >= WS_TK_BUCKET_MIN_GAPS * (double)row_len;
+        p.ranked = few && wide_k && p.rank <= WS_TK_BUCKET_SAMPLE &&
+                   force != WS_TOPK_PATH_FILTER_NARROW && force != WS_TOPK_PATH_FILTER_SINGLE;
+        p.cand_block = few && !p.ranked &&
                        ws_tk_cand_smem_bytes(kb, k) <= ws_family_of(st->dev.family).smem_block &&
                        (kb == 4 || k <= WS_TK_CAND_TILE64);
-        if (k < WS_TK_FILTER_MIN_K && !p.cand_block) p.filter = 0;
+        if (k < WS_TK_FILTER_MIN_K && !p.cand_block && !p.ranked) p.filter = 0;
         if (force == WS_TOPK_PATH_WARP || force == WS_TOPK_PATH_RADIX) p.filter = 0;
         /* that block takes the threads' bar first where the row blocks
          * would (32-bit keys) */
         p.cand_bar = p.cand_block && kb == 4 && 4 * k <= WS_TK_CAND_THREADS &&
                      force != WS_TOPK_PATH_FILTER_NARROW;
-        /* 32-bit keys, k of at least WS_TK_BUCKET_MIN_GAPS sample gaps: a
-         * block per bucket (about a sample gap each), up to one per
-         * sample key at or below the threshold */
-        p.cand_buckets = 1;
-        if (p.cand_block && kb == 4 && force != WS_TOPK_PATH_FILTER_SINGLE &&
-            (double)k * WS_TK_SAMPLE >= WS_TK_BUCKET_MIN_GAPS * (double)row_len)
-            p.cand_buckets = p.rank < WS_TK_CAND_BUCKETS ? p.rank : WS_TK_CAND_BUCKETS;
     }
     p.warp_path = !p.filter && k <= WS_TK_WARP_MAX_K && row_len < 0xFFFFFFFFull &&
                   force != WS_TOPK_PATH_RADIX && force != WS_TOPK_PATH_FILTER &&
@@ -2301,15 +2435,18 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.hist = take(sizeof(unsigned long long) * WS_TK_BINS);
         p.seg_cnt = take(2 * p.tiles * WS_TK_SELECT_WARPS * sizeof(unsigned));
         p.blk_base = take(2 * p.tiles * sizeof(unsigned long long)); /* grid <= tiles */
-        p.surv_keys = take(p.cap * sizeof(unsigned long long));
-        if (kb == 8) p.surv_idx = take(p.cap * sizeof(uint32_t));
-        if (kb == 8 && !p.cand_block) {
+        /* ranked: cap for each bucket */
+        const size_t caps = p.ranked ? WS_TK_CAND_BUCKETS : 1;
+        p.surv_keys = take(caps * p.cap * sizeof(unsigned long long));
+        if (kb == 8) p.surv_idx = take(caps * p.cap * sizeof(uint32_t));
+        const bool leaf = !p.ranked && !p.cand_block; /* the leaf sorts the candidates */
+        if (kb == 8 && leaf) {
             /* by index, then stably by key: (key, index) order */
             p.sort_plan = ws_plan_make(&st->dev, p.cap, 4, 8);
             p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
             const size_t a = p.sort_plan.lay.total, b = p.sort_plan2.lay.total;
             p.sort = take(a > b ? a : b);
-        } else if (!p.cand_block) {
+        } else if (leaf) {
             p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
             p.sort = take(p.sort_plan.lay.total);
         }
@@ -2492,23 +2629,24 @@ static cudaError_t ws_tk_select_row(const ws_tk_plan &p, const KB *rk, size_t n,
 /* The filter path's read of one row (ws_tk_filter_kernel), with the
  * select as its fallback: one cooperative launch of the blocks that fit
  * at once, at most one per tile and no more than the read has steps. */
-template <typename KB, int MODE>
+template <typename KB, int MODE, bool RANKED>
 static cudaError_t ws_tk_filter_row(const ws_tk_plan &p, const KB *rk, size_t n, size_t k,
                                     key_codec codec, unsigned char *ws, ws_tk_filter *fl, void *ck,
-                                    void *ci, int device, const ws_cuda_state *st,
-                                    cudaStream_t stream) {
+                                    void *ci, size_t out_base, const ws_tk_outputs &out, int device,
+                                    const ws_cuda_state *st, cudaStream_t stream) {
     static int known[WS_OCC_MAX_DEVICES]; /* this instantiation's blocks per SM */
     const size_t steps =
         ws_tk_div_up(n, (size_t)WS_TK_FILTER_THREADS * WS_TK_FILTER_UNROLL * (16 / sizeof(KB)));
     unsigned grid = 0;
     const cudaError_t err =
-        ws_tk_coop_grid((const void *)ws_tk_filter_kernel<KB, MODE>, WS_TK_FILTER_THREADS, device,
-                        known, st, p.tiles < steps ? p.tiles : steps, &grid);
+        ws_tk_coop_grid((const void *)ws_tk_filter_kernel<KB, MODE, RANKED>, WS_TK_FILTER_THREADS,
+                        device, known, st, p.tiles < steps ? p.tiles : steps, &grid);
     if (err != cudaSuccess) return err;
     const ws_tk_select_args a = ws_tk_select_args_of(p, ws, k, ck, ci);
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_FILTER_THREADS, stream, &attr);
-    return cudaLaunchKernelEx(&cfg, ws_tk_filter_kernel<KB, MODE>, rk, n, codec, fl, a);
+    return cudaLaunchKernelEx(&cfg, ws_tk_filter_kernel<KB, MODE, RANKED>, rk, n, codec, fl, a,
+                              out_base, out);
 }
 
 /* The filter path's threshold for one row (ws_tk_sample_kernel): one
@@ -2527,7 +2665,8 @@ static cudaError_t ws_tk_sample_row(const ws_tk_plan &p, const KB *rk, size_t n,
     const cudaLaunchConfig_t cfg = ws_tk_coop_config(grid, WS_TK_SAMPLE_THREADS, stream, &attr);
     return cudaLaunchKernelEx(&cfg, ws_tk_sample_kernel<KB>, rk, n, codec, p.rank,
                               (unsigned long long)k, (unsigned long long)p.cap,
-                              p.cand_block ? p.cand_buckets : 1u, (KB *)(ws + p.samp), fl);
+                              p.ranked ? (unsigned)WS_TK_CAND_BUCKETS : 1u, (KB *)(ws + p.samp),
+                              fl);
 }
 
 template <typename KB>
@@ -2633,9 +2772,9 @@ static warpsort_status_t ws_tk_best_path(warpsort_context_t *ctx, const ws_tk_pl
 /* Row by row: sample -> threshold, one filtering read into the candidates,
  * the radix select only where the filter missed (one launch that reads the
  * count and returns at once otherwise), then the best k of the candidates:
- * 32-bit keys by one block (ws_tk_cand_kernel) when few pass, else (and
- * 64-bit keys) padded to cap and sorted by (key, index) with the leaf, the
- * first k written. Every
+ * when few pass, by the read's own grid (RANKED: that one launch writes
+ * the results) or, forced, by one block (ws_tk_cand_kernel), else padded
+ * to cap and sorted by (key, index) with the leaf, the first k written. Every
  * launch is made whatever the data; the device picks which do work. */
 template <typename KB>
 static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_plan &p,
@@ -2649,26 +2788,28 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
     unsigned long long *ck = (unsigned long long *)(ws + p.surv_keys);
     uint32_t *ci = MODE == 2 ? (uint32_t *)(ws + p.surv_idx) : NULL;
     const size_t cand_smem = ws_tk_cand_smem_bytes(sizeof(KB), k);
-    /* a block per bucket (32-bit keys) is its own instance: one block
-     * runs the code without the buckets' registers */
-    auto cand = ws_tk_cand_kernel<KB, false>;
-    if constexpr (MODE == 1)
-        if (p.cand_buckets > 1) cand = ws_tk_cand_kernel<KB, true>;
+    const auto cand = ws_tk_cand_kernel<KB>;
     if (p.cand_block)
         WS_CUDA_TRY(ctx, cudaFuncSetAttribute(cand, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)cand_smem));
     for (size_t row = 0; row < a->rows; row++) {
         const KB *rk = (const KB *)keys + row * n;
         WS_CUDA_TRY(ctx, ws_tk_sample_row<KB>(p, rk, n, k, codec, ws, fl, ctx->device, st, stream));
-        WS_CUDA_TRY(ctx, (ws_tk_filter_row<KB, MODE>(p, rk, n, k, codec, ws, fl, ck, ci,
-                                                     ctx->device, st, stream)));
+        if (p.ranked) {
+            WS_CUDA_TRY(ctx,
+                        (ws_tk_filter_row<KB, MODE, true>(p, rk, n, k, codec, ws, fl, ck, ci,
+                                                          row * k, out, ctx->device, st, stream)));
+            continue;
+        }
+        WS_CUDA_TRY(ctx,
+                    (ws_tk_filter_row<KB, MODE, false>(p, rk, n, k, codec, ws, fl, ck, ci, row * k,
+                                                       out, ctx->device, st, stream)));
         if (p.cand_block) {
             /* a dependent launch (pdl.cuh): its block starts as the read
              * ends instead of a launch's latency later */
             cudaLaunchAttribute attr;
-            const cudaLaunchConfig_t cfg =
-                ws_tk_config(p.cand_buckets, WS_TK_CAND_THREADS, cand_smem, stream, &attr,
-                             ws_pdl_attr(st, &attr));
+            const cudaLaunchConfig_t cfg = ws_tk_config(1, WS_TK_CAND_THREADS, cand_smem, stream,
+                                                        &attr, ws_pdl_attr(st, &attr));
             WS_CUDA_TRY(ctx,
                         cudaLaunchKernelEx(&cfg, cand, (const ws_tk_filter *)fl,
                                            (const unsigned long long *)ck, (const uint32_t *)ci, k,

@@ -329,8 +329,8 @@ static void test_forced_paths(void **state) {
     }
 }
 
-/* The filter path (k 65..4096, from k = 2 where one block takes the
- * candidates, rows of at least 2^16 where the candidate buffer is at most
+/* The filter path (k 65..4096, from k = 2 where few candidates pass,
+ * rows of at least 2^16 where the candidate buffer is at most
  * a quarter of the row; k <= 256 only for up to 4 rows, and from 3 rows
  * by the row rule): k just inside and outside its range; the filter hit (random,
  * sorted, NaN mix) and the radix fallback decided on the device when more
@@ -344,8 +344,11 @@ static void test_filter(void **state) {
     const warpsort_dtype_t dts[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_F64, WARPSORT_I32};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
-    /* one block takes the candidates from k = 2 (64-bit keys: one warp sorts
-     * the survivors up to k = 256, the block's two tile sorts above) */
+    /* few candidates from k = 2: the read's grid ranks them (64-bit keys,
+     * or k of two sample gaps: 32 at 2^16 keys, 512 at 2^20) while the
+     * threshold's rank in the sample is at most 64 (to k = 2048 at 2^20
+     * keys), else one block takes them (64-bit keys: one warp sorts the
+     * survivors up to k = 256, the block's two tile sorts above) */
     const size_t ks[] = {2, 15, 16, 64, 65, 100, 128, 129, 200, 256, 257, 1000, 2048, 4096, 4097};
     const size_t lens[] = {(1u << 16), (1u << 20) + 5};
     size_t at = 0;
@@ -469,16 +472,16 @@ static void test_filter_narrow(void **state) {
     free(hk);
 }
 
-/* The candidate blocks of the filter path (32-bit keys) take a bucket of
- * candidates each, split at the sample's best keys (positions j x n /
- * 2^14). Rows of 2^22 whose sample keys (from 0.5 up) are better than
- * every other key (below 0.5), plus G keys off the sample better than all
- * (2 up, or all equal to 2): the first bucket holds those G and its block
- * must take more than its registers hold (G = 9000: the words outside the
- * bucket read as the largest), or less (G = 3000); keys of 4096 values
- * (about four sample keys each), so the sample's keys at the threshold tie
- * and buckets share bounds (some empty) and k spans several buckets; both
- * orders. Rows whose candidates overflow fall back, also exact. */
+/* The filter path's read ranks its candidates (32-bit keys from k = two
+ * sample gaps) each among its bucket, split at the sample's best keys
+ * (positions j x n / 2^14). Rows of 2^22 whose sample keys (from 0.5 up)
+ * are better than every other key (below 0.5), plus G keys off the sample
+ * better than all (2 up, or all equal to 2): the first bucket holds those
+ * G (G = 3000: several chunks of the ranking's reads; G = 9000: more than
+ * the buffer holds at k = 1000, so the row falls back, also exact); and
+ * rows of keys of 4096 values (about four sample keys each), so the
+ * sample's keys at the threshold tie and buckets share bounds (some
+ * empty) and k spans several buckets; both orders. */
 static void test_filter_buckets(void **state) {
     REQUIRE_GPU();
     (void)state;
