@@ -188,10 +188,12 @@ using warpsort::warp_items;
  * chunks of this many words a thread (words: 8 bytes for 32-bit keys, 16
  * for 64-bit keys): one round trip a chunk, and most candidates are out
  * of the top k after the first (bench/NOTES.md, twenty-ninth session),
- * for up to ROUND of a block's candidates at a time; the read's appends
- * are buffered in shared memory, as many words as a chunk holds */
+ * for up to ROUND of a block's candidates at a time. The read's appends
+ * are buffered in shared memory, this many words a bucket (a block meets
+ * a few dozen candidates on average; more go to the bucket directly). */
 #define WS_TK_RANK_CHUNK_PER 4
 #define WS_TK_RANK_ROUND 32
+#define WS_TK_RANK_APPEND_PB 64
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
  * at most that many (THREADS x 4: the (key, index) items of two tile
@@ -1313,9 +1315,8 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
     const unsigned nb = RANKED ? fl->nb : 1u;
     /* RANKED: the appends' buffer, PB words a bucket */
     using W = ws_tk_word<KB>;
-    constexpr unsigned CH = WS_TK_RANK_CHUNK_PER * WS_TK_FILTER_THREADS;
-    constexpr unsigned PB = CH / WS_TK_CAND_BUCKETS;
-    __shared__ W s_buf[RANKED ? CH : 1];
+    constexpr unsigned PB = WS_TK_RANK_APPEND_PB;
+    __shared__ W s_buf[RANKED ? WS_TK_CAND_BUCKETS * PB : 1];
     __shared__ unsigned s_cnt[WS_TK_CAND_BUCKETS];
     __shared__ unsigned long long s_base[WS_TK_CAND_BUCKETS];
     if constexpr (RANKED) {
