@@ -154,11 +154,13 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_ROWS_K 128
 /* Sample: one block of 1024 threads selects over it, 16 keys each in
  * registers; its scattered loads (a line each) are spread over at most
- * this many blocks, as one SM takes them a line at a time. */
+ * this many blocks, as one SM takes them a line at a time (64: 256 lines
+ * a block, 0.6 us less than 16 blocks; bench/NOTES.md, thirtieth
+ * session). */
 #define WS_TK_SAMPLE_THREADS 1024
 #define WS_TK_SAMPLE_PER 16
 #define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
-#define WS_TK_SAMPLE_BLOCKS 16
+#define WS_TK_SAMPLE_BLOCKS 64
 /* Filter path, 32-bit keys: one block of this shape takes the candidates'
  * best k (ws_tk_cand_kernel) when at most WS_TK_CAND_EXPECTED are expected
  * to pass: it narrows them to at most max(2k, THREADS) on chip (passes of
@@ -1749,8 +1751,8 @@ __global__ void __launch_bounds__(WS_TK_SAMPLE_THREADS)
     __shared__ unsigned s_rem, s_alone, s_low_n;
     __shared__ KB s_low[WS_TK_BUCKET_SAMPLE], s_sorted[WS_TK_BUCKET_SAMPLE];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid / 32;
-    for (unsigned long long j = (unsigned long long)blockIdx.x * WS_TK_SAMPLE_THREADS + tid;
-         j < WS_TK_SAMPLE; j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
+    for (unsigned long long j = blockIdx.x + (unsigned long long)gridDim.x * tid; j < WS_TK_SAMPLE;
+         j += (unsigned long long)gridDim.x * WS_TK_SAMPLE_THREADS)
         samp[j] = encode(keys[(size_t)(j * n / WS_TK_SAMPLE)], codec);
     cooperative_groups::this_grid().sync();
     if (blockIdx.x != 0) return;
