@@ -154,9 +154,9 @@ using warpsort::warp_items;
 #define WS_TK_FILTER_ROWS_K 128
 /* Sample: one block of 1024 threads selects over it, 16 keys each in
  * registers; its scattered loads (a line each) are spread over at most
- * this many blocks, as one SM takes them a line at a time (64: 256 lines
- * a block, 0.6 us less than 16 blocks; bench/NOTES.md, thirtieth
- * session). */
+ * this many blocks, as one SM takes them a line at a time (block b the
+ * keys j = b mod grid; fewer blocks took longer: bench/NOTES.md,
+ * thirtieth session). */
 #define WS_TK_SAMPLE_THREADS 1024
 #define WS_TK_SAMPLE_PER 16
 #define WS_TK_SAMPLE (WS_TK_SAMPLE_THREADS * WS_TK_SAMPLE_PER)
