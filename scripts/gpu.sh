@@ -36,12 +36,13 @@ stage() {
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=ON -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_gpu_topk test_gpu_segmented \
-        test_cli warpsort_bench test_device example_warp_sort_32x4 example_block_sort_pairs \
+        test_radix_tile test_cli warpsort_bench test_device example_warp_sort_32x4 example_block_sort_pairs \
         example_warp_compact
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
        build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/gpu/test_gpu_topk \
-       build-gpu/tests/gpu/test_gpu_segmented build-gpu/tests/cli/test_cli \
+       build-gpu/tests/gpu/test_gpu_segmented build-gpu/tests/gpu/test_radix_tile \
+       build-gpu/tests/cli/test_cli \
        build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
        build-gpu/examples/example_* .gpu/
     cp bench/plot.py .gpu/
@@ -133,8 +134,10 @@ run() {
     for what in "$@"; do
         case $what in
         info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
-        tests) step gpu-tests .gpu/test_gpu_props ;;
-        quick) step gpu-tests-quick .gpu/test_gpu_props --quick ;;
+        tests) step gpu-tests .gpu/test_gpu_props
+            step radix-tile .gpu/test_radix_tile ;;
+        quick) step gpu-tests-quick .gpu/test_gpu_props --quick
+            step radix-tile-quick .gpu/test_radix_tile --quick ;;
         jit80) # compute_80 PTX JIT-compiled, with the shared-memory limits (test hook,
                # src/cuda/sort.cu) of an 8.6/8.9 chip (99 KB per block) and an A100 (163 KB):
                # the sm_86 and sm_80 rows of src/cuda/tuning.cuh run the quick suite
@@ -147,6 +150,8 @@ run() {
                     step "sanitize-$tool-${filter//[^a-z0-9]/}" compute-sanitizer --tool "$tool" \
                         --error-exitcode 99 .gpu/test_gpu_props --quick --filter "$filter"
                 done
+                step "sanitize-$tool-radix-tile" compute-sanitizer --tool "$tool" \
+                    --error-exitcode 99 .gpu/test_radix_tile --quick
             done
             [ "${SANITIZE_DEVICE:-1}" = 0 ] || run_sanitize_device ;;
         sanitize-device) run_sanitize_device ;;
