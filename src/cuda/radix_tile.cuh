@@ -47,9 +47,10 @@ struct ws_rx_smem {
 };
 
 /* Whether a bucket class of `cap` items (keys of key_bytes) takes the radix
- * sort: 4-byte keys, with a block of cap / WS_RX_ITEMS threads. */
+ * sort: 4-byte keys, with a block of cap / WS_RX_ITEMS threads, at most one
+ * a digit (the scan gives each thread whole digits). */
 __host__ __device__ constexpr bool ws_radix_buckets(int key_bytes, int cap) {
-    return key_bytes == 4 && cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= 1024;
+    return key_bytes == 4 && cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= WS_RX_DIGITS;
 }
 
 /* Occupancy floor: 1024 threads an SM for keys alone (64 registers; the

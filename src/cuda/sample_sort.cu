@@ -53,6 +53,8 @@ static cudaError_t ws_launch_bucket_radix(const ws_plan_t &p, unsigned char *ws,
                                           const ws_final_ctl *fin, key_codec codec,
                                           cudaStream_t stream) {
     constexpr int THREADS = CAP / WS_RX_ITEMS;
+    static_assert(sizeof(ws_rx_smem<V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
+                  "a radix bucket block fits the sm_90 row's shared memory");
     auto kernel = ws_bucket_radix_kernel<V, STABLE, THREADS>;
     const size_t smem = sizeof(ws_rx_smem<V, THREADS>);
     unsigned grid = 0;
