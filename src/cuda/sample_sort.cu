@@ -3,8 +3,10 @@
  *
  * plan.levels distribution levels (distribute.cuh) cut the keys into
  * buckets small enough for the on-chip sort; then every bucket is sorted on
- * chip in two size classes (tile_sort.cuh), equality buckets are copied,
- * and the rare bucket too big after the last level is sorted by one block.
+ * chip in two size classes (4-byte keys by radix passes over the bucket's
+ * range, radix_tile.cuh; 8-byte keys by the tile sort, tile_sort.cuh),
+ * equality buckets are copied, and the rare bucket too big after the last
+ * level is sorted by one block.
  * Level 0 (its sample, count and scatter) reads the input, keys_in, which
  * is the output array itself or one apart from it, and scatters into the
  * workspace; no later launch reads keys_in, so every level after it and the

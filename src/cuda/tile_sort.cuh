@@ -5,7 +5,8 @@
  * of THREADS x ITEMS items, sorts each with block_sort_tile (warp bitonic
  * runs, then merges in shared memory) and, for SUB = 2, merges the two. The
  * merge path's tile sort (block_sort_kernel) and the sample sort's bucket
- * sort (ws_bucket_sort_kernel) both call it; buckets too big for it after
+ * sort of 8-byte keys (ws_bucket_sort_kernel; 4-byte keys take radix passes,
+ * radix_tile.cuh) both call it; buckets too big for the on-chip sorts after
  * the last distribution level take ws_big_bucket_kernel (one block merges
  * sorted tiles in global memory: slow, for inputs the sampling failed on).
  */
