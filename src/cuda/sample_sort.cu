@@ -47,30 +47,27 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
     return cudaSuccess;
 }
 
-/* Bucket-sort class c of 4-byte keys: radix passes over each job's range
- * (radix_tile.cuh), a block of the class's capacity / WS_RX_ITEMS threads. */
-template <typename V, bool STABLE, int CAP>
-static cudaError_t ws_launch_bucket_radix(const ws_plan_t &p, unsigned char *ws, int c,
-                                          uint32_t *keys, V *vals, uint32_t *ktmp, V *vtmp,
-                                          const ws_final_ctl *fin, key_codec codec,
-                                          cudaStream_t stream) {
-    constexpr int THREADS = CAP / WS_RX_ITEMS;
-    static_assert(sizeof(ws_rx_smem<V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
-                  "a radix bucket block fits the sm_90 row's shared memory");
-    auto kernel = ws_bucket_radix_kernel<V, STABLE, THREADS>;
-    const size_t smem = sizeof(ws_rx_smem<V, THREADS>);
+/* Launches a bucket-sort kernel of `threads` threads and `smem` bytes over
+ * job list c: as many blocks as fill the GPU, no more than the list holds. */
+template <typename K, typename KB, typename V>
+static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, const ws_plan_t &p,
+                                         unsigned char *ws, int c, KB *keys, V *vals, KB *ktmp,
+                                         V *vtmp, const ws_final_ctl *fin, key_codec codec,
+                                         cudaStream_t stream) {
     unsigned grid = 0;
-    cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, p.sm_count, &grid);
+    cudaError_t err = ws_prepare_kernel(kernel, threads, smem, p.sm_count, &grid);
     if (err != cudaSuccess) return err;
     grid = (unsigned)ws_min(grid, p.sort_list_cap[c]);
-    kernel<<<grid, THREADS, smem, stream>>>(keys, vals, ktmp, vtmp,
+    kernel<<<grid, threads, smem, stream>>>(keys, vals, ktmp, vtmp,
                                             (const ws_bucket *)(ws + p.lay.sort_list[c]),
                                             &fin->sort_count[c], codec);
     return cudaGetLastError();
 }
 
-/* Bucket-sort class c: 4-byte keys by radix passes; wider keys by the tile
- * sort, one tile per block (SUB 1), or two tiles merged on chip (SUB 2). */
+/* Bucket-sort class c: 4-byte keys by radix passes over each job's range
+ * (radix_tile.cuh, a block of the class's capacity / WS_RX_ITEMS threads);
+ * wider keys by the tile sort, one tile per block (SUB 1), or two tiles
+ * merged on chip (SUB 2). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,
@@ -78,22 +75,20 @@ static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws,
     using S = ws_shapes<KB, V>;
     constexpr int SUB = C + 1;
     if constexpr (ws_radix_buckets((int)sizeof(KB), SUB * S::TILE)) {
-        return ws_launch_bucket_radix<V, STABLE, SUB * S::TILE>(p, ws, C, keys, vals, ktmp, vtmp,
-                                                                fin, codec, stream);
+        constexpr int THREADS = SUB * S::TILE / WS_RX_ITEMS;
+        static_assert(sizeof(ws_rx_smem<V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
+                      "a radix bucket block fits the sm_90 row's shared memory");
+        return ws_launch_bucket_jobs(ws_bucket_radix_kernel<V, STABLE, THREADS>, THREADS,
+                                     sizeof(ws_rx_smem<V, THREADS>), p, ws, C, keys, vals, ktmp,
+                                     vtmp, fin, codec, stream);
     } else {
         constexpr int THREADS = S::SHAPE.tile_threads;
         constexpr int ITEMS = S::SHAPE.tile_items, RUN = S::SHAPE.tile_run;
         constexpr int MIN_BLOCKS = S::SHAPE.tile_min_blocks; /* the tile sort's registers */
-        auto kernel = ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>;
-        const size_t smem = ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB);
-        unsigned grid = 0;
-        cudaError_t err = ws_prepare_kernel(kernel, THREADS, smem, p.sm_count, &grid);
-        if (err != cudaSuccess) return err;
-        grid = (unsigned)ws_min(grid, p.sort_list_cap[C]);
-        kernel<<<grid, THREADS, smem, stream>>>(keys, vals, ktmp, vtmp,
-                                                (const ws_bucket *)(ws + p.lay.sort_list[C]),
-                                                &fin->sort_count[C], codec);
-        return cudaGetLastError();
+        return ws_launch_bucket_jobs(
+            ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>, THREADS,
+            ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB), p, ws, C, keys, vals, ktmp, vtmp,
+            fin, codec, stream);
     }
 }
 
