@@ -26,15 +26,7 @@
 #include <string.h>
 
 #include "cuda/radix_tile.cuh"
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "device_test.h" /* DT_CUDA */
 
 static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
 static uint32_t next_rand(void) {
@@ -126,29 +118,29 @@ static int run_case(const char *name, key_codec codec, int ties) {
     VS *dv, *dvt;
     ws_bucket *dj;
     unsigned *dcount;
-    CHECK(cudaMalloc(&dk, total * 4));
-    CHECK(cudaMalloc(&dt, total * 4));
-    CHECK(cudaMalloc(&dv, total * sizeof(VS)));
-    CHECK(cudaMalloc(&dvt, total * sizeof(VS)));
-    CHECK(cudaMalloc(&dj, njobs * sizeof(ws_bucket)));
-    CHECK(cudaMalloc(&dcount, sizeof(unsigned)));
-    CHECK(cudaMemcpy(dk, keys_h, total * 4, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dt, tmp_h, total * 4, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dv, vals_h, total * sizeof(VS), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dvt, vtmp_h, total * sizeof(VS), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dj, jobs, njobs * sizeof(ws_bucket), cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMalloc(&dk, total * 4));
+    DT_CUDA(cudaMalloc(&dt, total * 4));
+    DT_CUDA(cudaMalloc(&dv, total * sizeof(VS)));
+    DT_CUDA(cudaMalloc(&dvt, total * sizeof(VS)));
+    DT_CUDA(cudaMalloc(&dj, njobs * sizeof(ws_bucket)));
+    DT_CUDA(cudaMalloc(&dcount, sizeof(unsigned)));
+    DT_CUDA(cudaMemcpy(dk, keys_h, total * 4, cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMemcpy(dt, tmp_h, total * 4, cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMemcpy(dv, vals_h, total * sizeof(VS), cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMemcpy(dvt, vtmp_h, total * sizeof(VS), cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMemcpy(dj, jobs, njobs * sizeof(ws_bucket), cudaMemcpyHostToDevice));
     const unsigned count = (unsigned)njobs;
-    CHECK(cudaMemcpy(dcount, &count, sizeof(unsigned), cudaMemcpyHostToDevice));
+    DT_CUDA(cudaMemcpy(dcount, &count, sizeof(unsigned), cudaMemcpyHostToDevice));
     auto kernel = ws_bucket_radix_kernel<V, STABLE, THREADS>;
     const size_t smem = sizeof(ws_rx_smem<V, THREADS>);
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    DT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* Few blocks: each sorts many jobs of every pass count in turn. */
     kernel<<<5, THREADS, smem>>>(dk, (V *)dv, dt, (const V *)dvt, dj, dcount, codec);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(keys_h, dk, total * 4, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(vals_h, dv, total * sizeof(VS), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(tmp_h, dt, total * 4, cudaMemcpyDeviceToHost));
+    DT_CUDA(cudaGetLastError());
+    DT_CUDA(cudaDeviceSynchronize());
+    DT_CUDA(cudaMemcpy(keys_h, dk, total * 4, cudaMemcpyDeviceToHost));
+    DT_CUDA(cudaMemcpy(vals_h, dv, total * sizeof(VS), cudaMemcpyDeviceToHost));
+    DT_CUDA(cudaMemcpy(tmp_h, dt, total * 4, cudaMemcpyDeviceToHost));
 
     int failed = 0;
     order_item *want = (order_item *)malloc(CAP * sizeof(order_item));
@@ -203,12 +195,12 @@ static int run_case(const char *name, key_codec codec, int ties) {
     free(tmp_h);
     free(vals_h);
     free(vtmp_h);
-    CHECK(cudaFree(dk));
-    CHECK(cudaFree(dt));
-    CHECK(cudaFree(dv));
-    CHECK(cudaFree(dvt));
-    CHECK(cudaFree(dj));
-    CHECK(cudaFree(dcount));
+    DT_CUDA(cudaFree(dk));
+    DT_CUDA(cudaFree(dt));
+    DT_CUDA(cudaFree(dv));
+    DT_CUDA(cudaFree(dvt));
+    DT_CUDA(cudaFree(dj));
+    DT_CUDA(cudaFree(dcount));
     return failed;
 }
 
@@ -227,7 +219,7 @@ int main(int argc, char **argv) {
         printf("no CUDA device: SKIPPED\n");
         return 77;
     }
-    CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    DT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
     if (major < 9) {
         printf("compute capability %d.x: the sample sort's kernels need 9.0: SKIPPED\n", major);
         return 77;
