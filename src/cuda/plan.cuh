@@ -12,7 +12,7 @@
  *           where a distribution level would cost more than it saves.
  *   SAMPLE  sample sort: `levels` distribution levels (distribute.cuh) cut
  *           the keys into buckets small enough for the on-chip sort, then
- *           every bucket is sorted on chip (tile_sort.cuh).
+ *           every bucket is sorted on chip (radix_tile.cuh).
  *
  * Sample-sort levels: level l reads from one buffer and writes to the other
  * (level 0 reads the caller's keys, so the ping-pong is caller -> tmp ->

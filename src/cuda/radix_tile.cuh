@@ -1,5 +1,5 @@
 /*
- * radix_tile.cuh - sample-sort buckets of 4-byte keys sorted on chip by
+ * radix_tile.cuh - sample-sort bucket jobs sorted on chip by
  * least-significant-digit radix passes over only the bits their range
  * spans.
  *
@@ -16,8 +16,17 @@
  * pass's tile is stored coalesced and decoded. Every pass after the first
  * keeps the order of equal digits (ws_warp_rank); the first does too when
  * the sort is stable (a job arrives in input order), and otherwise takes
- * one shared atomic a key, in any order. Figures: bench/NOTES.md, 2026-11-27
- * (thirty-first session).
+ * one shared atomic a key, in any order.
+ *
+ * 8-byte keys span more: a random u64 job about 48 bits, six passes. So a
+ * job wider than WS_RX_PREFIX_BITS takes three passes over the top
+ * WS_RX_PREFIX_BITS bits of its range only, which leave equal prefixes
+ * next to each other (in a job of a few thousand keys spread over 2^27
+ * prefixes, about one such pair in 16 jobs); one thread a run then
+ * insertion-sorts it by the whole key. A job with a run longer than
+ * WS_RX_MAX_RUN (keys clustered below the prefix's resolution) is sorted
+ * again by stable passes over every bit of its range. Figures:
+ * bench/NOTES.md, 2026-11-27 (thirty-first and thirty-second sessions).
  */
 #ifndef WARPSORT_CUDA_RADIX_TILE_CUH
 #define WARPSORT_CUDA_RADIX_TILE_CUH
@@ -33,85 +42,253 @@
 #define WS_RX_DIGITS (1 << WS_RX_DIGIT_BITS)
 /* Items a thread holds; the block's threads are the class capacity / this. */
 #define WS_RX_ITEMS 16
+/* 8-byte jobs wider than this many bits are ordered by their top this many
+ * bits (three passes), then by runs of equal prefixes. */
+#define WS_RX_PREFIX_BITS (3 * WS_RX_DIGIT_BITS)
+/* The longest run of equal prefixes one thread insertion-sorts; a longer
+ * one sends its job through passes over every bit. */
+#define WS_RX_MAX_RUN 32
 
-template <typename V, int THREADS>
+template <typename KB, typename V, int THREADS>
 struct ws_rx_smem {
     static constexpr int N = THREADS * WS_RX_ITEMS, WARPS = THREADS / 32;
-    uint32_t keys[N];
+    KB keys[N];
     typename std::conditional<is_value<V>::value, V, uint32_t>::type
         vals[is_value<V>::value ? N : 1];
     unsigned hist[WARPS][WS_RX_DIGITS];  /* counts, then offsets in digit-major order */
     unsigned peers[WARPS][WS_RX_DIGITS]; /* ws_warp_rank's lane masks, zero between calls */
     unsigned warp_sums[WARPS];
-    uint32_t lo[WARPS], hi[WARPS];
+    KB lo[WARPS], hi[WARPS];
+    unsigned long_run; /* a run of equal prefixes longer than WS_RX_MAX_RUN; zero between jobs */
 };
 
-/* Whether a bucket class of `cap` items (keys of key_bytes) takes the radix
- * sort: 4-byte keys, with a block of cap / WS_RX_ITEMS threads, at most one
- * a digit (the scan gives each thread whole digits). */
-__host__ __device__ constexpr bool ws_radix_buckets(int key_bytes, int cap) {
-    return key_bytes == 4 && cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= WS_RX_DIGITS;
+/* Whether a bucket class of `cap` items takes the radix sort: a block of
+ * cap / WS_RX_ITEMS threads, at most one a digit (the scan gives each
+ * thread whole digits). */
+__host__ __device__ constexpr bool ws_radix_buckets(int cap) {
+    return cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= WS_RX_DIGITS;
 }
 
-/* Occupancy floor: 1024 threads an SM for keys alone (64 registers; the
- * 8192-key block spills 12 bytes, ptxas -v), 512 with values (their
- * registers: the stable 8-byte-value block spills 4). */
-template <typename V>
+/* Occupancy floor (threads an SM): 1024 for 4-byte keys alone (64
+ * registers; the 8192-key block spills 12 bytes, ptxas -v), 768 for 8-byte
+ * keys alone (their registers hold twice the bits), 512 with values. */
+template <typename KB, typename V>
 __host__ __device__ constexpr int ws_rx_min_blocks(int threads) {
-    return (is_value<V>::value ? 512 : 1024) / threads > 0
-               ? (is_value<V>::value ? 512 : 1024) / threads
+    return (is_value<V>::value ? 512
+            : sizeof(KB) == 4  ? 1024
+                               : 768) /
+                       threads >
+                   0
+               ? (is_value<V>::value ? 512
+                  : sizeof(KB) == 4  ? 1024
+                                     : 768) /
+                     threads
                : 1;
 }
 
-/* Sorts every job of `list` (*count of them, each at most THREADS x
- * WS_RX_ITEMS items, ordered 4-byte keys) from where it lives into the
- * caller's arrays, decoded. Thread t of warp w holds items (w x ITEMS + i) x
- * 32 + lane, i < ITEMS: a warp's items are one run of the job, read in
- * (item, lane) order, the order ws_warp_rank keeps. */
-template <typename V, bool STABLE, int THREADS>
-__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<V>(THREADS))
-    ws_bucket_radix_kernel(uint32_t *keys, V *vals, const uint32_t *tmp_keys, const V *tmp_vals,
-                           const ws_bucket *list, const unsigned *count, key_codec codec) {
-#if WS_SAMPLE_ARCH
+__device__ __forceinline__ uint32_t ws_rx_warp_min(uint32_t x) {
+    return __reduce_min_sync(0xFFFFFFFFu, x);
+}
+__device__ __forceinline__ uint32_t ws_rx_warp_max(uint32_t x) {
+    return __reduce_max_sync(0xFFFFFFFFu, x);
+}
+__device__ __forceinline__ uint64_t ws_rx_warp_min(uint64_t x) {
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+        const uint64_t y = __shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, d);
+        x = y < x ? y : x;
+    }
+    return x;
+}
+__device__ __forceinline__ uint64_t ws_rx_warp_max(uint64_t x) {
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+        const uint64_t y = __shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, d);
+        x = y > x ? y : x;
+    }
+    return x;
+}
+__device__ __forceinline__ int ws_rx_bits(uint32_t range) { return 32 - __clz((int)range); }
+__device__ __forceinline__ int ws_rx_bits(uint64_t range) { return 64 - __clzll((long long)range); }
+
+/* One pass: ranks the block's keys (k, v: thread t of warp w holds items
+ * (w x ITEMS + i) x 32 + lane of the tile, which the previous pass left in
+ * that order) by digit ((key - lo) >> shift) & mask and scatters them into
+ * s.keys / s.vals in digit order. any: equal digits may come out in any
+ * order (one atomic a key); else they keep their order. Every thread of
+ * the block calls it; it ends on a barrier. */
+template <typename KB, typename V, int THREADS>
+__device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
+                                           const KB (&k)[WS_RX_ITEMS], const V (&v)[WS_RX_ITEMS],
+                                           int valid, KB lo, int shift, unsigned mask, bool any) {
     constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
     constexpr int DPT =
         WS_RX_DIGITS / THREADS > 0 ? WS_RX_DIGITS / THREADS : 1; /* digits a thread scans */
+    const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
+    for (int j = t; j < WARPS * WS_RX_DIGITS; j += THREADS) (&s.hist[0][0])[j] = 0u;
+    __syncthreads();
+    /* Each key's digit and rank in its warp, packed (digit << 16 | rank:
+     * ranks stay below 2^10), or ~0 for a missing item. */
+    unsigned dr[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int p = (w * ITEMS + i) * 32 + lane;
+        const unsigned d = (unsigned)((k[i] - lo) >> shift) & mask;
+        unsigned r = 0;
+        if (any) {
+            if (p < valid) r = atomicAdd(&s.hist[w][d], 1u);
+        } else {
+            const unsigned dig[1] = {p < valid ? d : WS_NO_BUCKET};
+            unsigned rank[1];
+            ws_warp_rank<1>(dig, rank, s.hist[w], s.peers[w]);
+            r = rank[0];
+        }
+        dr[i] = p < valid ? d << 16 | r : 0xFFFFFFFFu;
+    }
+    __syncthreads();
+    /* Offsets in digit-major order: thread t owns digits [t DPT, (t+1) DPT)
+     * of every warp (threads past the digits own none). */
+    unsigned mine = 0;
+    const int d0 = t * DPT;
+    if (d0 < WS_RX_DIGITS) {
+#pragma unroll
+        for (int d = 0; d < DPT; d++)
+#pragma unroll
+            for (int u = 0; u < WARPS; u++) mine += s.hist[u][d0 + d];
+    }
+    unsigned all;
+    unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(mine, s.warp_sums, &all);
+    if (d0 < WS_RX_DIGITS) {
+#pragma unroll
+        for (int d = 0; d < DPT; d++)
+#pragma unroll
+            for (int u = 0; u < WARPS; u++) {
+                const unsigned c = s.hist[u][d0 + d];
+                s.hist[u][d0 + d] = at;
+                at += c;
+            }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        if (dr[i] != 0xFFFFFFFFu) {
+            const unsigned o = s.hist[w][dr[i] >> 16] + (dr[i] & 0xFFFFu);
+            s.keys[o] = k[i];
+            if constexpr (is_value<V>::value) s.vals[o] = v[i];
+        }
+    }
+    __syncthreads();
+}
+
+/* Reloads the tile the last pass scattered into the registers' layout. */
+template <typename KB, typename V, int THREADS>
+__device__ __forceinline__ void ws_rx_reload(const ws_rx_smem<KB, V, THREADS> &s,
+                                             KB (&k)[WS_RX_ITEMS], V (&v)[WS_RX_ITEMS]) {
+    const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
+#pragma unroll
+    for (int i = 0; i < WS_RX_ITEMS; i++) {
+        const int p = (w * WS_RX_ITEMS + i) * 32 + lane;
+        k[i] = s.keys[p];
+        if constexpr (is_value<V>::value) v[i] = s.vals[p];
+    }
+}
+
+/* After passes over the prefix (key - lo) >> shift: each run of equal
+ * prefixes in s.keys[0, valid) is sorted by the whole key, stably, by the
+ * thread holding its first item; a run longer than WS_RX_MAX_RUN is left
+ * alone and sets s.long_run. Runs are found before any is sorted (a
+ * barrier apart), so no thread reads what another writes. Every thread
+ * calls it; it ends on a barrier. */
+template <typename KB, typename V, int THREADS>
+__device__ __forceinline__ void ws_rx_finish_runs(ws_rx_smem<KB, V, THREADS> &s, int valid, KB lo,
+                                                  int shift) {
+    const int t = (int)threadIdx.x;
+    unsigned len[WS_RX_ITEMS]; /* the run starting at item i's position, or 0 */
+#pragma unroll
+    for (int i = 0; i < WS_RX_ITEMS; i++) {
+        const int p = i * THREADS + t;
+        len[i] = 0;
+        if (p + 1 >= valid) continue;
+        const KB pre = (s.keys[p] - lo) >> shift;
+        if ((p > 0 && ((s.keys[p - 1] - lo) >> shift) == pre) ||
+            ((s.keys[p + 1] - lo) >> shift) != pre)
+            continue; /* not the first item of a run of two or more */
+        int end = p + 2;
+        while (end < valid && end - p <= WS_RX_MAX_RUN && ((s.keys[end] - lo) >> shift) == pre)
+            end++;
+        if (end - p > WS_RX_MAX_RUN)
+            atomicOr(&s.long_run, 1u);
+        else
+            len[i] = (unsigned)(end - p);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < WS_RX_ITEMS; i++) {
+        const int p = i * THREADS + t, end = p + (int)len[i];
+        for (int a = p + 1; a < end; a++) { /* strict compare: equal keys keep their order */
+            const KB x = s.keys[a];
+            typename std::conditional<is_value<V>::value, V, uint32_t>::type y = 0;
+            if constexpr (is_value<V>::value) y = s.vals[a];
+            int b = a;
+            for (; b > p && s.keys[b - 1] > x; b--) {
+                s.keys[b] = s.keys[b - 1];
+                if constexpr (is_value<V>::value) s.vals[b] = s.vals[b - 1];
+            }
+            s.keys[b] = x;
+            if constexpr (is_value<V>::value) s.vals[b] = y;
+        }
+    }
+    __syncthreads();
+}
+
+/* Sorts every job of `list` (*count of them, each at most THREADS x
+ * WS_RX_ITEMS items, ordered keys) from where it lives into the caller's
+ * arrays, decoded. Thread t of warp w holds items (w x ITEMS + i) x 32 +
+ * lane, i < ITEMS: a warp's items are one run of the job, read in (item,
+ * lane) order, the order ws_warp_rank keeps. */
+template <typename KB, typename V, bool STABLE, int THREADS>
+__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
+    ws_bucket_radix_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
+                           const ws_bucket *list, const unsigned *count, key_codec codec) {
+#if WS_SAMPLE_ARCH
+    constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    ws_rx_smem<V, THREADS> &s = *(ws_rx_smem<V, THREADS> *)ws_tile_smem_raw;
+    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_tile_smem_raw;
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
     for (int j = t; j < WARPS * WS_RX_DIGITS; j += THREADS) (&s.peers[0][0])[j] = 0u;
+    if (t == 0) s.long_run = 0u;
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
         const int valid = (int)b.size;
-        const uint32_t *src = b.in_tmp ? tmp_keys : keys;
+        const KB *src = b.in_tmp ? tmp_keys : keys;
         const V *vsrc = b.in_tmp ? tmp_vals : vals;
-        uint32_t k[ITEMS];
+        KB k[ITEMS];
         V v[ITEMS];
-        uint32_t lo = 0xFFFFFFFFu, hi = 0u;
+        KB lo = ~KB(0), hi = 0;
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int p = (w * ITEMS + i) * 32 + lane;
-            k[i] = p < valid ? src[b.begin + p] : 0u;
+            k[i] = p < valid ? src[b.begin + p] : KB(0);
             if constexpr (is_value<V>::value) {
                 if (p < valid) v[i] = vsrc[b.begin + p];
             }
             if (p < valid) {
-                lo = min(lo, k[i]);
-                hi = max(hi, k[i]);
+                lo = k[i] < lo ? k[i] : lo;
+                hi = k[i] > hi ? k[i] : hi;
             }
         }
-        lo = __reduce_min_sync(0xFFFFFFFFu, lo);
-        hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+        lo = ws_rx_warp_min(lo);
+        hi = ws_rx_warp_max(hi);
         if (lane == 0) s.lo[w] = lo, s.hi[w] = hi;
         __syncthreads();
 #pragma unroll
-        for (int u = 0; u < WARPS; u++) lo = min(lo, s.lo[u]), hi = max(hi, s.hi[u]);
-        const int bits = hi > lo ? 32 - __clz((int)(hi - lo)) : 0;
-        const int passes = (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
-        const int dbits = passes ? (bits + passes - 1) / passes : 0;
-        const unsigned mask = (1u << dbits) - 1u;
-        if (passes == 0) { /* one key, or all equal: already in order */
+        for (int u = 0; u < WARPS; u++) {
+            lo = s.lo[u] < lo ? s.lo[u] : lo;
+            hi = s.hi[u] > hi ? s.hi[u] : hi;
+        }
+        const int bits = hi > lo ? ws_rx_bits(hi - lo) : 0;
+        if (bits == 0) { /* one key, or all equal: already in order */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 const int p = (w * ITEMS + i) * 32 + lane;
@@ -123,74 +300,38 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<V>(THREADS))
             __syncthreads(); /* s.lo / s.hi are rewritten by the next job */
             continue;
         }
+        /* A 4-byte job, or an 8-byte one of up to WS_RX_PREFIX_BITS bits:
+         * passes over every bit. A wider one: over the top
+         * WS_RX_PREFIX_BITS, from bit `base` up. */
+        const bool prefix = sizeof(KB) == 8 && bits > WS_RX_PREFIX_BITS;
+        const int base = prefix ? bits - WS_RX_PREFIX_BITS : 0;
+        const int passes = prefix ? 3 : (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
+        const int dbits = (bits - base + passes - 1) / passes;
+        /* The first pass orders keys whose input order does not matter
+         * (STABLE false): one atomic a key on its warp's counter. */
 #pragma unroll 1
         for (int pass = 0; pass < passes; pass++) {
-            const int shift = pass * dbits;
-            /* The first pass orders keys whose input order does not matter
-             * (STABLE false): one atomic a key on its warp's counter. The
-             * others keep the previous pass's order among equal digits. */
-            const bool any = !STABLE && pass == 0;
-            if (pass > 0) {
-#pragma unroll
-                for (int i = 0; i < ITEMS; i++) {
-                    const int p = (w * ITEMS + i) * 32 + lane;
-                    k[i] = s.keys[p];
-                    if constexpr (is_value<V>::value) v[i] = s.vals[p];
-                }
-            }
-            for (int j = t; j < WARPS * WS_RX_DIGITS; j += THREADS) (&s.hist[0][0])[j] = 0u;
-            __syncthreads();
-            /* Each key's digit and rank in its warp, packed (digit << 16 |
-             * rank: ranks stay below 2^10), or ~0 for a missing item. */
-            unsigned dr[ITEMS];
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const int p = (w * ITEMS + i) * 32 + lane;
-                const unsigned d = ((k[i] - lo) >> shift) & mask;
-                unsigned r = 0;
-                if (any) {
-                    if (p < valid) r = atomicAdd(&s.hist[w][d], 1u);
-                } else {
-                    const unsigned dig[1] = {p < valid ? d : WS_NO_BUCKET};
-                    unsigned rank[1];
-                    ws_warp_rank<1>(dig, rank, s.hist[w], s.peers[w]);
-                    r = rank[0];
-                }
-                dr[i] = p < valid ? d << 16 | r : 0xFFFFFFFFu;
-            }
-            __syncthreads();
-            /* Offsets in digit-major order: thread t owns digits [t DPT,
-             * (t+1) DPT) of every warp (threads past the digits own none). */
-            unsigned mine = 0;
-            const int d0 = t * DPT;
-            if (d0 < WS_RX_DIGITS) {
-#pragma unroll
-                for (int d = 0; d < DPT; d++)
-#pragma unroll
-                    for (int u = 0; u < WARPS; u++) mine += s.hist[u][d0 + d];
-            }
-            unsigned all;
-            unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(mine, s.warp_sums, &all);
-            if (d0 < WS_RX_DIGITS) {
-#pragma unroll
-                for (int d = 0; d < DPT; d++)
-#pragma unroll
-                    for (int u = 0; u < WARPS; u++) {
-                        const unsigned c = s.hist[u][d0 + d];
-                        s.hist[u][d0 + d] = at;
-                        at += c;
+            if (pass > 0) ws_rx_reload(s, k, v);
+            ws_rx_pass(s, k, v, valid, lo, base + pass * dbits, (1u << dbits) - 1u,
+                       !STABLE && pass == 0);
+        }
+        if constexpr (sizeof(KB) == 8) {
+            if (prefix) {
+                ws_rx_finish_runs(s, valid, lo, base);
+                if (s.long_run) {
+                    /* Clustered keys: stable passes over every bit, from the
+                     * prefix order (which keeps equal keys' order). */
+                    __syncthreads(); /* every thread has read long_run */
+                    if (t == 0) s.long_run = 0u;
+                    const int all = (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
+                    const int wbits = (bits + all - 1) / all;
+#pragma unroll 1
+                    for (int pass = 0; pass < all; pass++) {
+                        ws_rx_reload(s, k, v);
+                        ws_rx_pass(s, k, v, valid, lo, pass * wbits, (1u << wbits) - 1u, false);
                     }
-            }
-            __syncthreads();
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                if (dr[i] != 0xFFFFFFFFu) {
-                    const unsigned o = s.hist[w][dr[i] >> 16] + (dr[i] & 0xFFFFu);
-                    s.keys[o] = k[i];
-                    if constexpr (is_value<V>::value) s.vals[o] = v[i];
                 }
             }
-            __syncthreads();
         }
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {

@@ -3,10 +3,9 @@
  *
  * plan.levels distribution levels (distribute.cuh) cut the keys into
  * buckets small enough for the on-chip sort; then every bucket is sorted on
- * chip in two size classes (4-byte keys by radix passes over the bucket's
- * range, radix_tile.cuh; 8-byte keys by the tile sort, tile_sort.cuh),
- * equality buckets are copied, and the rare bucket too big after the last
- * level is sorted by one block.
+ * chip in two size classes by radix passes over the bucket's range
+ * (radix_tile.cuh), equality buckets are copied, and the rare bucket too
+ * big after the last level is sorted by one block (tile_sort.cuh).
  * Level 0 (its sample, count and scatter) reads the input, keys_in, which
  * is the output array itself or one apart from it, and scatters into the
  * workspace; no later launch reads keys_in, so every level after it and the
@@ -64,34 +63,22 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
     return cudaGetLastError();
 }
 
-/* Bucket-sort class c: 4-byte keys by radix passes over each job's range
- * (radix_tile.cuh, a block of the class's capacity / WS_RX_ITEMS threads);
- * wider keys by the tile sort, one tile per block (SUB 1), or two tiles
- * merged on chip (SUB 2). */
+/* Bucket-sort class c: radix passes over each job's range (radix_tile.cuh,
+ * a block of the class's capacity / WS_RX_ITEMS threads). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,
                                           key_codec codec, cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
     constexpr int SUB = C + 1;
-    if constexpr (ws_radix_buckets((int)sizeof(KB), SUB * S::TILE)) {
-        constexpr int THREADS = SUB * S::TILE / WS_RX_ITEMS;
-        static_assert(sizeof(ws_rx_smem<V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
-                      "a radix bucket block fits the sm_90 row's shared memory");
-        return ws_launch_bucket_jobs(ws_bucket_radix_kernel<V, STABLE, THREADS>, THREADS,
-                                     sizeof(ws_rx_smem<V, THREADS>), p, ws, C, keys, vals, ktmp,
-                                     vtmp, fin, codec, stream);
-    } else {
-        constexpr int THREADS = S::SHAPE.tile_threads;
-        constexpr int ITEMS = S::SHAPE.tile_items, RUN = S::SHAPE.tile_run;
-        constexpr int MIN_BLOCKS = S::SHAPE.tile_min_blocks; /* the tile sort's registers */
-        return ws_launch_bucket_jobs(
-            ws_bucket_sort_kernel<KB, V, STABLE, THREADS, ITEMS, RUN, MIN_BLOCKS, SUB>, THREADS,
-            ws_tile_smem_bytes<KB, V>(SUB * THREADS * ITEMS, SUB), p, ws, C, keys, vals, ktmp, vtmp,
-            fin, codec, stream);
-    }
+    static_assert(ws_radix_buckets(SUB * S::TILE), "every class fits a radix bucket block");
+    constexpr int THREADS = SUB * S::TILE / WS_RX_ITEMS;
+    static_assert(sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
+                  "a radix bucket block fits the sm_90 row's shared memory");
+    return ws_launch_bucket_jobs(ws_bucket_radix_kernel<KB, V, STABLE, THREADS>, THREADS,
+                                 sizeof(ws_rx_smem<KB, V, THREADS>), p, ws, C, keys, vals, ktmp,
+                                 vtmp, fin, codec, stream);
 }
-
 /* What a level's finalize writes for the next level and the bucket sorts. */
 static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int l,
                                      ws_level_ctl *ctl, ws_final_ctl *fin) {
@@ -234,7 +221,7 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     const ws_final_ctl *fin =
         (const ws_final_ctl *)((const ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
     cudaError_t err;
-    *what = "ws_bucket_sort_kernel";
+    *what = "ws_bucket_radix_kernel";
     /* The biggest class first: the longest jobs start early. */
     if ((err = ws_launch_bucket_class<KB, V, STABLE, 1>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
                                                         stream)) != cudaSuccess ||
@@ -272,8 +259,7 @@ struct ws_sample_sort_op {
         /* Every bucket lives in the workspace or the output after level 0:
          * a plan without levels would leave the input unsorted. */
         if (p->levels < 1) return cudaErrorInvalidValue;
-        /* Unstable pairs: positions only in the rare job that needs them
-         * (ws_sort_tile_block). Keys alone are never stable (device_sort.cu). */
+        /* Keys alone are never stable (device_sort.cu). */
         if constexpr (is_value<V>::value) {
             if (stable) {
                 cudaError_t err =

@@ -1,14 +1,16 @@
 /*
- * tile_sort.cuh - on-chip sorts of whole tiles and of sample-sort buckets.
+ * tile_sort.cuh - on-chip sorts of whole tiles, and the sample sort's
+ * bucket copies and oversized buckets.
  *
- * ws_sort_tile_block is the one on-chip sort: a block loads up to SUB tiles
- * of THREADS x ITEMS items, sorts each with block_sort_tile (warp bitonic
- * runs, then merges in shared memory) and, for SUB = 2, merges the two. The
- * merge path's tile sort (block_sort_kernel) and the sample sort's bucket
- * sort of 8-byte keys (ws_bucket_sort_kernel; 4-byte keys take radix passes,
- * radix_tile.cuh) both call it; buckets too big for the on-chip sorts after
- * the last distribution level take ws_big_bucket_kernel (one block merges
- * sorted tiles in global memory: slow, for inputs the sampling failed on).
+ * ws_sort_tile_block is the one on-chip network sort: a block loads up to
+ * SUB tiles of THREADS x ITEMS items, sorts each with block_sort_tile (warp
+ * bitonic runs, then merges in shared memory) and, for SUB = 2, merges the
+ * two. The merge path's tile sort (block_sort_kernel) and the cooperative
+ * sort call it, and so do buckets too big for the on-chip sorts after the
+ * sample sort's last distribution level (ws_big_bucket_kernel: one block
+ * merges sorted tiles in global memory; slow, for inputs the sampling failed
+ * on). The sample sort's buckets of on-chip size take radix passes instead
+ * (radix_tile.cuh).
  */
 #ifndef WARPSORT_CUDA_TILE_SORT_CUH
 #define WARPSORT_CUDA_TILE_SORT_CUH
@@ -227,26 +229,6 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
 }
 
 /*=== sample-sort buckets ===*/
-
-/* Sorts every bucket of `list` (*count of them, each at most SUB x THREADS
- * x ITEMS items) from where it lives into the caller's arrays, decoded. */
-template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN, int MIN_BLOCKS,
-          int SUB>
-__global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
-    ws_bucket_sort_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
-                          const ws_bucket *list, const unsigned *count, key_codec codec) {
-#if WS_SAMPLE_ARCH
-    extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    const unsigned total = *count;
-    for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
-        const ws_bucket b = list[e];
-        ws_sort_tile_block<KB, V, STABLE, THREADS, ITEMS, RUN, SUB>(
-            b.in_tmp ? tmp_keys : keys, b.in_tmp ? tmp_vals : vals, keys, vals, b.begin,
-            (int)b.size, false, true, codec, ws_tile_smem_raw);
-        __syncthreads(); /* shared memory is reused by the next bucket */
-    }
-#endif
-}
 
 /* Equality buckets and single items: decode and copy into place. */
 template <typename KB, typename V>
