@@ -122,8 +122,10 @@ static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned t
 static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
     const unsigned T = (unsigned)ws_tile_items_total(kb, vb);
-    p->cap = 2 * T;
-    for (int c = 0; c < WS_SORT_CLASSES; c++) p->class_cap[c] = T << c;
+    const int classes = ws_sort_classes(kb, vb);
+    for (int c = 0; c < WS_SORT_CLASSES; c++)
+        p->class_cap[c] = T << (c < classes ? c : classes - 1);
+    p->cap = p->class_cap[WS_SORT_CLASSES - 1];
     p->tree_log = WS_TREE_LOG_NARROW;
     ws_plan_levels(p, lim, T);
     /* Wide trees where they save a level (or a test hook asks for them),

@@ -49,18 +49,30 @@ __host__ __device__ constexpr bool ws_wide_tree_ok(int key_bytes, int value_byte
 __host__ __device__ constexpr int ws_max_buckets(int tl) { return 2 << tl; }
 #define WS_MAX_LEVELS 4
 /* Bucket sort size classes: one tile (jobs of packed buckets, and single
- * buckets up to a tile), and two tiles merged on chip (single buckets up to
- * cap = 2 x the tile of the shape row). */
-#define WS_SORT_CLASSES 2
+ * buckets up to a tile), two tiles and, for 4-byte keys alone, four (single
+ * buckets up to cap = the largest class). Four tiles of 4-byte keys take a
+ * 1024-thread radix block (192 KB of shared memory; with values it would
+ * not fit), and buckets up to 16384 keys spare 2^29 keys most of a third
+ * distribution level. Types of two classes repeat the second's capacity. */
+#define WS_SORT_CLASSES 3
+__host__ __device__ constexpr int ws_sort_classes(int key_bytes, int value_bytes) {
+    return key_bytes == 4 && value_bytes == 0 ? 3 : 2;
+}
 /* Equality buckets are only decoded and copied, in pieces of this many
  * items so a giant equality bucket spreads over the GPU. */
 #define WS_COPY_PIECE 16384
 /* Items sampled per segment: one keys-only tile of ws_sample_threads x 16,
  * 16 a bucket up to 256 buckets and 8 a bucket above (the spread of the
- * buckets stays well inside the two-tile class). */
+ * buckets stays well inside the two-tile class). A level of at most
+ * WS_SAMPLE_SMALL_MAX splitters (the last one, which cuts buckets a few
+ * times the capacity) samples 1024 keys, 16 a bucket or more: 4096 from a
+ * segment of 16384 would gather every sector of it and sort a quarter. */
 #define WS_SAMPLE_ITEMS 16
+#define WS_SAMPLE_SMALL_MAX 63u
 __host__ __device__ constexpr int ws_sample_threads(unsigned splitters) {
-    return splitters >= (1u << WS_TREE_LOG_NARROW) ? 512 : 256;
+    return splitters >= (1u << WS_TREE_LOG_NARROW) ? 512
+           : splitters <= WS_SAMPLE_SMALL_MAX      ? 64
+                                                   : 256;
 }
 /* Count blocks: 256 threads (scatter blocks: ws_scatter_threads); a count
  * or scatter block walks a chunk of `chunk` items tile by tile. */

@@ -63,10 +63,10 @@ struct ws_rx_smem {
 };
 
 /* Whether a bucket class of `cap` items takes the radix sort: a block of
- * cap / WS_RX_ITEMS threads, at most one a digit (the scan gives each
- * thread whole digits). */
+ * cap / WS_RX_ITEMS threads, at most 1024 (the scan gives each thread
+ * whole digits, or none). */
 __host__ __device__ constexpr bool ws_radix_buckets(int cap) {
-    return cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= WS_RX_DIGITS;
+    return cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= 1024;
 }
 
 /* Occupancy floor (threads an SM): 1024 for 4-byte keys alone (64

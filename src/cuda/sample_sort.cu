@@ -3,7 +3,7 @@
  *
  * plan.levels distribution levels (distribute.cuh) cut the keys into
  * buckets small enough for the on-chip sort; then every bucket is sorted on
- * chip in two size classes by radix passes over the bucket's range
+ * chip in size classes (plan.cuh) by radix passes over the bucket's range
  * (radix_tile.cuh), equality buckets are copied, and the rare bucket too
  * big after the last level is sorted by one block (tile_sort.cuh).
  * Level 0 (its sample, count and scatter) reads the input, keys_in, which
@@ -70,9 +70,9 @@ static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,
                                           key_codec codec, cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
-    constexpr int SUB = C + 1;
-    static_assert(ws_radix_buckets(SUB * S::TILE), "every class fits a radix bucket block");
-    constexpr int THREADS = SUB * S::TILE / WS_RX_ITEMS;
+    constexpr int CAP = S::TILE << C;
+    static_assert(ws_radix_buckets(CAP), "every class fits a radix bucket block");
+    constexpr int THREADS = CAP / WS_RX_ITEMS;
     static_assert(sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
                   "a radix bucket block fits the sm_90 row's shared memory");
     return ws_launch_bucket_jobs(ws_bucket_radix_kernel<KB, V, STABLE, THREADS>, THREADS,
@@ -124,10 +124,12 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         TL > WS_TREE_LOG_NARROW ? ws_sample_threads(WS_TREE_SLOTS_MAX - 1) : 256;
     auto sample = ws_dist_sample<KB, TL, 256>;
     auto sample_wide = ws_dist_sample<KB, TL, WIDE_THREADS>;
+    auto sample_small = ws_dist_sample<KB, TL, 64>;
     auto count = ws_dist_count<KB, DI, TL>;
     auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS, TL>;
     const size_t sample_smem = sizeof(ws_sample_smem<KB, TL, 256>);
     const size_t sample_wide_smem = sizeof(ws_sample_smem<KB, TL, WIDE_THREADS>);
+    const size_t sample_small_smem = sizeof(ws_sample_smem<KB, TL, 64>);
     const size_t count_smem = sizeof(ws_count_smem<KB, DI, TL>);
     const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>);
     /* The sample path runs on the sm_90 row only (plan.cu). */
@@ -140,6 +142,8 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
                                     (int)sample_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(sample_wide, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)sample_wide_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(sample_small, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sample_small_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)count_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -164,14 +168,18 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
         KB *splits = (KB *)(ws + L.splits[l]);
         const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
-        /* A wide level samples twice the keys (ws_sample_threads). */
-        const bool wide = ws_sample_threads(p.splitters[l]) > 256;
+        /* A wide level samples twice the keys, a last level of few
+         * splitters a quarter (ws_sample_threads). */
+        const int sthreads = ws_sample_threads(p.splitters[l]);
         WS_STEP("ws_dist_sample",
-                (wide ? sample_wide<<<p.max_segs[l], ws_sample_threads(p.splitters[l]),
-                                      sample_wide_smem, stream>>>(src, raw, codec, segs, &ctl[l],
-                                                                  splits, p.splitters[l])
-                      : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
-                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+                (sthreads > 256
+                     ? sample_wide<<<p.max_segs[l], sthreads, sample_wide_smem, stream>>>(
+                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+                 : sthreads < 256
+                     ? sample_small<<<p.max_segs[l], sthreads, sample_small_smem, stream>>>(
+                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+                     : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
+                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
         WS_STEP("ws_dist_count",
                 (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
                     src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt)));
@@ -223,6 +231,11 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     cudaError_t err;
     *what = "ws_bucket_radix_kernel";
     /* The biggest class first: the longest jobs start early. */
+    if constexpr (ws_sort_classes(sizeof(KB), S::VALUE_BYTES) > 2) {
+        if ((err = ws_launch_bucket_class<KB, V, STABLE, 2>(p, ws, keys, vals, ktmp, vtmp, fin,
+                                                            codec, stream)) != cudaSuccess)
+            return err;
+    }
     if ((err = ws_launch_bucket_class<KB, V, STABLE, 1>(p, ws, keys, vals, ktmp, vtmp, fin, codec,
                                                         stream)) != cudaSuccess ||
         (err = ws_launch_bucket_class<KB, V, STABLE, 0>(p, ws, keys, vals, ktmp, vtmp, fin, codec,

@@ -254,10 +254,12 @@ int main(int argc, char **argv) {
     for (int seed = 0; seed < (quick ? 1 : 3); seed++) {
         for (int mode = 0; mode < 4; mode++) {
             /* Keys alone are never sorted stably by the library. The
-             * capacities are the classes' (4-byte keys: tiles of 4096; u64
-             * keys 4096; pairs of 12 and 16 bytes 2048). */
+             * capacities are the classes' (4-byte keys: tiles of 4096, and
+             * four tiles for keys alone; u64 keys 4096; pairs of 12 and 16
+             * bytes 2048). */
             failed += run_case<uint32_t, no_value, false, 256>("keys 4096", raw, mode) != 0;
             failed += run_case<uint32_t, no_value, false, 512>("keys 8192", float_desc, mode) != 0;
+            failed += run_case<uint32_t, no_value, false, 1024>("keys 16384", raw, mode) != 0;
             failed += run_case<uint32_t, uint32_t, false, 256>("u32 pairs 4096", raw, mode) != 0;
             failed += run_case<uint32_t, uint32_t, true, 256>("stable u32 pairs 4096", float_desc,
                                                               mode) != 0;
