@@ -83,9 +83,9 @@ static cudaError_t ws_probe_kernel_image(const warpsort_context_t *ctx) {
 
 /* The sample sort's limits: the tuning table's, narrowed by test hooks. */
 static ws_sample_limits ws_sample_limits_of(const ws_test_hooks *h) {
-    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1,
-                          WS_MAX_LEVELS, 0};
-    if (h->sample_min_n) l.min_n = l.min_n_keys = h->sample_min_n;
+    ws_sample_limits l = {
+        WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0, 0};
+    if (h->sample_min_n) l.min_n = l.min_n_keys = h->sample_min_n, l.min_n_exact = 1;
     if (h->sample_splitters) l.splitters = h->sample_splitters;
     l.wide = l.splitters >= (1u << WS_TREE_LOG_NARROW) && h->sample_splitters != 0;
     if (h->sample_levels) l.levels = h->sample_levels;

@@ -201,8 +201,11 @@ __device__ __forceinline__ void ws_classify_group(const ws_lookup<KB> &lk, const
     } else {
 #pragma unroll
         for (int i = 0; i < G; i++) {
+            /* Only a cell holding a splitter needs it (about one key in
+             * eight): the others' lanes stay out of the load and its bank
+             * conflicts. */
             const unsigned below = lh[i] & BELOW, in = lh[i] >> WS_CELL_BELOW_BITS;
-            const KB s = ws_lds<KB>(lk.sorted + S * below);
+            const KB s = in != 0 ? ws_lds<KB>(lk.sorted + S * below) : KB(0);
             bkt[i] = below + (in != 0 && s < key[i] ? 1u : 0u);
         }
     }

@@ -209,7 +209,7 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
     const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
     /* The sample sort's shapes are Hopper's (measured there); other
      * families keep the merge passes, whose rows tuning.cuh has for them. */
-    const size_t min_n = value_bytes ? dev->sample.min_n : dev->sample.min_n_keys;
+    const size_t min_n = ws_sample_min_n_for(&dev->sample, key_bytes, value_bytes);
     if (n <= tile || n < min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
         const size_t coop = ws_coop_tile(&p, dev);
         if (coop) {

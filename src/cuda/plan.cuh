@@ -156,8 +156,16 @@ struct ws_sample_limits {
     size_t min_n_keys;  /* keys alone */
     unsigned splitters; /* per level, at most (a narrow tree holds 255) */
     int levels;
-    int wide; /* 1: wide trees wherever the keys allow, not only to save a level */
+    int wide;        /* 1: wide trees wherever the keys allow, not only to save a level */
+    int min_n_exact; /* 1: min_n / min_n_keys hold for every key width (a test hook) */
 };
+/* Smallest n the sample sort takes for keys of kb bytes with vb-byte
+ * values: the limits' for 4-byte keys; 8-byte keys, whose merge passes
+ * move twice the bytes, from WS_SAMPLE_MIN_N_WIDE_SHIFT halvings of it. */
+static inline size_t ws_sample_min_n_for(const ws_sample_limits *l, size_t kb, size_t vb) {
+    const size_t m = vb ? l->min_n : l->min_n_keys;
+    return kb == 8 && !l->min_n_exact ? m >> WS_SAMPLE_MIN_N_WIDE_SHIFT : m;
+}
 
 /* TILE: one tile-sort launch; MERGE: tile sort and merge passes, a launch
  * each; SAMPLE: the sample sort; SMALL: one warp or block (small_sort.cu);

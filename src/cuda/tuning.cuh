@@ -273,5 +273,10 @@ __host__ __device__ inline int ws_coop_items(int key_bytes, int value_bytes, siz
 #ifndef WS_SAMPLE_MIN_N_KEYS
 #define WS_SAMPLE_MIN_N_KEYS ((size_t)1 << 24)
 #endif
+/* 8-byte keys: from half those sizes (keys 2^23, pairs 2^22; after the
+ * radix bucket sort of 8-byte keys, bench/NOTES.md). */
+#ifndef WS_SAMPLE_MIN_N_WIDE_SHIFT
+#define WS_SAMPLE_MIN_N_WIDE_SHIFT 1
+#endif
 
 #endif /* WARPSORT_CUDA_TUNING_CUH */

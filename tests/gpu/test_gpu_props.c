@@ -109,12 +109,17 @@ static void test_2_24_every_dtype(void **state) {
         }
     }
     run_one(&wt_host_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, n + 1, KEYGEN_RANDOM, g_cpu);
-    /* Either side of the sample sort's threshold (WS_SAMPLE_MIN_N = 2^23):
-     * the largest merge-path sort and the smallest sample sort. */
-    const size_t half = n / 2;
-    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half - 1, KEYGEN_RANDOM, g_cpu);
-    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U32, 0, 0, half, KEYGEN_RANDOM, g_cpu);
-    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, half, KEYGEN_FEW,
+    /* Either side of the sample sort's thresholds (tuning.cuh): the largest
+     * merge-path sort and the smallest sample sort of 4-byte pairs and 8-byte
+     * keys alone (2^23) and of 8-byte pairs (2^22). */
+    const size_t half = n / 2, quarter = n / 4;
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_U32, 4, 0, half - 1, KEYGEN_RANDOM, g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_U32, 4, 0, half, KEYGEN_RANDOM, g_cpu);
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U64, 0, 0, half - 1, KEYGEN_RANDOM, g_cpu);
+    run_one(&wt_device_memory, WT_OP_SORT, WARPSORT_U64, 0, 0, half, KEYGEN_RANDOM, g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, quarter - 1,
+            KEYGEN_FEW, g_cpu);
+    run_one(&wt_device_memory, WT_OP_PAIRS, WARPSORT_F64, 8, WARPSORT_STABLE, quarter, KEYGEN_FEW,
             g_cpu);
 }
 

@@ -43,8 +43,8 @@ static ws_device_info device_of(int sm_count, ws_sample_limits lim) {
     return d;
 }
 static ws_sample_limits default_limits(void) {
-    ws_sample_limits l = {WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1,
-                          WS_MAX_LEVELS, 0};
+    ws_sample_limits l = {
+        WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0, 0};
     return l;
 }
 
@@ -153,7 +153,12 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
     const ws_plan_t p = ws_plan_make(dev, n, kb, vb);
     CHECK(p.n == n && p.key_bytes == kb && p.value_bytes == vb);
     const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, dev->family);
-    const bool sample = n > tile && n >= (vb ? dev->sample.min_n : dev->sample.min_n_keys);
+    /* 8-byte keys from half the 4-byte thresholds, unless a hook set them:
+     * by default keys alone 2^24 / 2^23, pairs 2^23 / 2^22. */
+    const int wide_shift = kb == 8 && !dev->sample.min_n_exact ? WS_SAMPLE_MIN_N_WIDE_SHIFT : 0;
+    const size_t min_n = (vb ? dev->sample.min_n : dev->sample.min_n_keys) >> wide_shift;
+    CHECK(ws_sample_min_n_for(&dev->sample, kb, vb) == min_n);
+    const bool sample = n > tile && n >= min_n;
     if (sample) {
         CHECK(p.path == WS_PATH_SAMPLE);
         check_sample_plan(p, dev, n, kb, vb);
@@ -225,11 +230,15 @@ static size_t sizes(size_t *out, size_t cap) {
         out[k++] = p;
         out[k++] = p + 1 + (size_t)e * 977;
     }
-    if (k + 4 <= cap) {
+    if (k + 8 <= cap) {
         out[k++] = WS_SAMPLE_MIN_N - 1;
         out[k++] = WS_SAMPLE_MIN_N;
         out[k++] = WS_SAMPLE_MIN_N_KEYS - 1;
         out[k++] = WS_SAMPLE_MIN_N_KEYS;
+        out[k++] = (WS_SAMPLE_MIN_N >> WS_SAMPLE_MIN_N_WIDE_SHIFT) - 1;
+        out[k++] = WS_SAMPLE_MIN_N >> WS_SAMPLE_MIN_N_WIDE_SHIFT;
+        out[k++] = (WS_SAMPLE_MIN_N_KEYS >> WS_SAMPLE_MIN_N_WIDE_SHIFT) - 1;
+        out[k++] = WS_SAMPLE_MIN_N_KEYS >> WS_SAMPLE_MIN_N_WIDE_SHIFT;
     }
     return k;
 }
@@ -258,7 +267,7 @@ static void test_hook_limits(void **state) {
     for (size_t sp = 0; sp < COUNT(splitters); sp++)
         for (int levels = 1; levels <= WS_MAX_LEVELS; levels++) {
             if (g_quick && levels != 1 && levels != WS_MAX_LEVELS) continue;
-            ws_sample_limits lim = {1, 1, splitters[sp], levels, splitters[sp] >= 256 ? 1 : 0};
+            ws_sample_limits lim = {1, 1, splitters[sp], levels, splitters[sp] >= 256 ? 1 : 0, 1};
             const ws_device_info dev = device_of(132, lim);
             for (size_t w = 0; w < COUNT(k_widths); w++)
                 for (size_t i = 0; i < count; i++) {

@@ -49,8 +49,8 @@ static void setup_device(void) {
     g_state.dev.sm_count = 132;
     g_state.dev.sample_ok = 1;
     g_state.dev.no_coop = 0;
-    ws_sample_limits lim = {WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1,
-                            WS_MAX_LEVELS, 0};
+    ws_sample_limits lim = {
+        WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0, 0};
     g_state.dev.sample = lim;
     memset(&g_ctx, 0, sizeof g_ctx);
     g_ctx.backend = WARPSORT_BACKEND_CUDA;
