@@ -69,21 +69,17 @@ __host__ __device__ constexpr bool ws_radix_buckets(int cap) {
     return cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= 1024;
 }
 
-/* Occupancy floor (threads an SM): 1024 for 4-byte keys alone (64
- * registers; the 8192-key block spills 12 bytes, ptxas -v), 768 for 8-byte
- * keys alone (their registers hold twice the bits), 512 with values. */
+/* Occupancy floor, in threads an SM: 1024 for 4-byte keys alone (64
+ * registers; the 8192- and 16384-key blocks spill 12 and 16 bytes, ptxas -v), 768
+ * for 8-byte keys alone (their registers hold twice the bits), 512 with
+ * values; as blocks of `threads`, at least one. */
+template <typename KB, typename V>
+__host__ __device__ constexpr int ws_rx_sm_threads() {
+    return is_value<V>::value ? 512 : sizeof(KB) == 4 ? 1024 : 768;
+}
 template <typename KB, typename V>
 __host__ __device__ constexpr int ws_rx_min_blocks(int threads) {
-    return (is_value<V>::value ? 512
-            : sizeof(KB) == 4  ? 1024
-                               : 768) /
-                       threads >
-                   0
-               ? (is_value<V>::value ? 512
-                  : sizeof(KB) == 4  ? 1024
-                                     : 768) /
-                     threads
-               : 1;
+    return ws_rx_sm_threads<KB, V>() / threads > 0 ? ws_rx_sm_threads<KB, V>() / threads : 1;
 }
 
 __device__ __forceinline__ uint32_t ws_rx_warp_min(uint32_t x) {
