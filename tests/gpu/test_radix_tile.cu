@@ -20,9 +20,10 @@
  * own key.
  *
  * Standalone: copy the binary to a GPU machine and run it (--quick: fewer
- * seeds; --case S: only the cases whose name contains S). Without a device of compute capability 9.0 or more (the sample
- * sort's kernels carry code for Hopper and newer only) it prints SKIPPED and
- * exits 77 (ctest: SKIP_RETURN_CODE).
+ * seeds; --case S: only the cases whose name contains S). Without a device
+ * of compute capability 9.0 or more (the sample sort's kernels carry code
+ * for Hopper and newer only) it prints SKIPPED and exits 77 (ctest:
+ * SKIP_RETURN_CODE).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -93,12 +94,12 @@ static V value_of(size_t global) {
     return (V)(global + (sizeof(V) == 8 ? 0xABCD00000000ull : 12345ull));
 }
 
-/* One launch over every job of the table, then a check of each. Returns the
- * number of failed jobs. */
 /* --case: only the cases whose name contains this (sanitizer runs). */
 static const char *g_only = NULL;
 static int g_cases = 0; /* cases run */
 
+/* One launch over every job of the table, then a check of each. Returns the
+ * number of failed jobs. */
 template <typename KB, typename V, bool STABLE, int THREADS>
 static int run_case(const char *name, key_codec codec, int ties) {
     if (g_only && !strstr(name, g_only)) return 0;
