@@ -82,24 +82,23 @@ __host__ __device__ constexpr int ws_rx_min_blocks(int threads) {
     return ws_rx_sm_threads<KB, V>() / threads > 0 ? ws_rx_sm_threads<KB, V>() / threads : 1;
 }
 
-__device__ __forceinline__ uint32_t ws_rx_warp_min(uint32_t x) {
-    return __reduce_min_sync(0xFFFFFFFFu, x);
-}
-__device__ __forceinline__ uint32_t ws_rx_warp_max(uint32_t x) {
-    return __reduce_max_sync(0xFFFFFFFFu, x);
-}
-__device__ __forceinline__ uint64_t ws_rx_warp_min(uint64_t x) {
+/* The warp's smallest and largest key, in every lane (once a job: five
+ * shuffles either width; __reduce_*_sync would need sm_80 in the sm_75
+ * build of this header). */
+template <typename KB>
+__device__ __forceinline__ KB ws_rx_warp_min(KB x) {
 #pragma unroll
     for (int d = 16; d > 0; d /= 2) {
-        const uint64_t y = __shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, d);
+        const KB y = __shfl_xor_sync(0xFFFFFFFFu, x, d);
         x = y < x ? y : x;
     }
     return x;
 }
-__device__ __forceinline__ uint64_t ws_rx_warp_max(uint64_t x) {
+template <typename KB>
+__device__ __forceinline__ KB ws_rx_warp_max(KB x) {
 #pragma unroll
     for (int d = 16; d > 0; d /= 2) {
-        const uint64_t y = __shfl_xor_sync(0xFFFFFFFFu, (unsigned long long)x, d);
+        const KB y = __shfl_xor_sync(0xFFFFFFFFu, x, d);
         x = y > x ? y : x;
     }
     return x;
