@@ -79,6 +79,7 @@ static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws,
                                  sizeof(ws_rx_smem<KB, V, THREADS>), p, ws, C, keys, vals, ktmp,
                                  vtmp, fin, codec, stream);
 }
+
 /* What a level's finalize writes for the next level and the bucket sorts. */
 static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int l,
                                      ws_level_ctl *ctl, ws_final_ctl *fin) {
