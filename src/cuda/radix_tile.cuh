@@ -9,8 +9,8 @@
  * it, where the bitonic-and-merge tile sort (tile_sort.cuh) runs some 78
  * compare-exchange stages on a 4096-key tile whatever the keys. A block
  * finds its job's smallest and largest key, subtracts the smallest, and
- * runs ceil(bits / 9) passes of equal digit width (at most four, for 32
- * bits). A pass ranks each warp's keys by digit on the warp's own
+ * runs ceil(bits / 9) passes of equal digit width (at most two: see
+ * below). A pass ranks each warp's keys by digit on the warp's own
  * counters, scans the (digit, warp) counts digit-major across the block
  * and scatters the keys, and their values, in shared memory; the last
  * pass's tile is stored coalesced and decoded. Every pass after the first
@@ -18,15 +18,16 @@
  * the sort is stable (a job arrives in input order), and otherwise takes
  * one shared atomic a key, in any order.
  *
- * 8-byte keys span more: a random u64 job about 48 bits, six passes. So a
- * job wider than WS_RX_PREFIX_BITS takes three passes over the top
+ * A job wider than two passes (for random 4-byte keys at 2^24 about 20
+ * bits, 8-byte ones about 48) takes two passes over the top
  * WS_RX_PREFIX_BITS bits of its range only, which leave equal prefixes
- * next to each other (in a job of a few thousand keys spread over 2^27
- * prefixes, about one such pair in 16 jobs); one thread a run then
+ * next to each other (a few thousand random keys spread over 2^18
+ * prefixes make a few dozen pairs a job); one thread a run then
  * insertion-sorts it by the whole key. A job with a run longer than
  * WS_RX_MAX_RUN (keys clustered below the prefix's resolution) is sorted
  * again by stable passes over every bit of its range. Figures:
- * bench/NOTES.md, 2026-11-27 (thirty-first and thirty-second sessions).
+ * bench/NOTES.md, 2026-11-27 (thirty-first and thirty-second sessions) and
+ * 2026-11-28 (thirty-third).
  */
 #ifndef WARPSORT_CUDA_RADIX_TILE_CUH
 #define WARPSORT_CUDA_RADIX_TILE_CUH
@@ -42,9 +43,9 @@
 #define WS_RX_DIGITS (1 << WS_RX_DIGIT_BITS)
 /* Items a thread holds; the block's threads are the class capacity / this. */
 #define WS_RX_ITEMS 16
-/* 8-byte jobs wider than this many bits are ordered by their top this many
- * bits (three passes), then by runs of equal prefixes. */
-#define WS_RX_PREFIX_BITS (3 * WS_RX_DIGIT_BITS)
+/* Jobs wider than this many bits are ordered by their top this many bits
+ * (two passes), then by runs of equal prefixes. */
+#define WS_RX_PREFIX_BITS (2 * WS_RX_DIGIT_BITS)
 /* The longest run of equal prefixes one thread insertion-sorts; a longer
  * one sends its job through passes over every bit. */
 #define WS_RX_MAX_RUN 32
@@ -295,12 +296,12 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
             __syncthreads(); /* s.lo / s.hi are rewritten by the next job */
             continue;
         }
-        /* A 4-byte job, or an 8-byte one of up to WS_RX_PREFIX_BITS bits:
-         * passes over every bit. A wider one: over the top
-         * WS_RX_PREFIX_BITS, from bit `base` up. */
-        const bool prefix = sizeof(KB) == 8 && bits > WS_RX_PREFIX_BITS;
+        /* A job of up to WS_RX_PREFIX_BITS bits: passes over every bit. A
+         * wider one: over the top WS_RX_PREFIX_BITS, from bit `base` up. */
+        const bool prefix = bits > WS_RX_PREFIX_BITS;
         const int base = prefix ? bits - WS_RX_PREFIX_BITS : 0;
-        const int passes = prefix ? 3 : (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
+        const int passes =
+            ((prefix ? WS_RX_PREFIX_BITS : bits) + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
         const int dbits = (bits - base + passes - 1) / passes;
         /* The first pass orders keys whose input order does not matter
          * (STABLE false): one atomic a key on its warp's counter. */
@@ -310,21 +311,19 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
             ws_rx_pass(s, k, v, valid, lo, base + pass * dbits, (1u << dbits) - 1u,
                        !STABLE && pass == 0);
         }
-        if constexpr (sizeof(KB) == 8) {
-            if (prefix) {
-                ws_rx_finish_runs(s, valid, lo, base);
-                if (s.long_run) {
-                    /* Clustered keys: stable passes over every bit, from the
-                     * prefix order (which keeps equal keys' order). */
-                    __syncthreads(); /* every thread has read long_run */
-                    if (t == 0) s.long_run = 0u;
-                    const int all = (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
-                    const int wbits = (bits + all - 1) / all;
+        if (prefix) {
+            ws_rx_finish_runs(s, valid, lo, base);
+            if (s.long_run) {
+                /* Clustered keys: stable passes over every bit, from the
+                 * prefix order (which keeps equal keys' order). */
+                __syncthreads(); /* every thread has read long_run */
+                if (t == 0) s.long_run = 0u;
+                const int all = (bits + WS_RX_DIGIT_BITS - 1) / WS_RX_DIGIT_BITS;
+                const int wbits = (bits + all - 1) / all;
 #pragma unroll 1
-                    for (int pass = 0; pass < all; pass++) {
-                        ws_rx_reload(s, k, v);
-                        ws_rx_pass(s, k, v, valid, lo, pass * wbits, (1u << wbits) - 1u, false);
-                    }
+                for (int pass = 0; pass < all; pass++) {
+                    ws_rx_reload(s, k, v);
+                    ws_rx_pass(s, k, v, valid, lo, pass * wbits, (1u << wbits) - 1u, false);
                 }
             }
         }

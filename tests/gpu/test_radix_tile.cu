@@ -5,10 +5,10 @@
  *
  * Jobs of 1, 2, 31..35, 511..513 items and one below and at each class's
  * capacity, whose keys span exactly 0, 1, 8..10, 17..19, 26..28 and 32
- * bits (so one, two, three and four passes and every width change are
- * crossed; 32 bits with both 0 and 0xFFFFFFFF present), and for 8-byte keys
- * also 29, 36, 48, 63 and 64 bits (passes over the top 27 bits, then runs of
- * equal prefixes); keys distinct, from five values (ties), in five clusters
+ * bits (so one and two passes over every bit, and from 19 bits two passes
+ * over the top 18 then runs of equal prefixes; 32 bits with both 0 and
+ * 0xFFFFFFFF present), and for 8-byte keys also 29, 36, 48, 63 and 64 bits;
+ * keys distinct, from five values (ties), in five clusters
  * narrower than the prefix's resolution, or in one (runs of equal prefixes
  * up to the whole job, so runs of 32 and 33 and the passes over every bit
  * after a longer one). Half of the jobs live in the workspace copy, half in
