@@ -237,65 +237,73 @@ __device__ __forceinline__ void ws_rx_finish_runs(ws_rx_smem<KB, V, THREADS> &s,
     __syncthreads();
 }
 
-/* Sorts every job of `list` (*count of them, each at most THREADS x
- * WS_RX_ITEMS items, ordered keys) from where it lives into the caller's
- * arrays, decoded. Thread t of warp w holds items (w x ITEMS + i) x 32 +
+/* Zeroes what ws_rx_sort_job expects zero: once a block, before its
+ * first job. */
+template <typename KB, typename V, int THREADS>
+__device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS> &s) {
+    for (int j = (int)threadIdx.x; j < THREADS / 32 * WS_RX_DIGITS; j += THREADS)
+        (&s.peers[0][0])[j] = 0u;
+    if (threadIdx.x == 0) s.long_run = 0u;
+}
+
+/* Sorts one job of `valid` items (at most THREADS x WS_RX_ITEMS) from
+ * src[begin..] (vsrc) into dst[begin..] (vdst), decoded by codec; src and
+ * dst may be the same. (Base pointers and an offset, not offset pointers:
+ * the kernels' own parameters stay in the constant bank instead of taking
+ * registers, which cost pairs with 8-byte values up to 368 bytes of spill.)
+ * RAW: src holds the caller's keys, encoded by codec as they load, and
+ * vsrc NULL (with values) means item p's value is p, its index in the job
+ * (argsort); else ordered keys and their values. Thread t of warp w holds items (w x ITEMS + i) x 32 +
  * lane, i < ITEMS: a warp's items are one run of the job, read in (item,
- * lane) order, the order ws_warp_rank keeps. */
-template <typename KB, typename V, bool STABLE, int THREADS>
-__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
-    ws_bucket_radix_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
-                           const ws_bucket *list, const unsigned *count, key_codec codec) {
-#if WS_SAMPLE_ARCH
+ * lane) order, the order ws_warp_rank keeps. STABLE: equal keys keep their
+ * order. Every thread of the block calls it (after ws_rx_block_init);
+ * it ends on a barrier, so the next job may reuse s. */
+template <typename KB, typename V, bool STABLE, bool RAW, int THREADS>
+__device__ __forceinline__ void
+ws_rx_sort_job(ws_rx_smem<KB, V, THREADS> &s, const KB *src, const V *vsrc, KB *dst, V *vdst,
+               unsigned long long begin, int valid, key_codec codec) {
     constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
-    extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_tile_smem_raw;
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
-    for (int j = t; j < WARPS * WS_RX_DIGITS; j += THREADS) (&s.peers[0][0])[j] = 0u;
-    if (t == 0) s.long_run = 0u;
-    const unsigned total = *count;
-    for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
-        const ws_bucket b = list[e];
-        const int valid = (int)b.size;
-        const KB *src = b.in_tmp ? tmp_keys : keys;
-        const V *vsrc = b.in_tmp ? tmp_vals : vals;
-        KB k[ITEMS];
-        V v[ITEMS];
-        KB lo = ~KB(0), hi = 0;
+    KB k[ITEMS];
+    V v[ITEMS];
+    KB lo = ~KB(0), hi = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int p = (w * ITEMS + i) * 32 + lane;
+        k[i] = p < valid ? src[begin + p] : KB(0);
+        if constexpr (RAW) k[i] = encode(k[i], codec);
+        if constexpr (is_value<V>::value) {
+            if constexpr (RAW) {
+                if (p < valid) v[i] = vsrc ? vsrc[begin + p] : (V)p;
+            } else if (p < valid) {
+                v[i] = vsrc[begin + p];
+            }
+        }
+        if (p < valid) {
+            lo = k[i] < lo ? k[i] : lo;
+            hi = k[i] > hi ? k[i] : hi;
+        }
+    }
+    lo = ws_rx_warp_min(lo);
+    hi = ws_rx_warp_max(hi);
+    if (lane == 0) s.lo[w] = lo, s.hi[w] = hi;
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < WARPS; u++) {
+        lo = s.lo[u] < lo ? s.lo[u] : lo;
+        hi = s.hi[u] > hi ? s.hi[u] : hi;
+    }
+    const int bits = hi > lo ? ws_rx_bits(hi - lo) : 0;
+    if (bits == 0) { /* one key, or all equal: already in order */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int p = (w * ITEMS + i) * 32 + lane;
-            k[i] = p < valid ? src[b.begin + p] : KB(0);
-            if constexpr (is_value<V>::value) {
-                if (p < valid) v[i] = vsrc[b.begin + p];
-            }
             if (p < valid) {
-                lo = k[i] < lo ? k[i] : lo;
-                hi = k[i] > hi ? k[i] : hi;
+                dst[begin + p] = decode(k[i], codec);
+                if constexpr (is_value<V>::value) vdst[begin + p] = v[i];
             }
         }
-        lo = ws_rx_warp_min(lo);
-        hi = ws_rx_warp_max(hi);
-        if (lane == 0) s.lo[w] = lo, s.hi[w] = hi;
-        __syncthreads();
-#pragma unroll
-        for (int u = 0; u < WARPS; u++) {
-            lo = s.lo[u] < lo ? s.lo[u] : lo;
-            hi = s.hi[u] > hi ? s.hi[u] : hi;
-        }
-        const int bits = hi > lo ? ws_rx_bits(hi - lo) : 0;
-        if (bits == 0) { /* one key, or all equal: already in order */
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const int p = (w * ITEMS + i) * 32 + lane;
-                if (p < valid) {
-                    keys[b.begin + p] = decode(k[i], codec);
-                    if constexpr (is_value<V>::value) vals[b.begin + p] = v[i];
-                }
-            }
-            __syncthreads(); /* s.lo / s.hi are rewritten by the next job */
-            continue;
-        }
+    } else {
         /* A job of up to WS_RX_PREFIX_BITS bits: passes over every bit. A
          * wider one: over the top WS_RX_PREFIX_BITS, from bit `base` up. */
         const bool prefix = bits > WS_RX_PREFIX_BITS;
@@ -331,11 +339,31 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
         for (int i = 0; i < ITEMS; i++) {
             const int p = i * THREADS + t;
             if (p < valid) {
-                keys[b.begin + p] = decode(s.keys[p], codec);
-                if constexpr (is_value<V>::value) vals[b.begin + p] = s.vals[p];
+                dst[begin + p] = decode(s.keys[p], codec);
+                if constexpr (is_value<V>::value) vdst[begin + p] = s.vals[p];
             }
         }
-        __syncthreads(); /* shared memory is reused by the next job */
+    }
+    __syncthreads(); /* s is reused by the next job (s.lo and s.hi too) */
+}
+
+/* Sorts every job of `list` (*count of them, each at most THREADS x
+ * WS_RX_ITEMS items, ordered keys) from where it lives into the caller's
+ * arrays, decoded (ws_rx_sort_job). */
+template <typename KB, typename V, bool STABLE, int THREADS>
+__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
+    ws_bucket_radix_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
+                           const ws_bucket *list, const unsigned *count, key_codec codec) {
+#if WS_SAMPLE_ARCH
+    extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
+    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_tile_smem_raw;
+    ws_rx_block_init(s);
+    const unsigned total = *count;
+    for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
+        const ws_bucket b = list[e];
+        ws_rx_sort_job<KB, V, STABLE, false, THREADS>(s, b.in_tmp ? tmp_keys : keys,
+                                                      b.in_tmp ? tmp_vals : vals, keys, vals,
+                                                      b.begin, (int)b.size, codec);
     }
 #endif
 }

@@ -32,6 +32,7 @@
 #include "iota.h"
 #include "plan.cuh"  /* ws_align256 */
 #include "merge.cuh" /* the four-way merge passes of long segments */
+#include "radix_tile.cuh"
 #include "warpsort/segment_sort.cuh"
 
 using warpsort::key_codec;
@@ -300,6 +301,31 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
                                            ws_seg_vals_at(a, a.vals, b), len, a.codec, a.codec,
                                            storage, 0, a.stable != 0);
     }
+}
+
+/* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
+ * passes (radix_tile.cuh: two passes over the top 18 bits of the
+ * segment's range, then runs), grid-stride over the list: 2-17 % faster
+ * than the block sorts from 4096 items, 10-27 % slower at 2048
+ * (bench/NOTES.md). Same contract as the block kernel; the sample sort's
+ * kernels' arch guard. */
+template <typename KB, typename V, bool STABLE, int THREADS>
+__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
+    ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {
+#if WS_SAMPLE_ARCH
+    extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
+    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
+    if (ws_seg_rejected(a)) return;
+    ws_rx_block_init(s);
+    const unsigned count = ws_seg_count(a, c);
+    for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
+        const unsigned seg = ws_seg_entry(a, c, e);
+        const unsigned long long b = a.view.begin(seg);
+        const int len = (int)(a.view.begin(seg + 1ull) - b);
+        ws_rx_sort_job<KB, V, STABLE, true, THREADS>(s, a.keys, a.iota ? nullptr : a.vals, a.keys,
+                                                     a.vals, b, len, a.codec);
+    }
+#endif
 }
 
 /* The long segment that run r belongs to: the last entry whose first run
@@ -638,6 +664,7 @@ struct ws_seg_launch {
     int nclasses;   /* the call's shape: WS_SEG_CLASSES, _WIDE_ or _NARROW_CLASSES */
     int max_passes; /* merge passes launched (bound) */
     unsigned long long run_bound; /* runs of long segments, at most */
+    int radix; /* classes 10 .. 12 by radix blocks (Hopper; not with a test hook) */
 };
 
 static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_call_t *c) {
@@ -647,6 +674,8 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     L.leaf_rows = !c->offsets && ws_seg_leaf_rows(c->n, c->num_segments);
     if (L.leaf_rows) L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes);
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
+    const ws_cuda_state *st = ws_state(ctx);
+    L.radix = st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
     L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
                               L.leaf_rows ? L.leaf.lay.total : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
@@ -700,6 +729,33 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
     const cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
     kernel<<<ws_seg_grid(cap, 1, sms, per_sm), THREADS, smem, stream>>>(a, c);
+    return cudaGetLastError();
+}
+
+/* Whether class c (of cap = THREADS x WS_RX_ITEMS items) of KB keys and V
+ * values takes the radix kernel: its block fits the sm_90 row's shared
+ * memory (16384 items: 4-byte keys alone). */
+template <typename KB, typename V, int THREADS>
+__host__ __device__ constexpr bool ws_seg_radix_fits() {
+    return sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
+}
+
+/* Class c's radix kernel of THREADS x WS_RX_ITEMS items: stable with values
+ * when the call is (keys alone need not be: equal keys are the same bits). */
+template <int THREADS, typename KB, typename V>
+static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
+                                       cudaStream_t stream) {
+    auto kernel = a.stable && warpsort::is_value<V>::value
+                      ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS>
+                      : ws_seg_radix_kernel<KB, V, false, THREADS>;
+    const size_t smem = sizeof(ws_rx_smem<KB, V, THREADS>);
+    cudaError_t err = ws_seg_dyn_smem(kernel, smem);
+    if (err != cudaSuccess) return err;
+    int per_sm = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem);
+    if (err != cudaSuccess) return err;
+    kernel<<<ws_seg_grid(cap, 1, sms, per_sm > 0 ? (unsigned)per_sm : 1u), THREADS, smem, stream>>>(
+        a, c);
     return cudaGetLastError();
 }
 
@@ -784,10 +840,16 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
         break;
     case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
     case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[2]);
-    case 10: return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[1]);
-    case 11: return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
+    case 10:
+        if (L.radix) return ws_seg_launch_radix<256>(a, 10, cap[10], sms, s[1]);
+        return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[1]);
+    case 11:
+        if (L.radix) return ws_seg_launch_radix<512>(a, 11, cap[11], sms, s[2]);
+        return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
     case 12:
         /* The full shape: only widths that may take it instantiate it. */
+        if constexpr (ws_seg_radix_fits<KB, V, 1024>())
+            if (L.radix) return ws_seg_launch_radix<1024>(a, 12, cap[12], sms, s[1]);
         if constexpr (ws_seg_full_width<KB, V>())
             return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[1]);
         break;

@@ -15,7 +15,9 @@
  *   classes 0 .. 7 (up to 4 << c items): groups of 1 .. 32 lanes per
  *       segment in registers (warp_sort_segment), several segments a warp;
  *   classes 8 .. 12 (up to 1024, 2048, 4096, 8192, 16384): a block per
- *       segment in shared memory (block_sort_segment);
+ *       segment in shared memory (block_sort_segment), or from class 10
+ *       on Hopper by radix passes (radix_tile.cuh; class 12 with 4-byte
+ *       keys alone, whose 16384-item radix block fits);
  *   long (over the largest class): every run of that class's length of
  *       every long segment is sorted by a block (all SMs share the runs of
  *       a few huge segments), then the leaf's four-way merge passes
