@@ -230,7 +230,7 @@ struct ws_pt_plan {
  * the call allows it, any size), partition-only (as partition, and a
  * partition the keys do not allow fails with INTERNAL instead of falling
  * back: the tests' proof that the route ran); unset: partition-first from
- * WS_PT_MIN_PER_RANK items per rank. */
+ * WS_PT_MIN_RANKS ranks and WS_PT_MIN_PER_RANK items per rank. */
 enum {
     WS_NCCL_ROUTE_AUTO,
     WS_NCCL_ROUTE_SORT_FIRST,

@@ -99,6 +99,13 @@ static uint64_t ws_pt_weights(int K) {
 /* Smallest input (items per rank on average) the route takes by default:
  * below it the sorts are too short to hide an exchange. */
 #define WS_PT_MIN_PER_RANK ((uint64_t)1 << 22)
+/* Fewest ranks the route takes by default. Two ranks sort first: there the
+ * other route merges the received half under the exchange (overlap.cu), so
+ * exchange and merge tail cost it less than this route's count, scatter
+ * and the sorts' slowdown beside NCCL (2 x H100, 2026-11-28: 2^30 u32 keys
+ * 20.75 against 22.57 ms, 2^29 u64 17.53 against 17.51; docs/multi-gpu.md);
+ * more ranks would merge log2 p times after the exchange. */
+#define WS_PT_MIN_RANKS 3
 
 /*--- the plan: the same on every rank ---*/
 
@@ -153,7 +160,9 @@ int ws_pt_plan_for(const ws_nccl_call *c, const uint64_t *n_in_all, uint64_t n_t
     const int p = c->nranks, route = ws_nccl_route();
     if (c->vb || c->pairs || p < 2 || p > WS_PT_MAX_RANKS || !n_total) return 0;
     if (route == WS_NCCL_ROUTE_SORT_FIRST) return 0;
-    if (route == WS_NCCL_ROUTE_AUTO && n_total / (uint64_t)p < WS_PT_MIN_PER_RANK) return 0;
+    if (route == WS_NCCL_ROUTE_AUTO &&
+        (p < WS_PT_MIN_RANKS || n_total / (uint64_t)p < WS_PT_MIN_PER_RANK))
+        return 0;
     const uint64_t per_rank = n_total / (uint64_t)p;
     int K = ws_pt_env_parts();
     if (!K)

@@ -37,7 +37,8 @@
  *     a second stream merges each chunk as far as is safe while the next
  *     ones travel; the same bytes as steps 4 and 5 one after the other.
  * One rank (p = 1) is the leaf from the input into keys_out.
- * Keys alone from 2^22 a rank take the partition-first route instead
+ * Keys alone on three or more ranks from 2^22 a rank take the
+ * partition-first route instead
  * (partition.cu: sample, partition, exchange under the sorts of the parts),
  * after both agreement rounds; keys its counts do not fit come back here
  * for steps 2-5 from the untouched input.

@@ -15,7 +15,7 @@
  *     for fits it, and it never exceeds n_total;
  *   - the workspace: what warpsort_nccl_workspace_size reserves without
  *     the plan covers what the call's plan needs, for every rank;
- * and the route's gates: keys alone, 2..16 ranks, WARPSORT_NCCL_ROUTE,
+ * and the route's gates: keys alone, 3..16 ranks by default (2..16 asked), WARPSORT_NCCL_ROUTE,
  * 2^22 keys a rank by default, and the parts the docs name (four for 2^29
  * keys a rank, two for 2^28). Then the counts: u32 keys of 2 to 16 ranks
  * through a host copy of the sample, the splitters and the bucket counts,
@@ -170,21 +170,29 @@ static void test_gates(void **state) {
     ws_pt_plan pl;
     const uint64_t big = (uint64_t)1 << 29;
     for (int r = 0; r <= WS_PT_MAX_RANKS; r++) n_in[r] = big;
+    /* Two ranks sort first by default, three or more partition first. */
     ws_nccl_call c = call_of(2, 0, 4, 0);
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 1);
+    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 0);
+    ws_nccl_call c3 = call_of(3, 0, 4, 0);
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * big, &pl), 1);
     assert_int_equal(pl.K, 4); /* docs/multi-gpu.md: 2^29 u32 keys a rank */
+    setenv("WARPSORT_NCCL_ROUTE", "partition", 1);
+    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 1);
+    assert_int_equal(pl.K, 4);
     n_in[0] = n_in[1] = big / 2;
     c.kb = 8;
     assert_int_equal(ws_pt_plan_for(&c, n_in, big, &pl), 1);
     assert_int_equal(pl.K, 2); /* 2^28 u64 keys a rank */
+    unsetenv("WARPSORT_NCCL_ROUTE");
     /* Below 2^22 keys a rank by default, the sort-first route. */
-    n_in[0] = n_in[1] = ((uint64_t)1 << 22) - 1;
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * n_in[0], &pl), 0);
+    for (int r = 0; r < 3; r++) n_in[r] = ((uint64_t)1 << 22) - 1;
+    c3.kb = 8;
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * n_in[0], &pl), 0);
     setenv("WARPSORT_NCCL_ROUTE", "partition", 1);
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * n_in[0], &pl), 1);
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * n_in[0], &pl), 1);
     setenv("WARPSORT_NCCL_ROUTE", "sort-first", 1);
-    n_in[0] = n_in[1] = big;
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 0);
+    for (int r = 0; r < 3; r++) n_in[r] = big;
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * big, &pl), 0);
     unsetenv("WARPSORT_NCCL_ROUTE");
     /* Pairs, one rank and more than sixteen take the sort-first route. */
     ws_nccl_call pairs = call_of(2, 0, 4, 4);
@@ -195,10 +203,10 @@ static void test_gates(void **state) {
     assert_int_equal(ws_pt_plan_for(&many, n_in, big * (WS_PT_MAX_RANKS + 1), &pl), 0);
     /* WARPSORT_NCCL_PARTS sets K, within 1..WS_PT_MAX_PARTS. */
     setenv("WARPSORT_NCCL_PARTS", "3", 1);
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 1);
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * big, &pl), 1);
     assert_int_equal(pl.K, 3);
     setenv("WARPSORT_NCCL_PARTS", "99", 1);
-    assert_int_equal(ws_pt_plan_for(&c, n_in, 2 * big, &pl), 1);
+    assert_int_equal(ws_pt_plan_for(&c3, n_in, 3 * big, &pl), 1);
     assert_int_equal(pl.K, WS_PT_MAX_PARTS);
     unsetenv("WARPSORT_NCCL_PARTS");
 }
