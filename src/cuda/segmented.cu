@@ -732,9 +732,9 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
     return cudaGetLastError();
 }
 
-/* Whether class c (of cap = THREADS x WS_RX_ITEMS items) of KB keys and V
- * values takes the radix kernel: its block fits the sm_90 row's shared
- * memory (16384 items: 4-byte keys alone). */
+/* Whether a radix block of THREADS x WS_RX_ITEMS items of KB keys and V
+ * values fits the sm_90 row's shared memory: every width at 4096 and 8192
+ * items, at 16384 only 4-byte keys alone (class 12). */
 template <typename KB, typename V, int THREADS>
 __host__ __device__ constexpr bool ws_seg_radix_fits() {
     return sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
@@ -745,6 +745,8 @@ __host__ __device__ constexpr bool ws_seg_radix_fits() {
 template <int THREADS, typename KB, typename V>
 static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        cudaStream_t stream) {
+    static_assert(ws_seg_radix_fits<KB, V, THREADS>(),
+                  "the radix block fits sm_90's shared memory");
     auto kernel = a.stable && warpsort::is_value<V>::value
                       ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS>
                       : ws_seg_radix_kernel<KB, V, false, THREADS>;
