@@ -248,16 +248,14 @@ __device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS> &s) 
 
 /* Sorts one job of `valid` items (at most THREADS x WS_RX_ITEMS) from
  * src[begin..] (vsrc) into dst[begin..] (vdst), decoded by codec; src and
- * dst may be the same. (Base pointers and an offset, not offset pointers:
- * the kernels' own parameters stay in the constant bank instead of taking
- * registers, which cost pairs with 8-byte values up to 368 bytes of spill.)
- * RAW: src holds the caller's keys, encoded by codec as they load, and
- * vsrc NULL (with values) means item p's value is p, its index in the job
- * (argsort); else ordered keys and their values. Thread t of warp w holds items (w x ITEMS + i) x 32 +
- * lane, i < ITEMS: a warp's items are one run of the job, read in (item,
- * lane) order, the order ws_warp_rank keeps. STABLE: equal keys keep their
- * order. Every thread of the block calls it (after ws_rx_block_init);
- * it ends on a barrier, so the next job may reuse s. */
+ * dst may be the same. RAW: src holds the caller's keys, encoded by codec
+ * as they load, and vsrc NULL (with values) means item p's value is p, its
+ * index in the job (argsort); else ordered keys and their values. Thread t
+ * of warp w holds items (w x ITEMS + i) x 32 + lane, i < ITEMS: a warp's
+ * items are one run of the job, read in (item, lane) order, the order
+ * ws_warp_rank keeps. STABLE: equal keys keep their order. Every thread of
+ * the block calls it (after ws_rx_block_init); it ends on a barrier, so
+ * the next job may reuse s. */
 template <typename KB, typename V, bool STABLE, bool RAW, int THREADS>
 __device__ __forceinline__ void
 ws_rx_sort_job(ws_rx_smem<KB, V, THREADS> &s, const KB *src, const V *vsrc, KB *dst, V *vdst,
