@@ -305,10 +305,10 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
 
 /* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
  * passes (radix_tile.cuh: two passes over the top 18 bits of the
- * segment's range, then runs), grid-stride over the list: 2-17 % faster
- * than the block sorts from 4096 items, 10-27 % slower at 2048
- * (bench/NOTES.md). Same contract as the block kernel; the sample sort's
- * kernels' arch guard. */
+ * segment's range, then runs), grid-stride over the list: faster than
+ * the block sorts from 4096 items, slower at 2048 (bench/NOTES.md,
+ * thirty-third session). Same contract as the block kernel; the sample
+ * sort's kernels' arch guard. */
 template <typename KB, typename V, bool STABLE, int THREADS>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {

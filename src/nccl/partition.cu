@@ -102,9 +102,9 @@ static uint64_t ws_pt_weights(int K) {
 /* Fewest ranks the route takes by default. Two ranks sort first: there the
  * other route merges the received half under the exchange (overlap.cu), so
  * exchange and merge tail cost it less than this route's count, scatter
- * and the sorts' slowdown beside NCCL (2 x H100, 2026-11-28: 2^30 u32 keys
- * 20.75 against 22.57 ms, 2^29 u64 17.53 against 17.51; docs/multi-gpu.md);
- * more ranks would merge log2 p times after the exchange. */
+ * and the sorts' slowdown beside NCCL (measured on 2 x H100:
+ * docs/multi-gpu.md, "Time model"); more ranks would merge log2 p times
+ * after the exchange. */
 #define WS_PT_MIN_RANKS 3
 
 /*--- the plan: the same on every rank ---*/
