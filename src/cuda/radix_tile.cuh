@@ -70,10 +70,10 @@ __host__ __device__ constexpr bool ws_radix_buckets(int cap) {
     return cap % (32 * WS_RX_ITEMS) == 0 && cap / WS_RX_ITEMS <= 1024;
 }
 
-/* Occupancy floor, in threads an SM: 1024 for 4-byte keys alone (64
- * registers; the 8192- and 16384-key blocks spill 12 and 16 bytes, ptxas -v), 768
- * for 8-byte keys alone (their registers hold twice the bits), 512 with
- * values; as blocks of `threads`, at least one. */
+/* Occupancy floor, in threads an SM: 1024 for 4-byte keys alone (a cap
+ * of 64 registers, which ptxas meets with a few bytes of spill; the counts
+ * are in bench/NOTES.md), 768 for 8-byte keys alone (their registers hold
+ * twice the bits), 512 with values; as blocks of `threads`, at least one. */
 template <typename KB, typename V>
 __host__ __device__ constexpr int ws_rx_sm_threads() {
     return is_value<V>::value ? 512 : sizeof(KB) == 4 ? 1024 : 768;
