@@ -14,7 +14,8 @@
  * counters, scans the (digit, warp) counts digit-major across the block
  * and scatters the keys, and their values, in shared memory; the last
  * pass's tile is stored coalesced and decoded. Every pass after the first
- * keeps the order of equal digits (ws_warp_rank); the first does too when
+ * keeps the order of equal digits (a warp's lanes of a digit found by a
+ * lane mask, ranked in (item, lane) order); the first does too when
  * the sort is stable (a job arrives in input order), and otherwise takes
  * one shared atomic a key, in any order.
  *
@@ -50,14 +51,23 @@
  * one sends its job through passes over every bit. */
 #define WS_RX_MAX_RUN 32
 
-template <typename KB, typename V, int THREADS>
+/* A block's room. PACK: a pass's counters are 16 bits (a warp counts at
+ * most 32 x WS_RX_ITEMS keys of a digit, and a tile's offsets stay below
+ * 2^16), warps 2q and 2q + 1 sharing word q of a digit, low and high half:
+ * half the zeroing, half the scan's reads and writes, and room for a
+ * block of 16384 8-byte keys or 4-byte pairs. Measured, it speeds the
+ * segments' radix blocks of keys and slows the sample sort's bucket jobs
+ * (bench/NOTES.md, thirty-fourth session), so each caller picks. */
+template <typename KB, typename V, int THREADS, bool PACK>
 struct ws_rx_smem {
     static constexpr int N = THREADS * WS_RX_ITEMS, WARPS = THREADS / 32;
+    static constexpr int ROWS = PACK ? (WARPS + 1) / 2 : WARPS;
+    static_assert(!PACK || N < 65536, "a tile's offsets fit 16 bits");
     KB keys[N];
     typename std::conditional<is_value<V>::value, V, uint32_t>::type
         vals[is_value<V>::value ? N : 1];
-    unsigned hist[WARPS][WS_RX_DIGITS];  /* counts, then offsets in digit-major order */
-    unsigned peers[WARPS][WS_RX_DIGITS]; /* ws_warp_rank's lane masks, zero between calls */
+    unsigned hist[ROWS][WS_RX_DIGITS];   /* counts, then offsets in digit-major order */
+    unsigned peers[WARPS][WS_RX_DIGITS]; /* lane masks of the stable ranking, zero between calls */
     unsigned warp_sums[WARPS];
     KB lo[WARPS], hi[WARPS];
     unsigned long_run; /* a run of equal prefixes longer than WS_RX_MAX_RUN; zero between jobs */
@@ -113,15 +123,17 @@ __device__ __forceinline__ int ws_rx_bits(uint64_t range) { return 64 - __clzll(
  * s.keys / s.vals in digit order. any: equal digits may come out in any
  * order (one atomic a key); else they keep their order. Every thread of
  * the block calls it; it ends on a barrier. */
-template <typename KB, typename V, int THREADS>
-__device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
+template <typename KB, typename V, int THREADS, bool PACK>
+__device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS, PACK> &s,
                                            const KB (&k)[WS_RX_ITEMS], const V (&v)[WS_RX_ITEMS],
                                            int valid, KB lo, int shift, unsigned mask, bool any) {
-    constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
+    constexpr int ITEMS = WS_RX_ITEMS, ROWS = ws_rx_smem<KB, V, THREADS, PACK>::ROWS;
     constexpr int DPT =
         WS_RX_DIGITS / THREADS > 0 ? WS_RX_DIGITS / THREADS : 1; /* digits a thread scans */
+    constexpr unsigned CM = PACK ? 0xFFFFu : 0xFFFFFFFFu;        /* a counter's bits, from `half` */
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
-    for (int j = t; j < WARPS * WS_RX_DIGITS; j += THREADS) (&s.hist[0][0])[j] = 0u;
+    const int q = PACK ? w >> 1 : w, half = PACK ? 16 * (w & 1) : 0; /* the warp's counters */
+    for (int j = t; j < ROWS * WS_RX_DIGITS; j += THREADS) (&s.hist[0][0])[j] = 0u;
     __syncthreads();
     /* Each key's digit and rank in its warp, packed (digit << 16 | rank:
      * ranks stay below 2^10), or ~0 for a missing item. */
@@ -129,17 +141,35 @@ __device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int p = (w * ITEMS + i) * 32 + lane;
+        const bool in = p < valid;
         const unsigned d = (unsigned)((k[i] - lo) >> shift) & mask;
         unsigned r = 0;
         if (any) {
-            if (p < valid) r = atomicAdd(&s.hist[w][d], 1u);
+            if (in) r = atomicAdd(&s.hist[q][d], 1u << half) >> half & CM;
+        } else if constexpr (PACK) {
+            /* In (item, lane) order: the lanes of a digit find each other
+             * through its lane mask, and the first adds them all to the
+             * word its partner warp shares. */
+            if (in) atomicOr(&s.peers[w][d], 1u << lane);
+            __syncwarp();
+            const unsigned peers = in ? s.peers[w][d] : 0u;
+            __syncwarp();
+            const int first = in ? __ffs((int)peers) - 1 : lane;
+            unsigned base = 0;
+            if (in && first == lane) {
+                base = atomicAdd(&s.hist[q][d], (unsigned)__popc(peers) << half);
+                s.peers[w][d] = 0u;
+            }
+            base = __shfl_sync(0xFFFFFFFFu, base, first);
+            __syncwarp(); /* the masks are zero again before the next item's */
+            r = (base >> half & CM) + (unsigned)__popc(peers & ((1u << lane) - 1u));
         } else {
-            const unsigned dig[1] = {p < valid ? d : WS_NO_BUCKET};
+            const unsigned dig[1] = {in ? d : WS_NO_BUCKET};
             unsigned rank[1];
             ws_warp_rank<1>(dig, rank, s.hist[w], s.peers[w]);
             r = rank[0];
         }
-        dr[i] = p < valid ? d << 16 | r : 0xFFFFFFFFu;
+        dr[i] = in ? d << 16 | r : 0xFFFFFFFFu;
     }
     __syncthreads();
     /* Offsets in digit-major order: thread t owns digits [t DPT, (t+1) DPT)
@@ -150,7 +180,10 @@ __device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
 #pragma unroll
         for (int d = 0; d < DPT; d++)
 #pragma unroll
-            for (int u = 0; u < WARPS; u++) mine += s.hist[u][d0 + d];
+            for (int u = 0; u < ROWS; u++) {
+                const unsigned c = s.hist[u][d0 + d];
+                mine += (c & CM) + (PACK ? c >> 16 : 0u);
+            }
     }
     unsigned all;
     unsigned at = ws_block_exclusive_sum<unsigned, THREADS>(mine, s.warp_sums, &all);
@@ -158,17 +191,22 @@ __device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
 #pragma unroll
         for (int d = 0; d < DPT; d++)
 #pragma unroll
-            for (int u = 0; u < WARPS; u++) {
+            for (int u = 0; u < ROWS; u++) {
                 const unsigned c = s.hist[u][d0 + d];
-                s.hist[u][d0 + d] = at;
-                at += c;
+                if constexpr (PACK) {
+                    s.hist[u][d0 + d] = at | (at + (c & CM)) << 16;
+                    at += (c & CM) + (c >> 16);
+                } else {
+                    s.hist[u][d0 + d] = at;
+                    at += c;
+                }
             }
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         if (dr[i] != 0xFFFFFFFFu) {
-            const unsigned o = s.hist[w][dr[i] >> 16] + (dr[i] & 0xFFFFu);
+            const unsigned o = (s.hist[q][dr[i] >> 16] >> half & CM) + (dr[i] & 0xFFFFu);
             s.keys[o] = k[i];
             if constexpr (is_value<V>::value) s.vals[o] = v[i];
         }
@@ -177,8 +215,8 @@ __device__ __forceinline__ void ws_rx_pass(ws_rx_smem<KB, V, THREADS> &s,
 }
 
 /* Reloads the tile the last pass scattered into the registers' layout. */
-template <typename KB, typename V, int THREADS>
-__device__ __forceinline__ void ws_rx_reload(const ws_rx_smem<KB, V, THREADS> &s,
+template <typename KB, typename V, int THREADS, bool PACK>
+__device__ __forceinline__ void ws_rx_reload(const ws_rx_smem<KB, V, THREADS, PACK> &s,
                                              KB (&k)[WS_RX_ITEMS], V (&v)[WS_RX_ITEMS]) {
     const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
 #pragma unroll
@@ -195,9 +233,9 @@ __device__ __forceinline__ void ws_rx_reload(const ws_rx_smem<KB, V, THREADS> &s
  * alone and sets s.long_run. Runs are found before any is sorted (a
  * barrier apart), so no thread reads what another writes. Every thread
  * calls it; it ends on a barrier. */
-template <typename KB, typename V, int THREADS>
-__device__ __forceinline__ void ws_rx_finish_runs(ws_rx_smem<KB, V, THREADS> &s, int valid, KB lo,
-                                                  int shift) {
+template <typename KB, typename V, int THREADS, bool PACK>
+__device__ __forceinline__ void ws_rx_finish_runs(ws_rx_smem<KB, V, THREADS, PACK> &s, int valid,
+                                                  KB lo, int shift) {
     const int t = (int)threadIdx.x;
     unsigned len[WS_RX_ITEMS]; /* the run starting at item i's position, or 0 */
 #pragma unroll
@@ -239,8 +277,8 @@ __device__ __forceinline__ void ws_rx_finish_runs(ws_rx_smem<KB, V, THREADS> &s,
 
 /* Zeroes what ws_rx_sort_job expects zero: once a block, before its
  * first job. */
-template <typename KB, typename V, int THREADS>
-__device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS> &s) {
+template <typename KB, typename V, int THREADS, bool PACK>
+__device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS, PACK> &s) {
     for (int j = (int)threadIdx.x; j < THREADS / 32 * WS_RX_DIGITS; j += THREADS)
         (&s.peers[0][0])[j] = 0u;
     if (threadIdx.x == 0) s.long_run = 0u;
@@ -252,13 +290,13 @@ __device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS> &s) 
  * as they load, and vsrc NULL (with values) means item p's value is p, its
  * index in the job (argsort); else ordered keys and their values. Thread t
  * of warp w holds items (w x ITEMS + i) x 32 + lane, i < ITEMS: a warp's
- * items are one run of the job, read in (item, lane) order, the order
- * ws_warp_rank keeps. STABLE: equal keys keep their order. Every thread of
+ * items are one run of the job, read in (item, lane) order, the order the
+ * stable passes keep. STABLE: equal keys keep their order. Every thread of
  * the block calls it (after ws_rx_block_init); it ends on a barrier, so
  * the next job may reuse s. */
-template <typename KB, typename V, bool STABLE, bool RAW, int THREADS>
+template <typename KB, typename V, bool STABLE, bool RAW, int THREADS, bool PACK>
 __device__ __forceinline__ void
-ws_rx_sort_job(ws_rx_smem<KB, V, THREADS> &s, const KB *src, const V *vsrc, KB *dst, V *vdst,
+ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src, const V *vsrc, KB *dst, V *vdst,
                unsigned long long begin, int valid, key_codec codec) {
     constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
@@ -347,14 +385,15 @@ ws_rx_sort_job(ws_rx_smem<KB, V, THREADS> &s, const KB *src, const V *vsrc, KB *
 
 /* Sorts every job of `list` (*count of them, each at most THREADS x
  * WS_RX_ITEMS items, ordered keys) from where it lives into the caller's
- * arrays, decoded (ws_rx_sort_job). */
-template <typename KB, typename V, bool STABLE, int THREADS>
+ * arrays, decoded (ws_rx_sort_job; PACK: ws_rx_smem, which the launch's
+ * shared memory holds). */
+template <typename KB, typename V, bool STABLE, int THREADS, bool PACK>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_bucket_radix_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                            const ws_bucket *list, const unsigned *count, key_codec codec) {
 #if WS_SAMPLE_ARCH
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
-    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_tile_smem_raw;
+    ws_rx_smem<KB, V, THREADS, PACK> &s = *(ws_rx_smem<KB, V, THREADS, PACK> *)ws_tile_smem_raw;
     ws_rx_block_init(s);
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {

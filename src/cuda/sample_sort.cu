@@ -64,7 +64,9 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
 }
 
 /* Bucket-sort class c: radix passes over each job's range (radix_tile.cuh,
- * a block of the class's capacity / WS_RX_ITEMS threads). */
+ * a block of the class's capacity / WS_RX_ITEMS threads), with a counter a
+ * warp: packed ones ran these jobs 1.5-5 % slower (bench/NOTES.md,
+ * thirty-fourth session). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,
@@ -73,11 +75,12 @@ static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws,
     constexpr int CAP = S::TILE << C;
     static_assert(ws_radix_buckets(CAP), "every class fits a radix bucket block");
     constexpr int THREADS = CAP / WS_RX_ITEMS;
-    static_assert(sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block,
+    static_assert(sizeof(ws_rx_smem<KB, V, THREADS, false>) <=
+                      ws_family_of(WS_FAMILY_SM90).smem_block,
                   "a radix bucket block fits the sm_90 row's shared memory");
-    return ws_launch_bucket_jobs(ws_bucket_radix_kernel<KB, V, STABLE, THREADS>, THREADS,
-                                 sizeof(ws_rx_smem<KB, V, THREADS>), p, ws, C, keys, vals, ktmp,
-                                 vtmp, fin, codec, stream);
+    return ws_launch_bucket_jobs(ws_bucket_radix_kernel<KB, V, STABLE, THREADS, false>, THREADS,
+                                 sizeof(ws_rx_smem<KB, V, THREADS, false>), p, ws, C, keys, vals,
+                                 ktmp, vtmp, fin, codec, stream);
 }
 
 /* What a level's finalize writes for the next level and the bucket sorts. */

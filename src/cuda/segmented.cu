@@ -303,6 +303,18 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
     }
 }
 
+/* Whether the radix blocks pack their counters (ws_rx_smem): keys alone
+ * always, and keys with values only where the unpacked room does not fit
+ * (16384 4-byte keys with 4-byte values), as packed passes with values
+ * ran a few percent slower (bench/NOTES.md, thirty-fourth session). */
+template <typename KB, typename V, int THREADS>
+__host__ __device__ constexpr bool ws_seg_radix_pack() {
+    return !warpsort::is_value<V>::value ||
+           sizeof(ws_rx_smem<KB, V, THREADS, false>) > ws_family_of(WS_FAMILY_SM90).smem_block;
+}
+template <typename KB, typename V, int THREADS>
+using ws_seg_rx_smem = ws_rx_smem<KB, V, THREADS, ws_seg_radix_pack<KB, V, THREADS>()>;
+
 /* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
  * passes (radix_tile.cuh: two passes over the top 18 bits of the
  * segment's range, then runs), grid-stride over the list: faster than
@@ -314,7 +326,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {
 #if WS_SAMPLE_ARCH
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
-    ws_rx_smem<KB, V, THREADS> &s = *(ws_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
+    ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return;
     ws_rx_block_init(s);
     const unsigned count = ws_seg_count(a, c);
@@ -734,10 +746,11 @@ static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsig
 
 /* Whether a radix block of THREADS x WS_RX_ITEMS items of KB keys and V
  * values fits the sm_90 row's shared memory: every width at 4096 and 8192
- * items, at 16384 only 4-byte keys alone (class 12). */
+ * items; at 16384 (class 12) keys alone and 4-byte keys with 4-byte
+ * values (both with packed counters). */
 template <typename KB, typename V, int THREADS>
 __host__ __device__ constexpr bool ws_seg_radix_fits() {
-    return sizeof(ws_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
+    return sizeof(ws_seg_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
 }
 
 /* Class c's radix kernel of THREADS x WS_RX_ITEMS items: stable with values
@@ -750,7 +763,7 @@ static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsig
     auto kernel = a.stable && warpsort::is_value<V>::value
                       ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS>
                       : ws_seg_radix_kernel<KB, V, false, THREADS>;
-    const size_t smem = sizeof(ws_rx_smem<KB, V, THREADS>);
+    const size_t smem = sizeof(ws_seg_rx_smem<KB, V, THREADS>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
     int per_sm = 0;

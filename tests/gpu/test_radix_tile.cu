@@ -15,7 +15,8 @@
  * the output (sorted in place); many jobs per block, so shared memory is
  * reused after jobs of every kind. Keys alone of 4 and 8 bytes, unstable and
  * stable pairs with 4- and 8-byte values, and descending float codecs (the
- * kernel decodes while it stores). Stable pairs must keep each key's values
+ * kernel decodes while it stores); every width also with the packed
+ * counters of the segments' radix blocks (ws_rx_smem's PACK). Stable pairs must keep each key's values
  * in input order; unstable ones must hold each input value once, beside its
  * own key.
  *
@@ -100,7 +101,7 @@ static int g_cases = 0; /* cases run */
 
 /* One launch over every job of the table, then a check of each. Returns the
  * number of failed jobs. */
-template <typename KB, typename V, bool STABLE, int THREADS>
+template <typename KB, typename V, bool STABLE, int THREADS, bool PACK = false>
 static int run_case(const char *name, key_codec codec, int ties) {
     if (g_only && !strstr(name, g_only)) return 0;
     g_cases++;
@@ -155,8 +156,8 @@ static int run_case(const char *name, key_codec codec, int ties) {
     DT_CUDA(cudaMemcpy(dj, jobs, njobs * sizeof(ws_bucket), cudaMemcpyHostToDevice));
     const unsigned count = (unsigned)njobs;
     DT_CUDA(cudaMemcpy(dcount, &count, sizeof(unsigned), cudaMemcpyHostToDevice));
-    auto kernel = ws_bucket_radix_kernel<KB, V, STABLE, THREADS>;
-    const size_t smem = sizeof(ws_rx_smem<KB, V, THREADS>);
+    auto kernel = ws_bucket_radix_kernel<KB, V, STABLE, THREADS, PACK>;
+    const size_t smem = sizeof(ws_rx_smem<KB, V, THREADS, PACK>);
     DT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* Few blocks: each sorts many jobs of every pass count in turn. */
     kernel<<<5, THREADS, smem>>>(dk, (V *)dv, dt, (const V *)dvt, dj, dcount, codec);
@@ -280,6 +281,24 @@ int main(int argc, char **argv) {
                 run_case<uint64_t, uint64_t, false, 256>("u64 + u64 pairs 4096", raw, mode) != 0;
             failed += run_case<uint64_t, uint64_t, true, 128>("stable u64 + u64 pairs 2048", raw,
                                                               mode) != 0;
+            /* Packed counters (the segments' radix blocks, up to 16384
+             * items for every width that fits). */
+            failed +=
+                run_case<uint32_t, no_value, false, 256, true>("packed keys 4096", raw, mode) != 0;
+            failed += run_case<uint32_t, no_value, false, 1024, true>("packed keys 16384",
+                                                                      float_desc, mode) != 0;
+            failed += run_case<uint32_t, uint32_t, true, 1024, true>(
+                          "packed stable u32 pairs 16384", raw, mode) != 0;
+            failed += run_case<uint32_t, uint32_t, false, 512, true>("packed u32 pairs 8192", raw,
+                                                                     mode) != 0;
+            failed += run_case<uint32_t, uint64_t, true, 256, true>("packed stable u64 pairs 4096",
+                                                                    raw, mode) != 0;
+            failed += run_case<uint64_t, no_value, false, 1024, true>("packed u64 keys 16384",
+                                                                      float_desc, mode) != 0;
+            failed += run_case<uint64_t, uint32_t, true, 512, true>(
+                          "packed stable u64 + u32 pairs 8192", raw, mode) != 0;
+            failed += run_case<uint64_t, uint64_t, false, 128, true>("packed u64 + u64 pairs 2048",
+                                                                     raw, mode) != 0;
         }
     }
     printf("%d cases, %d failed\n", g_cases, failed);
