@@ -65,8 +65,8 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
 
 /* Bucket-sort class c: radix passes over each job's range (radix_tile.cuh,
  * a block of the class's capacity / WS_RX_ITEMS threads), with a counter a
- * warp: packed ones ran these jobs 1.5-5 % slower (bench/NOTES.md,
- * thirty-fourth session). */
+ * warp: packed ones ran these jobs slower (bench/NOTES.md, thirty-fourth
+ * session). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
                                           KB *ktmp, V *vtmp, const ws_final_ctl *fin,

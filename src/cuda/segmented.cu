@@ -305,8 +305,8 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
 
 /* Whether the radix blocks pack their counters (ws_rx_smem): keys alone
  * always, and keys with values only where the unpacked room does not fit
- * (16384 4-byte keys with 4-byte values), as packed passes with values
- * ran a few percent slower (bench/NOTES.md, thirty-fourth session). */
+ * (16384 4-byte keys with 4-byte values): packed passes with values ran
+ * slower where both fit (bench/NOTES.md, thirty-fourth session). */
 template <typename KB, typename V, int THREADS>
 __host__ __device__ constexpr bool ws_seg_radix_pack() {
     return !warpsort::is_value<V>::value ||

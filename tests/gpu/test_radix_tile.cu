@@ -16,9 +16,9 @@
  * reused after jobs of every kind. Keys alone of 4 and 8 bytes, unstable and
  * stable pairs with 4- and 8-byte values, and descending float codecs (the
  * kernel decodes while it stores); every width also with the packed
- * counters of the segments' radix blocks (ws_rx_smem's PACK). Stable pairs must keep each key's values
- * in input order; unstable ones must hold each input value once, beside its
- * own key.
+ * counters of the segments' radix blocks (ws_rx_smem's PACK). Stable pairs
+ * must keep each key's values in input order; unstable ones must hold each
+ * input value once, beside its own key.
  *
  * Standalone: copy the binary to a GPU machine and run it (--quick: fewer
  * seeds; --case S: only the cases whose name contains S). Without a device
