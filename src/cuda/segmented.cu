@@ -320,11 +320,15 @@ using ws_seg_rx_smem = ws_rx_smem<KB, V, THREADS, ws_seg_radix_pack<KB, V, THREA
  * segment's range, then runs), grid-stride over the list: faster than
  * the block sorts from 4096 items, slower at 2048 (bench/NOTES.md,
  * thirty-third session). Same contract as the block kernel; the sample
- * sort's kernels' arch guard. */
-template <typename KB, typename V, bool STABLE, int THREADS>
+ * sort's kernels' arch guard. FLOAT: the codec's kind is float, known at
+ * compile time, so the encode on load and decode on store carry no
+ * dispatch over kinds (keys alone; float rows ran 4-11 % faster so,
+ * bench/NOTES.md, thirty-fourth session). */
+template <typename KB, typename V, bool STABLE, int THREADS, bool FLOAT>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {
 #if WS_SAMPLE_ARCH
+    const key_codec codec = FLOAT ? key_codec{2, a.codec.desc} : a.codec;
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return;
@@ -335,7 +339,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
         const unsigned long long b = a.view.begin(seg);
         const int len = (int)(a.view.begin(seg + 1ull) - b);
         ws_rx_sort_job<KB, V, STABLE, true, THREADS>(s, a.keys, a.iota ? nullptr : a.vals, a.keys,
-                                                     a.vals, b, len, a.codec);
+                                                     a.vals, b, len, codec);
     }
 #endif
 }
@@ -754,15 +758,18 @@ __host__ __device__ constexpr bool ws_seg_radix_fits() {
 }
 
 /* Class c's radix kernel of THREADS x WS_RX_ITEMS items: stable with values
- * when the call is (keys alone need not be: equal keys are the same bits). */
+ * when the call is (keys alone need not be: equal keys are the same bits),
+ * float keys alone by their own instance. */
 template <int THREADS, typename KB, typename V>
 static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        cudaStream_t stream) {
     static_assert(ws_seg_radix_fits<KB, V, THREADS>(),
                   "the radix block fits sm_90's shared memory");
     auto kernel = a.stable && warpsort::is_value<V>::value
-                      ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS>
-                      : ws_seg_radix_kernel<KB, V, false, THREADS>;
+                      ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS, false>
+                      : ws_seg_radix_kernel<KB, V, false, THREADS, false>;
+    if (!warpsort::is_value<V>::value && a.codec.kind == 2)
+        kernel = ws_seg_radix_kernel<KB, V, false, THREADS, !warpsort::is_value<V>::value>;
     const size_t smem = sizeof(ws_seg_rx_smem<KB, V, THREADS>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
