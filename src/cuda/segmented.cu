@@ -322,13 +322,14 @@ using ws_seg_rx_smem = ws_rx_smem<KB, V, THREADS, ws_seg_radix_pack<KB, V, THREA
  * thirty-third session). Same contract as the block kernel; the sample
  * sort's kernels' arch guard. FLOAT: the codec's kind is float, known at
  * compile time, so the encode on load and decode on store carry no
- * dispatch over kinds (keys alone; float rows ran 4-11 % faster so,
- * bench/NOTES.md, thirty-fourth session). */
+ * dispatch over kinds (keys alone; faster for float rows, bench/NOTES.md,
+ * thirty-fourth session). */
 template <typename KB, typename V, bool STABLE, int THREADS, bool FLOAT>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {
 #if WS_SAMPLE_ARCH
-    const key_codec codec = FLOAT ? key_codec{2, a.codec.desc} : a.codec;
+    const key_codec codec =
+        FLOAT ? key_codec{warpsort::key_traits<float>::kind, a.codec.desc} : a.codec;
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return;
@@ -768,8 +769,9 @@ static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsig
     auto kernel = a.stable && warpsort::is_value<V>::value
                       ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS, false>
                       : ws_seg_radix_kernel<KB, V, false, THREADS, false>;
-    if (!warpsort::is_value<V>::value && a.codec.kind == 2)
-        kernel = ws_seg_radix_kernel<KB, V, false, THREADS, !warpsort::is_value<V>::value>;
+    if constexpr (!warpsort::is_value<V>::value)
+        if (a.codec.kind == warpsort::key_traits<float>::kind)
+            kernel = ws_seg_radix_kernel<KB, V, false, THREADS, true>;
     const size_t smem = sizeof(ws_seg_rx_smem<KB, V, THREADS>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
