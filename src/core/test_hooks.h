@@ -33,7 +33,8 @@
  *                                path's launches, not the one cooperative
  *                                launch (src/cuda/coop_sort.cu): the A/B, and
  *                                the merge path's tests at those sizes
- *   WARPSORT_SEG_NO_RADIX=1      segments of 2049..16384 items take the block
+ *   WARPSORT_SEG_NO_RADIX=1      segments of 2049..16384 items, and longer
+ *                                ones' first runs, take the block
  *                                sorts in shared memory (warpsort/
  *                                segment_sort.cuh), not the radix blocks
  *                                (src/cuda/segmented.cu) Hopper gives them:
@@ -98,7 +99,7 @@ typedef struct ws_test_hooks {
     int no_pdl;                         /* 1: no dependent launches */
     int no_coop;                        /* 1: no one-launch small merge sort */
     int one_stream;                     /* 1: no side streams */
-    int seg_no_radix;                   /* 1: segment classes 10..12 by block sorts */
+    int seg_no_radix;                   /* 1: classes 10..12, long runs by block sorts */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

@@ -285,19 +285,21 @@ __device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS, PACK
 }
 
 /* Sorts one job of `valid` items (at most THREADS x WS_RX_ITEMS) from
- * src[begin..] (vsrc) into dst[begin..] (vdst), decoded by codec; src and
- * dst may be the same. RAW: src holds the caller's keys, encoded by codec
- * as they load, and vsrc NULL (with values) means item p's value is p, its
- * index in the job (argsort); else ordered keys and their values. Thread t
+ * src[begin..] (vsrc) into dst[begin..] (vdst), decoded by `out` (the
+ * identity codec {0, 0} leaves ordered bits); src and dst may be the same.
+ * RAW: src holds the caller's keys, encoded by codec as they load, and
+ * vsrc NULL (with values) means item p's value is vbase + p, its index in
+ * the segment (argsort); else ordered keys and their values. Thread t
  * of warp w holds items (w x ITEMS + i) x 32 + lane, i < ITEMS: a warp's
  * items are one run of the job, read in (item, lane) order, the order the
  * stable passes keep. STABLE: equal keys keep their order. Every thread of
  * the block calls it (after ws_rx_block_init); it ends on a barrier, so
  * the next job may reuse s. */
 template <typename KB, typename V, bool STABLE, bool RAW, int THREADS, bool PACK>
-__device__ __forceinline__ void
-ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src, const V *vsrc, KB *dst, V *vdst,
-               unsigned long long begin, int valid, key_codec codec) {
+__device__ __forceinline__ void ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src,
+                                               const V *vsrc, KB *dst, V *vdst,
+                                               unsigned long long begin, int valid, key_codec codec,
+                                               key_codec out, unsigned long long vbase) {
     constexpr int ITEMS = WS_RX_ITEMS, WARPS = THREADS / 32;
     const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
     KB k[ITEMS];
@@ -310,7 +312,7 @@ ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src, const V *vsrc
         if constexpr (RAW) k[i] = encode(k[i], codec);
         if constexpr (is_value<V>::value) {
             if constexpr (RAW) {
-                if (p < valid) v[i] = vsrc ? vsrc[begin + p] : (V)p;
+                if (p < valid) v[i] = vsrc ? vsrc[begin + p] : (V)(vbase + (unsigned)p);
             } else if (p < valid) {
                 v[i] = vsrc[begin + p];
             }
@@ -335,7 +337,7 @@ ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src, const V *vsrc
         for (int i = 0; i < ITEMS; i++) {
             const int p = (w * ITEMS + i) * 32 + lane;
             if (p < valid) {
-                dst[begin + p] = decode(k[i], codec);
+                dst[begin + p] = decode(k[i], out);
                 if constexpr (is_value<V>::value) vdst[begin + p] = v[i];
             }
         }
@@ -375,7 +377,7 @@ ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src, const V *vsrc
         for (int i = 0; i < ITEMS; i++) {
             const int p = i * THREADS + t;
             if (p < valid) {
-                dst[begin + p] = decode(s.keys[p], codec);
+                dst[begin + p] = decode(s.keys[p], out);
                 if constexpr (is_value<V>::value) vdst[begin + p] = s.vals[p];
             }
         }
@@ -400,7 +402,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
         const ws_bucket b = list[e];
         ws_rx_sort_job<KB, V, STABLE, false, THREADS>(s, b.in_tmp ? tmp_keys : keys,
                                                       b.in_tmp ? tmp_vals : vals, keys, vals,
-                                                      b.begin, (int)b.size, codec);
+                                                      b.begin, (int)b.size, codec, codec, 0);
     }
 #endif
 }

@@ -315,36 +315,6 @@ __host__ __device__ constexpr bool ws_seg_radix_pack() {
 template <typename KB, typename V, int THREADS>
 using ws_seg_rx_smem = ws_rx_smem<KB, V, THREADS, ws_seg_radix_pack<KB, V, THREADS>()>;
 
-/* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
- * passes (radix_tile.cuh: two passes over the top 18 bits of the
- * segment's range, then runs), grid-stride over the list: faster than
- * the block sorts from 4096 items, slower at 2048 (bench/NOTES.md,
- * thirty-third session). Same contract as the block kernel; the sample
- * sort's kernels' arch guard. FLOAT: the codec's kind is float, known at
- * compile time, so the encode on load and decode on store carry no
- * dispatch over kinds (keys alone; faster for float rows, bench/NOTES.md,
- * thirty-fourth session). */
-template <typename KB, typename V, bool STABLE, int THREADS, bool FLOAT>
-__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
-    ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c) {
-#if WS_SAMPLE_ARCH
-    const key_codec codec =
-        FLOAT ? key_codec{warpsort::key_traits<float>::kind, a.codec.desc} : a.codec;
-    extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
-    ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
-    if (ws_seg_rejected(a)) return;
-    ws_rx_block_init(s);
-    const unsigned count = ws_seg_count(a, c);
-    for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
-        const unsigned seg = ws_seg_entry(a, c, e);
-        const unsigned long long b = a.view.begin(seg);
-        const int len = (int)(a.view.begin(seg + 1ull) - b);
-        ws_rx_sort_job<KB, V, STABLE, true, THREADS>(s, a.keys, a.iota ? nullptr : a.vals, a.keys,
-                                                     a.vals, b, len, codec);
-    }
-#endif
-}
-
 /* The long segment that run r belongs to: the last entry whose first run
  * is <= r (entries were numbered in the order of their runs). The lanes
  * of a warp probe 32 points a round (two rounds for 1024 segments, where
@@ -394,6 +364,55 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
     tl.len = a.view.begin(s + 1ull) - tl.begin;
     tl.first = (r - a.lists.long_base[e]) * a.run0;
     return tl;
+}
+
+/* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
+ * passes (radix_tile.cuh: two passes over the top 18 bits of the
+ * segment's range, then runs), grid-stride over the list: faster than
+ * the block sorts from 4096 items, slower at 2048 (bench/NOTES.md,
+ * thirty-third session). Same contract as the block kernel; the sample
+ * sort's kernels' arch guard. LONG: the same for the first runs of long
+ * segments (c unused), each run stored as ordered bits where the tile
+ * kernel below stores it (ws_seg_long_tile_kernel), where a radix block
+ * of the run's length fits. FLOAT: the codec's kind is float, known at
+ * compile time, so the encode on load and decode on store carry no
+ * dispatch over kinds (keys alone; faster for float rows, bench/NOTES.md,
+ * thirty-fourth session). */
+template <typename KB, typename V, bool STABLE, int THREADS, bool FLOAT, bool LONG>
+__global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
+    ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c, KB *sk, V *sv) {
+#if WS_SAMPLE_ARCH
+    constexpr int RUN0 = THREADS * WS_RX_ITEMS;
+    const key_codec codec =
+        FLOAT ? key_codec{warpsort::key_traits<float>::kind, a.codec.desc} : a.codec;
+    extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
+    ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
+    if (ws_seg_rejected(a)) return;
+    V *vsrc = a.iota ? nullptr : a.vals;
+    ws_rx_block_init(s);
+    if constexpr (LONG) {
+        unsigned long long runs, count;
+        if (!ws_seg_long_runs(a, &runs, &count)) return;
+        for (unsigned long long r = blockIdx.x; r < runs; r += gridDim.x) {
+            const ws_seg_tile tl = ws_seg_run_of(a, count, r);
+            const bool to_scratch = ws_seg_passes(tl.len, RUN0) & 1;
+            const unsigned long long rest = tl.len - tl.first;
+            ws_rx_sort_job<KB, V, STABLE, true, THREADS>(
+                s, a.keys, vsrc, to_scratch ? sk : a.keys, to_scratch ? sv : a.vals,
+                tl.begin + tl.first, rest < RUN0 ? (int)rest : RUN0, codec, key_codec{0, 0},
+                tl.first);
+        }
+    } else {
+        const unsigned count = ws_seg_count(a, c);
+        for (unsigned long long e = blockIdx.x; e < count; e += gridDim.x) {
+            const unsigned seg = ws_seg_entry(a, c, e);
+            const unsigned long long b = a.view.begin(seg);
+            const int len = (int)(a.view.begin(seg + 1ull) - b);
+            ws_rx_sort_job<KB, V, STABLE, true, THREADS>(s, a.keys, vsrc, a.keys, a.vals, b, len,
+                                                         codec, codec, 0);
+        }
+    }
+#endif
 }
 
 /* Long segments, step 1: every run of a.run0 = THREADS x K items (the
@@ -758,28 +777,30 @@ __host__ __device__ constexpr bool ws_seg_radix_fits() {
     return sizeof(ws_seg_rx_smem<KB, V, THREADS>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
 }
 
-/* Class c's radix kernel of THREADS x WS_RX_ITEMS items: stable with values
- * when the call is (keys alone need not be: equal keys are the same bits),
- * float keys alone by their own instance. */
-template <int THREADS, typename KB, typename V>
-static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
-                                       cudaStream_t stream) {
+/* A radix kernel of THREADS x WS_RX_ITEMS items (LONG: the long segments'
+ * first runs, at most `work` of them; else class c's `work` segments):
+ * stable with values when the call is (keys alone need not be: equal keys
+ * are the same bits), float keys alone by their own instance. */
+template <int THREADS, bool LONG, typename KB, typename V>
+static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned long long work,
+                                       int sms, cudaStream_t stream, KB *sk = nullptr,
+                                       V *sv = nullptr) {
     static_assert(ws_seg_radix_fits<KB, V, THREADS>(),
                   "the radix block fits sm_90's shared memory");
-    auto kernel = a.stable && warpsort::is_value<V>::value
-                      ? ws_seg_radix_kernel<KB, V, warpsort::is_value<V>::value, THREADS, false>
-                      : ws_seg_radix_kernel<KB, V, false, THREADS, false>;
-    if constexpr (!warpsort::is_value<V>::value)
+    constexpr bool VALS = warpsort::is_value<V>::value;
+    auto kernel = a.stable && VALS ? ws_seg_radix_kernel<KB, V, VALS, THREADS, false, LONG>
+                                   : ws_seg_radix_kernel<KB, V, false, THREADS, false, LONG>;
+    if constexpr (!VALS)
         if (a.codec.kind == warpsort::key_traits<float>::kind)
-            kernel = ws_seg_radix_kernel<KB, V, false, THREADS, true>;
+            kernel = ws_seg_radix_kernel<KB, V, false, THREADS, true, LONG>;
     const size_t smem = sizeof(ws_seg_rx_smem<KB, V, THREADS>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
     int per_sm = 0;
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem);
     if (err != cudaSuccess) return err;
-    kernel<<<ws_seg_grid(cap, 1, sms, per_sm > 0 ? (unsigned)per_sm : 1u), THREADS, smem, stream>>>(
-        a, c);
+    kernel<<<ws_seg_grid(work, 1, sms, per_sm > 0 ? (unsigned)per_sm : 1u), THREADS, smem,
+             stream>>>(a, c, sk, sv);
     return cudaGetLastError();
 }
 
@@ -796,6 +817,10 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     KB *sk = (KB *)(ws + L.lay.scratch_keys);
     V *sv = (V *)(ws + L.lay.scratch_vals);
     if (stage == 0) {
+        constexpr int RT = TT * TK / WS_RX_ITEMS; /* a radix block's threads for the run */
+        if constexpr (RT >= 256 && RT * WS_RX_ITEMS == TT * TK && ws_seg_radix_fits<KB, V, RT>())
+            if (L.radix)
+                return ws_seg_launch_radix<RT, true>(a, 0, L.run_bound, sms, stream, sk, sv);
         auto tile = ws_seg_long_tile_kernel<TT, TK, KB, V>;
         const size_t smem = sizeof(segment_sort_storage<KB, V, TT, TK>);
         const cudaError_t err = ws_seg_dyn_smem(tile, smem);
@@ -865,15 +890,15 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
     case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
     case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[2]);
     case 10:
-        if (L.radix) return ws_seg_launch_radix<256>(a, 10, cap[10], sms, s[1]);
+        if (L.radix) return ws_seg_launch_radix<256, false>(a, 10, cap[10], sms, s[1]);
         return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[1]);
     case 11:
-        if (L.radix) return ws_seg_launch_radix<512>(a, 11, cap[11], sms, s[2]);
+        if (L.radix) return ws_seg_launch_radix<512, false>(a, 11, cap[11], sms, s[2]);
         return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
     case 12:
         /* The full shape: only widths that may take it instantiate it. */
         if constexpr (ws_seg_radix_fits<KB, V, 1024>())
-            if (L.radix) return ws_seg_launch_radix<1024>(a, 12, cap[12], sms, s[1]);
+            if (L.radix) return ws_seg_launch_radix<1024, false>(a, 12, cap[12], sms, s[1]);
         if constexpr (ws_seg_full_width<KB, V>())
             return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[1]);
         break;

@@ -4,9 +4,10 @@
  * host memory, each compared byte for byte with the CPU backend wherever
  * the order is determined; host offsets beside device keys; a segment of
  * 2^24 + 1 beside tiny ones and a few huge segments, rows either side of
- * the switch to the leaf (on Hopper, 2049 .. 16384 items take the radix
- * blocks; ctest gpu_segmented_no_radix runs the quick cases through the
- * block sorts, WARPSORT_SEG_NO_RADIX); the block class of 8193 .. 16384 items and long
+ * the switch to the leaf (on Hopper, 2049 .. 16384 items and the first
+ * runs of longer segments take the radix blocks; ctest
+ * gpu_segmented_no_radix runs the quick cases through the block sorts,
+ * WARPSORT_SEG_NO_RADIX); the block class of 8193 .. 16384 items and long
  * segments from runs of 16384 around their edges, with a caller workspace
  * of exactly the queried size and on the smaller chips' shapes (test hook
  * WARPSORT_SMEM_LIMIT); bad device offsets with and without a caller
