@@ -16,7 +16,9 @@
  * for the device, except that with device offsets and no caller workspace
  * the call reads the 8-byte verdict back before queuing the sorts, so it
  * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
- * run-time codec: one instantiation per key width and value width.
+ * codec: one instantiation per key width and value width with a run-time
+ * codec, and for keys alone one per kind where that ran faster
+ * (ws_seg_codec).
  */
 #include <cuda_runtime.h>
 
@@ -196,6 +198,17 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
+/* The codec a sort kernel runs under: KIND >= 0 (keys alone) fixes its
+ * kind (unsigned, signed, float) at compile time, so the encode on load
+ * and decode on store carry no dispatch over kinds (rows of keys ran
+ * faster so, bench/NOTES.md, thirty-fourth and thirty-fifth sessions);
+ * KIND < 0 keeps the call's run-time codec (keys with values: one instance
+ * for the three kinds). */
+template <int KIND>
+__device__ __forceinline__ key_codec ws_seg_codec(key_codec c) {
+    return KIND >= 0 ? key_codec{KIND, c.desc} : c;
+}
+
 /* Occupancy floor of a warp-class kernel: as many blocks of 256 as leave a
  * register cap (64K / (256 x blocks)) that still holds the network of K
  * items a lane. The short classes wait on memory more than they issue, so
@@ -220,11 +233,13 @@ __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
                                          : 2;
 }
 
-/* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list. */
-template <int WIDTH, int K, typename KB, typename V>
+/* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list
+ * (KIND: ws_seg_codec). */
+template <int WIDTH, int K, typename KB, typename V, int KIND>
 __global__ void __launch_bounds__(256,
                                   ws_min_blocks_fit(256, ws_seg_warp_min_blocks<WIDTH, K, KB, V>()))
     ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
+    const key_codec codec = ws_seg_codec<KIND>(a.codec);
     if (ws_seg_rejected(a)) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
     const unsigned count = ws_seg_count(a, c);
@@ -244,7 +259,7 @@ __global__ void __launch_bounds__(256,
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
         V *out_vals = ws_seg_vals_at(a, a.vals, b);
         warp_sort_segment_run<WIDTH, K>(a.keys + b, (const V *)vals, a.keys + b, out_vals, len,
-                                        a.codec, 0, a.stable != 0);
+                                        codec, 0, a.stable != 0);
     }
 }
 
@@ -285,10 +300,12 @@ __host__ __device__ constexpr int ws_seg_class_block_min_blocks() {
                : ws_seg_block_min_blocks<THREADS, K>();
 }
 
-/* Classes 8 .. 12: a block per segment, grid-stride over the list. */
-template <int THREADS, int K, typename KB, typename V>
+/* Classes 8 .. 12: a block per segment, grid-stride over the list (KIND:
+ * ws_seg_codec). */
+template <int THREADS, int K, typename KB, typename V, int KIND>
 __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS, K, KB, V>())
     ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
+    const key_codec codec = ws_seg_codec<KIND>(a.codec);
     segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (ws_seg_rejected(a)) return;
     const unsigned count = ws_seg_count(a, c);
@@ -298,8 +315,8 @@ __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS
         const int len = (int)(a.view.begin(s + 1ull) - b);
         V *vals = a.iota ? nullptr : ws_seg_vals_at(a, a.vals, b);
         block_sort_segment_run<THREADS, K>(a.keys + b, (const V *)vals, a.keys + b,
-                                           ws_seg_vals_at(a, a.vals, b), len, a.codec, a.codec,
-                                           storage, 0, a.stable != 0);
+                                           ws_seg_vals_at(a, a.vals, b), len, codec, codec, storage,
+                                           0, a.stable != 0);
     }
 }
 
@@ -374,17 +391,13 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
  * sort's kernels' arch guard. LONG: the same for the first runs of long
  * segments (c unused), each run stored as ordered bits where the tile
  * kernel below stores it (ws_seg_long_tile_kernel), where a radix block
- * of the run's length fits. FLOAT: the codec's kind is float, known at
- * compile time, so the encode on load and decode on store carry no
- * dispatch over kinds (keys alone; faster for float rows, bench/NOTES.md,
- * thirty-fourth session). */
-template <typename KB, typename V, bool STABLE, int THREADS, bool FLOAT, bool LONG>
+ * of the run's length fits. KIND: ws_seg_codec. */
+template <typename KB, typename V, bool STABLE, int THREADS, int KIND, bool LONG>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c, KB *sk, V *sv) {
 #if WS_SAMPLE_ARCH
     constexpr int RUN0 = THREADS * WS_RX_ITEMS;
-    const key_codec codec =
-        FLOAT ? key_codec{warpsort::key_traits<float>::kind, a.codec.desc} : a.codec;
+    const key_codec codec = ws_seg_codec<KIND>(a.codec);
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return;
@@ -741,11 +754,40 @@ static unsigned ws_seg_grid(unsigned long long work, unsigned per_block, int sm_
     return g ? (unsigned)g : 1u;
 }
 
+/* The kernels by KIND (ws_seg_codec): `of<KIND>()` is the instance. */
+template <int WIDTH, int K, typename KB, typename V>
+struct ws_seg_warp_kernels {
+    template <int KIND>
+    static auto of() {
+        return ws_seg_warp_kernel<WIDTH, K, KB, V, KIND>;
+    }
+};
+template <int THREADS, int K, typename KB, typename V>
+struct ws_seg_block_kernels {
+    template <int KIND>
+    static auto of() {
+        return ws_seg_block_kernel<THREADS, K, KB, V, KIND>;
+    }
+};
+
+/* The instance of F's kernel (F::of<KIND>) a call takes: keys alone by
+ * their kind, keys with values the run-time codec's. */
+template <typename F, typename KB, typename V>
+static auto ws_seg_by_kind(const ws_seg_args<KB, V> &a) {
+    if constexpr (!warpsort::is_value<V>::value) {
+        return a.codec.kind == 0   ? F::template of<0>()
+               : a.codec.kind == 1 ? F::template of<1>()
+                                   : F::template of<2>();
+    } else {
+        return F::template of<-1>();
+    }
+}
+
 template <int WIDTH, int K, typename KB, typename V>
 static void ws_seg_launch_warp(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                cudaStream_t stream) {
-    const unsigned grid = ws_seg_grid(cap, 8 * (32 / WIDTH), sms, 8);
-    ws_seg_warp_kernel<WIDTH, K, KB, V><<<grid, 256, 0, stream>>>(a, c);
+    auto kernel = ws_seg_by_kind<ws_seg_warp_kernels<WIDTH, K, KB, V>>(a);
+    kernel<<<ws_seg_grid(cap, 8 * (32 / WIDTH), sms, 8), 256, 0, stream>>>(a, c);
 }
 
 /* Lets kernel launch with `bytes` of dynamic shared memory: its attribute
@@ -760,7 +802,7 @@ static cudaError_t ws_seg_dyn_smem(F kernel, size_t bytes) {
 template <int THREADS, int K, typename KB, typename V>
 static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        unsigned per_sm, cudaStream_t stream) {
-    auto kernel = ws_seg_block_kernel<THREADS, K, KB, V>;
+    auto kernel = ws_seg_by_kind<ws_seg_block_kernels<THREADS, K, KB, V>>(a);
     const size_t smem = sizeof(segment_sort_storage<KB, V, THREADS, K>);
     const cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
@@ -780,7 +822,10 @@ __host__ __device__ constexpr bool ws_seg_radix_fits() {
 /* A radix kernel of THREADS x WS_RX_ITEMS items (LONG: the long segments'
  * first runs, at most `work` of them; else class c's `work` segments):
  * stable with values when the call is (keys alone need not be: equal keys
- * are the same bits), float keys alone by their own instance. */
+ * are the same bits). Float keys alone take the float instance
+ * (ws_seg_codec); the others keep the run-time codec: fixed at compile
+ * time, unsigned keys ran slower in these blocks (bench/NOTES.md,
+ * thirty-fifth session). */
 template <int THREADS, bool LONG, typename KB, typename V>
 static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsigned long long work,
                                        int sms, cudaStream_t stream, KB *sk = nullptr,
@@ -788,11 +833,11 @@ static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsig
     static_assert(ws_seg_radix_fits<KB, V, THREADS>(),
                   "the radix block fits sm_90's shared memory");
     constexpr bool VALS = warpsort::is_value<V>::value;
-    auto kernel = a.stable && VALS ? ws_seg_radix_kernel<KB, V, VALS, THREADS, false, LONG>
-                                   : ws_seg_radix_kernel<KB, V, false, THREADS, false, LONG>;
+    constexpr int FLOAT = warpsort::key_traits<float>::kind;
+    auto kernel = a.stable && VALS ? ws_seg_radix_kernel<KB, V, VALS, THREADS, -1, LONG>
+                                   : ws_seg_radix_kernel<KB, V, false, THREADS, -1, LONG>;
     if constexpr (!VALS)
-        if (a.codec.kind == warpsort::key_traits<float>::kind)
-            kernel = ws_seg_radix_kernel<KB, V, false, THREADS, true, LONG>;
+        if (a.codec.kind == FLOAT) kernel = ws_seg_radix_kernel<KB, V, false, THREADS, FLOAT, LONG>;
     const size_t smem = sizeof(ws_seg_rx_smem<KB, V, THREADS>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;
