@@ -570,6 +570,21 @@ static int ws_seg_leaf_rows(size_t n, size_t num_segments) {
     return num_segments > 0 && n % num_segments == 0 && n / num_segments >= WS_SEG_LEAF_ROW;
 }
 
+/* Leaf rows of at most WS_SEG_LEAF_SIDE_ROW items are sorted up to
+ * WS_SIDE_STREAMS + 1 at once (ws_seg_leaf_ways), each on its own stream
+ * with its own copy of the leaf's workspace: one such row's launches and
+ * their partly idle last waves leave the device idle in part, which
+ * another row's kernels fill (bench/NOTES.md, thirty-fifth session).
+ * Longer rows fill it alone, and their workspace is large. */
+#define WS_SEG_LEAF_SIDE_ROW ((size_t)1 << 23)
+
+/* Rows of such a call sorted at once (1 or more; the workspace holds as
+ * many leaf workspaces). */
+static size_t ws_seg_leaf_ways(size_t n, size_t num_segments) {
+    if (n / num_segments > WS_SEG_LEAF_SIDE_ROW) return 1;
+    return num_segments < WS_SIDE_STREAMS + 1 ? num_segments : WS_SIDE_STREAMS + 1;
+}
+
 /* The leaf's plan for one row of such a call (value bytes: the values, or
  * the indices of an argsort). */
 static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_t num_segments,
@@ -693,9 +708,11 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
                                                               size_t *bytes) {
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
     const size_t kb = warpsort_dtype_size(dtype);
-    const size_t leaf = ws_seg_leaf_rows(n, num_segments)
-                            ? ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes).lay.total
-                            : 0;
+    const size_t leaf =
+        ws_seg_leaf_rows(n, num_segments)
+            ? ws_align256(ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes).lay.total) *
+                  ws_seg_leaf_ways(n, num_segments)
+            : 0;
     *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort,
                                ws_seg_nclasses(ctx, kb, value_bytes), leaf)
                  .total;
@@ -725,8 +742,9 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
     const ws_cuda_state *st = ws_state(ctx);
     L.radix = st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
-    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
-                              L.leaf_rows ? L.leaf.lay.total : 0);
+    L.lay = ws_seg_layout_for(
+        c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
+        L.leaf_rows ? ws_align256(L.leaf.lay.total) * ws_seg_leaf_ways(c->n, c->num_segments) : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
     unsigned long long longest = c->n;
     if (!c->offsets) {
@@ -975,9 +993,11 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
     return cudaGetLastError();
 }
 
-/* Long rows (ws_seg_leaf_rows): each row by the leaf, in order on the
- * stream; an argsort first writes the row's positions as its values, and
- * sorts stably so equal keys keep them in order. */
+/* Long rows (ws_seg_leaf_rows): each row by the leaf, row r on stream
+ * r % ways with leaf workspace r % ways (ws_seg_leaf_ways; in order on
+ * the call's stream when it does not fork: side_streams.h); an argsort
+ * first writes the row's positions as its values, and sorts stably so
+ * equal keys keep them in order. */
 template <typename KB, typename V>
 static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_seg_call_t *c,
                                               const ws_seg_launch &L, unsigned char *ws, KB *keys,
@@ -986,17 +1006,34 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     const size_t len = c->row_len;
     const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
     const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
-    for (size_t r = 0; r < c->num_segments; r++) {
+    const size_t ways = ws_seg_leaf_ways(c->n, c->num_segments);
+    const size_t stride = ws_align256(L.leaf.lay.total);
+    cudaError_t err = cudaSuccess;
+    const int forked = ways > 1 && ws_fork(st, ctx->hooks.one_stream, &err);
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
+    const cudaStream_t streams[WS_SIDE_STREAMS + 1] = {st->stream, st->side[0], st->side[1],
+                                                       st->side[2]};
+    const char *failed = NULL;
+    for (size_t r = 0; r < c->num_segments && err == cudaSuccess; r++) {
+        const size_t way = forked ? r % ways : 0;
         V *v = nullptr;
         if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
-        if (c->argsort)
-            WS_CUDA_TRY_AT(ctx, ws_iota(v, len, 0, sizeof(V), st->dev.sm_count, st->stream),
-                           "segment positions (iota)");
-        const char *failed = NULL;
-        const cudaError_t err = ws_device_sort(&L.leaf, keys + r * len, v, c->dtype, desc, stable,
-                                               ws + L.lay.leaf, st->stream, &failed);
-        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+        if (c->argsort) {
+            err = ws_iota(v, len, 0, sizeof(V), st->dev.sm_count, streams[way]);
+            failed = "segment positions (iota)";
+            if (err != cudaSuccess) break;
+        }
+        err = ws_device_sort(&L.leaf, keys + r * len, v, c->dtype, desc, stable,
+                             ws + L.lay.leaf + way * stride, streams[way], &failed);
     }
+    if (forked) {
+        const cudaError_t joined = ws_join(st);
+        if (err == cudaSuccess && joined != cudaSuccess) {
+            err = joined;
+            failed = "joining the side streams";
+        }
+    }
+    if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
     return WARPSORT_OK;
 }
 
