@@ -16,9 +16,8 @@
  * for the device, except that with device offsets and no caller workspace
  * the call reads the 8-byte verdict back before queuing the sorts, so it
  * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
- * codec: one instantiation per key width and value width with a run-time
- * codec, and for keys alone one per kind where that ran faster
- * (ws_seg_codec).
+ * codec: one instantiation per key width and value width, and per kind
+ * (unsigned, signed, float) where that ran faster (ws_seg_codec).
  */
 #include <cuda_runtime.h>
 
@@ -198,12 +197,13 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
-/* The codec a sort kernel runs under: KIND >= 0 (keys alone) fixes its
- * kind (unsigned, signed, float) at compile time, so the encode on load
- * and decode on store carry no dispatch over kinds (rows of keys ran
- * faster so, bench/NOTES.md, thirty-fourth and thirty-fifth sessions);
- * KIND < 0 keeps the call's run-time codec (keys with values: one instance
- * for the three kinds). */
+/* The codec a sort kernel runs under: KIND >= 0 fixes its kind
+ * (unsigned, signed, float) at compile time, so the encode on load and
+ * decode on store carry no dispatch over kinds (the warp and block classes
+ * ran faster so for every width, keys alone and with values, and the radix
+ * blocks for float keys alone: bench/NOTES.md, thirty-fourth and
+ * thirty-fifth sessions); KIND < 0 keeps the call's run-time codec (one
+ * instance for the three kinds). */
 template <int KIND>
 __device__ __forceinline__ key_codec ws_seg_codec(key_codec c) {
     return KIND >= 0 ? key_codec{KIND, c.desc} : c;
@@ -788,17 +788,13 @@ struct ws_seg_block_kernels {
     }
 };
 
-/* The instance of F's kernel (F::of<KIND>) a call takes: keys alone by
- * their kind, keys with values the run-time codec's. */
+/* The instance of F's kernel (F::of<KIND>) a call takes: its keys'
+ * kind's. */
 template <typename F, typename KB, typename V>
 static auto ws_seg_by_kind(const ws_seg_args<KB, V> &a) {
-    if constexpr (!warpsort::is_value<V>::value) {
-        return a.codec.kind == 0   ? F::template of<0>()
-               : a.codec.kind == 1 ? F::template of<1>()
-                                   : F::template of<2>();
-    } else {
-        return F::template of<-1>();
-    }
+    return a.codec.kind == 0   ? F::template of<0>()
+           : a.codec.kind == 1 ? F::template of<1>()
+                               : F::template of<2>();
 }
 
 template <int WIDTH, int K, typename KB, typename V>
