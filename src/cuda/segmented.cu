@@ -592,6 +592,13 @@ static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_
     return ws_plan_make(&ws_state(ctx)->dev, n / num_segments, kb, vb);
 }
 
+/* One leaf workspace of such a call (its copies lie this far apart), and
+ * all of them. */
+static size_t ws_seg_leaf_stride(const ws_plan_t *leaf) { return ws_align256(leaf->lay.total); }
+static size_t ws_seg_leaf_bytes(const ws_plan_t *leaf, size_t n, size_t num_segments) {
+    return ws_seg_leaf_stride(leaf) * ws_seg_leaf_ways(n, num_segments);
+}
+
 /* Key and value widths that may take the full shape (segmented.h): those
  * whose 1024 x 16 block sort (class 12 and the first runs of long
  * segments) compiles within the 64 registers a thread of 1024 may have
@@ -708,11 +715,11 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
                                                               size_t *bytes) {
     const int argsort = (flags & WARPSORT_WORKSPACE_ARGSORT) != 0;
     const size_t kb = warpsort_dtype_size(dtype);
-    const size_t leaf =
-        ws_seg_leaf_rows(n, num_segments)
-            ? ws_align256(ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes).lay.total) *
-                  ws_seg_leaf_ways(n, num_segments)
-            : 0;
+    size_t leaf = 0;
+    if (ws_seg_leaf_rows(n, num_segments)) {
+        const ws_plan_t plan = ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes);
+        leaf = ws_seg_leaf_bytes(&plan, n, num_segments);
+    }
     *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort,
                                ws_seg_nclasses(ctx, kb, value_bytes), leaf)
                  .total;
@@ -742,9 +749,8 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
     const ws_cuda_state *st = ws_state(ctx);
     L.radix = st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
-    L.lay = ws_seg_layout_for(
-        c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
-        L.leaf_rows ? ws_align256(L.leaf.lay.total) * ws_seg_leaf_ways(c->n, c->num_segments) : 0);
+    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
+                              L.leaf_rows ? ws_seg_leaf_bytes(&L.leaf, c->n, c->num_segments) : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
     unsigned long long longest = c->n;
     if (!c->offsets) {
@@ -1003,7 +1009,7 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
     const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
     const size_t ways = ws_seg_leaf_ways(c->n, c->num_segments);
-    const size_t stride = ws_align256(L.leaf.lay.total);
+    const size_t stride = ws_seg_leaf_stride(&L.leaf);
     cudaError_t err = cudaSuccess;
     const int forked = ways > 1 && ws_fork(st, ctx->hooks.one_stream, &err);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
