@@ -810,6 +810,43 @@ static void ws_seg_launch_warp(const ws_seg_args<KB, V> &a, int c, unsigned cap,
     kernel<<<ws_seg_grid(cap, 8 * (32 / WIDTH), sms, 8), 256, 0, stream>>>(a, c);
 }
 
+/* The group of a warp class: lanes a segment and items a lane. */
+struct ws_seg_warp_shape {
+    int width, k;
+};
+/* Warp class c's shape (c = 0 .. 6; class 7 is in ws_seg_launch_class).
+ * Fewer lanes with more items each trade shuffle stages of the network
+ * for compare-exchanges inside a lane, and the short classes issue more
+ * than they wait (ncu: 74 % of the SMs' issue rate at rows of 64 4-byte
+ * pairs), so from 9 items on (16 for 8-byte keys alone) narrower groups
+ * run faster although their registers leave fewer warps an SM; 4-byte
+ * keys with 8-byte values and 8-byte keys with values keep a lane's 4
+ * items (bench/NOTES.md, thirty-sixth session). */
+template <typename KB, typename V>
+__host__ __device__ constexpr ws_seg_warp_shape ws_seg_warp_shape_of(int c) {
+    constexpr bool vals = warpsort::is_value<V>::value;
+    if (sizeof(KB) == 4 && (!vals || sizeof(V) == 4)) { /* 4-byte keys, 4-byte values or none */
+        constexpr ws_seg_warp_shape narrow[7] = {
+            {1, 4}, {2, 4}, {2, 8}, {4, 8}, {4, 16}, {8, 16}, {vals ? 32 : 16, vals ? 8 : 16}};
+        return narrow[c];
+    }
+    if (!vals) { /* 8-byte keys alone */
+        constexpr ws_seg_warp_shape wide[7] = {{1, 4}, {2, 4},  {4, 4}, {4, 8},
+                                               {8, 8}, {16, 8}, {32, 8}};
+        return wide[c];
+    }
+    constexpr ws_seg_warp_shape plain[7] = {{1, 4},  {2, 4},  {4, 4}, {8, 4},
+                                            {16, 4}, {32, 4}, {32, 8}};
+    return plain[c];
+}
+template <int C, typename KB, typename V>
+static void ws_seg_launch_warp_class(const ws_seg_args<KB, V> &a, unsigned cap, int sms,
+                                     cudaStream_t stream) {
+    constexpr ws_seg_warp_shape s = ws_seg_warp_shape_of<KB, V>(C);
+    static_assert(s.width * s.k == 4 << C, "the group holds the class's longest segment");
+    ws_seg_launch_warp<s.width, s.k>(a, C, cap, sms, stream);
+}
+
 /* Lets kernel launch with `bytes` of dynamic shared memory: its attribute
  * is set when they pass the 48 KiB any launch may take. */
 template <typename F>
@@ -937,13 +974,13 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
     if (!L.class_used[c]) return cudaSuccess;
     const cudaStream_t w = c <= 7 ? s[(7 - c) % 3] : s[0];
     switch (c) {
-    case 0: ws_seg_launch_warp<1, 4>(a, 0, cap[0], sms, w); break;
-    case 1: ws_seg_launch_warp<2, 4>(a, 1, cap[1], sms, w); break;
-    case 2: ws_seg_launch_warp<4, 4>(a, 2, cap[2], sms, w); break;
-    case 3: ws_seg_launch_warp<8, 4>(a, 3, cap[3], sms, w); break;
-    case 4: ws_seg_launch_warp<16, 4>(a, 4, cap[4], sms, w); break;
-    case 5: ws_seg_launch_warp<32, 4>(a, 5, cap[5], sms, w); break;
-    case 6: ws_seg_launch_warp<32, 8>(a, 6, cap[6], sms, w); break;
+    case 0: ws_seg_launch_warp_class<0>(a, cap[0], sms, w); break;
+    case 1: ws_seg_launch_warp_class<1>(a, cap[1], sms, w); break;
+    case 2: ws_seg_launch_warp_class<2>(a, cap[2], sms, w); break;
+    case 3: ws_seg_launch_warp_class<3>(a, cap[3], sms, w); break;
+    case 4: ws_seg_launch_warp_class<4>(a, cap[4], sms, w); break;
+    case 5: ws_seg_launch_warp_class<5>(a, cap[5], sms, w); break;
+    case 6: ws_seg_launch_warp_class<6>(a, cap[6], sms, w); break;
     case 7:
         /* With values: two warps of 256 and one merge round, not one warp
          * of 32 x 16 keys and values (80 registers; as the small path). */
