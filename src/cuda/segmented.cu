@@ -816,12 +816,12 @@ struct ws_seg_warp_shape {
 };
 /* Warp class c's shape (c = 0 .. 6; class 7 is in ws_seg_launch_class).
  * Fewer lanes with more items each trade shuffle stages of the network
- * for compare-exchanges inside a lane, and the short classes issue more
- * than they wait (ncu: 74 % of the SMs' issue rate at rows of 64 4-byte
- * pairs), so from 9 items on (16 for 8-byte keys alone) narrower groups
- * run faster although their registers leave fewer warps an SM; 4-byte
- * keys with 8-byte values and 8-byte keys with values keep a lane's 4
- * items (bench/NOTES.md, thirty-sixth session). */
+ * for compare-exchanges inside a lane. The short classes are bound by the
+ * instructions they issue, not by memory, so from 9 items on (17 for
+ * 8-byte keys alone) narrower groups run faster although their registers
+ * leave fewer warps an SM. 4-byte keys with 8-byte values and 8-byte keys
+ * with values keep the wide groups, which were not measured against
+ * narrower ones (bench/NOTES.md, thirty-sixth session). */
 template <typename KB, typename V>
 __host__ __device__ constexpr ws_seg_warp_shape ws_seg_warp_shape_of(int c) {
     constexpr bool vals = warpsort::is_value<V>::value;
