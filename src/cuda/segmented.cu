@@ -819,9 +819,9 @@ struct ws_seg_warp_shape {
  * for compare-exchanges inside a lane. The short classes are bound by the
  * instructions they issue, not by memory, so from 9 items on (17 for
  * 8-byte keys alone) narrower groups run faster although their registers
- * leave fewer warps an SM. 4-byte keys with 8-byte values and 8-byte keys
- * with values keep the wide groups, which were not measured against
- * narrower ones (bench/NOTES.md, thirty-sixth session). */
+ * leave fewer warps an SM. 4-byte keys with 8-byte values keep the wide
+ * groups (narrower ones ran slower: three words an item), and so do
+ * 8-byte keys with values (bench/NOTES.md, thirty-sixth session). */
 template <typename KB, typename V>
 __host__ __device__ constexpr ws_seg_warp_shape ws_seg_warp_shape_of(int c) {
     constexpr bool vals = warpsort::is_value<V>::value;
