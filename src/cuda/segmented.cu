@@ -1032,9 +1032,17 @@ static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V>
     return cudaGetLastError();
 }
 
+/* The streams a forked call queues on (side_streams.h): the side streams,
+ * then the call's own, st->stream, last. */
+static void ws_seg_streams(const ws_cuda_state *st, cudaStream_t (&s)[WS_SIDE_STREAMS + 1]) {
+    for (int i = 0; i < WS_SIDE_STREAMS; i++) s[i] = st->side[i];
+    s[WS_SIDE_STREAMS] = st->stream;
+}
+
 /* Long rows (ws_seg_leaf_rows): each row by the leaf, row r on stream
- * r % ways with leaf workspace r % ways (ws_seg_leaf_ways; in order on
- * the call's stream when it does not fork: side_streams.h); an argsort
+ * r % ways of ws_seg_streams with leaf workspace r % ways
+ * (ws_seg_leaf_ways; in order on the call's stream with the first
+ * workspace when it does not fork: side_streams.h); an argsort
  * first writes the row's positions as its values, and sorts stably so
  * equal keys keep them in order. */
 template <typename KB, typename V>
@@ -1050,20 +1058,21 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     cudaError_t err = cudaSuccess;
     const int forked = ways > 1 && ws_fork(st, ctx->hooks.one_stream, &err);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
-    const cudaStream_t streams[WS_SIDE_STREAMS + 1] = {st->stream, st->side[0], st->side[1],
-                                                       st->side[2]};
+    cudaStream_t streams[WS_SIDE_STREAMS + 1];
+    ws_seg_streams(st, streams);
     const char *failed = NULL;
     for (size_t r = 0; r < c->num_segments && err == cudaSuccess; r++) {
-        const size_t way = forked ? r % ways : 0;
+        const size_t way = forked ? r % ways : 0; /* its workspace */
+        const cudaStream_t on = forked ? streams[way] : st->stream;
         V *v = nullptr;
         if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
         if (c->argsort) {
-            err = ws_iota(v, len, 0, sizeof(V), st->dev.sm_count, streams[way]);
+            err = ws_iota(v, len, 0, sizeof(V), st->dev.sm_count, on);
             failed = "segment positions (iota)";
             if (err != cudaSuccess) break;
         }
         err = ws_device_sort(&L.leaf, keys + r * len, v, c->dtype, desc, stable,
-                             ws + L.lay.leaf + way * stride, streams[way], &failed);
+                             ws + L.lay.leaf + way * stride, on, &failed);
     }
     if (forked) {
         const cudaError_t joined = ws_join(st);
@@ -1107,7 +1116,7 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
 
     if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
     cudaError_t err;
-    const cudaStream_t one[4] = {stream, stream, stream, stream};
+    cudaStream_t one[WS_SIDE_STREAMS + 1] = {stream, stream, stream, stream};
     const unsigned long long mean = c->num_segments ? c->n / c->num_segments : 0;
     if (L.direct) { /* rows: nothing to check, every row in one known class */
         err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one, mean);
@@ -1132,7 +1141,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     /* the classes and the long segments beside each other (side_streams.h) */
     const int forked = ws_fork(st, ctx->hooks.one_stream, &err);
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
-    const cudaStream_t sides[4] = {st->side[0], st->side[1], st->side[2], stream};
+    cudaStream_t sides[WS_SIDE_STREAMS + 1];
+    ws_seg_streams(st, sides);
     err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, forked ? sides : one, mean);
     if (forked) {
         const cudaError_t joined = ws_join(st);
