@@ -32,8 +32,8 @@
  *    fixed positions (gathered by a few blocks), one read of the row keeps
  *    every key not above it as a candidate, and the best k candidates by
  *    (key, index) are kept. With a few thousand candidates, a threshold
- *    of rank at most 64 in the sample and 64-bit keys or k of two sample
- *    gaps or more: the read puts each candidate in one of up to 16
+ *    of rank at most 64 in the sample and 64-bit keys or k of a sample
+ *    gap or more: the read puts each candidate in one of up to 16
  *    consecutive key ranges cut at the sample's best keys (about a sample
  *    gap each) and, after a grid barrier, the same launch ranks the
  *    candidates of the ranges that start before rank k, each among its
@@ -182,10 +182,10 @@ using warpsort::warp_items;
 #define WS_TK_CAND_BUCKETS 16
 #define WS_TK_BUCKET_SAMPLE 64
 /* ... when k is at least this many sample gaps (32-bit keys; 64-bit keys
- * at any k): below, the best k lie in the first bucket or two, and one
- * block over all the candidates is faster (bench/NOTES.md, twenty-fourth
- * and twenty-ninth sessions) */
-#define WS_TK_BUCKET_MIN_GAPS 2
+ * at any k): below, the best k lie in the first bucket, and one block
+ * over all the candidates is faster (bench/NOTES.md, twenty-fourth,
+ * twenty-ninth and thirty-seventh sessions) */
+#define WS_TK_BUCKET_MIN_GAPS 1
 /* The read's grid, ranking the candidates, reads a bucket in
  * chunks of this many words a thread (words: 8 bytes for 32-bit keys, 16
  * for 64-bit keys): one round trip a chunk, and most candidates are out
@@ -195,6 +195,10 @@ using warpsort::warp_items;
  * a few dozen candidates on average; more go to the bucket directly). */
 #define WS_TK_RANK_CHUNK_PER 4
 #define WS_TK_RANK_ROUND 32
+/* ... a round of more candidates than this is sorted first and each word
+ * placed among them by a binary search; fewer are each counted against
+ * every word (ws_tk_rank_buckets) */
+#define WS_TK_RANK_SORT_MIN 8
 #define WS_TK_RANK_APPEND_PB 64
 /* ... for 64-bit keys: up to k = 16 x this, one warp sorts the survivors
  * (at most 32 x this); above, up to k = WS_TK_CAND_TILE64, the block sorts
@@ -1201,23 +1205,34 @@ ws_tk_flush_ranked(ws_tk_filter *fl, unsigned nb, const unsigned *cnt, const ws_
  * buckets before its own plus those of its own below it (the buckets are
  * consecutive ranges of the order), so only the buckets that start before
  * rank k are read: their m candidates are dealt to the blocks, up to
- * WS_TK_RANK_ROUND at a time (x[], r[]: shared memory), and every thread of
- * a block reads PER words of the bucket a chunk (from L2: written in this
- * launch) and counts, for each of the block's candidates still in, how
- * many are below it (a warp's sum, one shared atomic), until every one of
- * them counts at least k: most do after the first chunk when k is below a
- * bucket's size. Blocks start at different chunks, so their first reads
- * spread over the bucket. A candidate whose rank is below k is written
- * there. Bucket j holds s_n[j] words from j x stride (ck, and ci for
- * 64-bit keys). Every thread of the block calls it. */
+ * WS_TK_RANK_ROUND at a time (x[], shared memory), and every thread of a
+ * block reads PER words of the bucket a chunk (from L2: written in this
+ * launch) and counts them (h[], shared atomics) until every candidate of
+ * the round counts at least k words below it: most do after the first
+ * chunk when k is below a bucket's size, but a candidate among the best k
+ * reads its whole bucket. A round of up to WS_TK_RANK_SORT_MIN counts each
+ * candidate against every word (a warp's sum each). A larger one is first
+ * sorted by one warp; a word's place among the candidates still in (how
+ * many are not above it: a binary search) is where it is counted, so a
+ * candidate's count is the prefix sum of h up to its place and a word
+ * costs a few compares whatever the round's size: the big buckets of an
+ * unlucky sample (a few sample gaps) had made the read's grid spend more
+ * time on the ranking than on the read (bench/NOTES.md, thirty-seventh
+ * session). Counts only grow and are monotone in the order, so the
+ * candidates still in are then a prefix of x. Blocks start at different
+ * chunks, so their first reads spread over the bucket. A candidate whose
+ * rank is below k is written there. Bucket j holds s_n[j] words from
+ * j x stride (ck, and ci for 64-bit keys). Every thread of the block calls
+ * it. */
 template <typename KB, int MODE, unsigned PER>
 __device__ __forceinline__ void
 ws_tk_rank_buckets(const unsigned long long *ck, const uint32_t *ci, const unsigned long long *s_n,
                    unsigned nb, size_t stride, unsigned long long k, size_t out_base,
-                   key_codec codec, const ws_tk_outputs &out, ws_tk_word<KB> *x, unsigned *r) {
+                   key_codec codec, const ws_tk_outputs &out, ws_tk_word<KB> *x, unsigned *h) {
     using W = ws_tk_word<KB>;
     constexpr unsigned T = WS_TK_FILTER_THREADS, CH = PER * T, RC = WS_TK_RANK_ROUND;
-    static_assert(RC <= 32 && RC <= T, "a mask of the round's candidates");
+    static_assert(RC == 32, "one warp sorts a round, a lane a candidate");
+    __shared__ unsigned s_in;
     unsigned long long m = 0;
     for (unsigned j = 0; j < nb && m < k; j++) m += s_n[j];
     const unsigned long long per = (m + gridDim.x - 1) / gridDim.x;
@@ -1239,39 +1254,67 @@ ws_tk_rank_buckets(const unsigned long long *ck, const uint32_t *ci, const unsig
         const unsigned long long chunks = (nj + CH - 1) / CH;
         for (unsigned long long ra = a; ra < b; ra += RC) { /* block-uniform */
             const unsigned R = b - ra < RC ? (unsigned)(b - ra) : RC;
-            if (t < R) {
-                x[t] = word(ra - below + t);
-                r[t] = 0;
+            const bool sorted = R > WS_TK_RANK_SORT_MIN;
+            if (t < 32) { /* the round's candidates (sorted: padding last) */
+                W w = t < R ? word(ra - below + t) : ~(W)0;
+                if (sorted) {
+                    warp_items<KB, no_value, uint32_t, 1> it;
+                    it.k[0] = ws_tk_word_key<KB>(w);
+                    it.p[0] = (uint32_t)w;
+                    warpsort::warp_sort_registers<32>(it, (int)t);
+                    w = ws_tk_pack<W>(it.k[0], it.p[0]);
+                }
+                x[t] = w;
+                h[t] = 0;
             }
             __syncthreads();
-            for (unsigned long long cc = 0; cc < chunks; cc++) {
-                unsigned act = 0; /* the round's candidates still in */
-                for (unsigned c = 0; c < R; c++) act |= (unsigned)(r[c] < need) << c;
-                if (!act) break; /* the whole block alike */
+            /* the candidates still in (sorted: a prefix of x), and lane t's
+             * count of x[t] so far */
+            unsigned in = R == 32 ? 0xFFFFFFFFu : (1u << R) - 1, c = 0;
+            for (unsigned long long cc = 0; cc < chunks && in; cc++) { /* in: block-uniform */
                 const unsigned long long c0 = (blockIdx.x + cc) % chunks * CH;
                 W w[PER];
 #pragma unroll
                 for (unsigned u = 0; u < PER; u++) {
                     const unsigned long long i = c0 + u * T + t;
-                    w[u] = i < nj ? word(i) : ~(W)0; /* never below a word */
+                    w[u] = i < nj ? word(i) : ~(W)0; /* above every candidate */
                 }
-                __syncthreads(); /* every r[] read before this chunk's adds */
-                while (act) {
-                    const unsigned c = (unsigned)__ffs((int)act) - 1;
-                    act &= act - 1;
-                    const W xc = x[c];
-                    unsigned n = 0;
+                const unsigned act = (unsigned)__popc(in);
+                if (sorted) {
 #pragma unroll
-                    for (unsigned u = 0; u < PER; u++) n += w[u] < xc;
-                    n = warpsort::warp_reduce<32>(n, warpsort::plus_op{});
-                    if ((t & 31) == 0 && n) atomicAdd(&r[c], n);
+                    for (unsigned u = 0; u < PER; u++) {
+                        unsigned p = 0; /* the candidates in not above w[u] */
+#pragma unroll
+                        for (unsigned s = RC; s >= 1; s /= 2)
+                            if (p + s <= act && x[p + s - 1] <= w[u]) p += s;
+                        if (p < act) atomicAdd(&h[p], 1u); /* below x[p .. act) */
+                    }
+                } else {
+                    for (unsigned left = in; left; left &= left - 1) { /* each one in */
+                        const unsigned q = (unsigned)__ffs((int)left) - 1;
+                        const W xq = x[q];
+                        unsigned n = 0;
+#pragma unroll
+                        for (unsigned u = 0; u < PER; u++) n += w[u] < xq;
+                        n = warpsort::warp_reduce<32>(n, warpsort::plus_op{});
+                        if ((t & 31) == 0 && n) atomicAdd(&h[q], n);
+                    }
                 }
                 __syncthreads();
+                if (t < 32) {
+                    c = sorted ? warpsort::warp_inclusive_scan(t < act ? h[t] : 0u,
+                                                               warpsort::plus_op{})
+                               : h[t];
+                    const unsigned still = __ballot_sync(0xFFFFFFFFu, (in >> t & 1) && c < need);
+                    if (t == 0) s_in = still;
+                }
+                __syncthreads();
+                in = s_in;
             }
-            if (t < R && r[t] < need)
-                ws_tk_put(out, out_base + below + r[t], decode(ws_tk_word_key<KB>(x[t]), codec),
+            if (t < 32 && (in >> t & 1))
+                ws_tk_put(out, out_base + below + c, decode(ws_tk_word_key<KB>(x[t]), codec),
                           (uint32_t)x[t]);
-            __syncthreads(); /* x[] and r[] read before the next round's */
+            __syncthreads(); /* x[] and h[] read before the next round's */
         }
     }
 }
@@ -1398,10 +1441,10 @@ __global__ void __launch_bounds__(WS_TK_SELECT_THREADS,
             nr = 1;
         }
         __shared__ W s_x[WS_TK_RANK_ROUND];
-        __shared__ unsigned s_r[WS_TK_RANK_ROUND];
+        __shared__ unsigned s_h[WS_TK_RANK_ROUND];
         ws_tk_rank_buckets<KB, MODE, WS_TK_RANK_CHUNK_PER>((const unsigned long long *)ck,
                                                            (const uint32_t *)ci, s_n, nr, cap, a.k,
-                                                           out_base, codec, out, s_x, s_r);
+                                                           out_base, codec, out, s_x, s_h);
     }
 }
 

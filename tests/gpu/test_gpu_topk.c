@@ -345,7 +345,7 @@ static void test_filter(void **state) {
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_FEW,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_NAN_MIX};
     /* few candidates from k = 2: the read's grid ranks them (64-bit keys,
-     * or k of two sample gaps: 32 at 2^16 keys, 512 at 2^20) while the
+     * or k of a sample gap: 4 at 2^16 keys, just above 64 at 2^20 + 5) while the
      * threshold's rank in the sample is at most 64 (to k = 2048 at 2^20
      * keys), else one block takes them (64-bit keys: one warp sorts the
      * survivors up to k = 256, the block's two tile sorts above) */
@@ -486,7 +486,7 @@ static void test_filter_buckets(void **state) {
     REQUIRE_GPU();
     (void)state;
     const size_t len = (size_t)1 << 22, S = (size_t)1 << 14;
-    const size_t ks[] = {1000, 2048, 4096}; /* at least two sample gaps: buckets */
+    const size_t ks[] = {1000, 2048, 4096}; /* at least a sample gap: buckets */
     float *hk = malloc(len * sizeof(float));
     assert_non_null(hk);
     for (int pat = 0; pat < 5; pat++)
