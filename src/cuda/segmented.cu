@@ -383,6 +383,26 @@ __device__ __forceinline__ ws_seg_tile ws_seg_run_of(const ws_seg_args<KB, V> &a
     return tl;
 }
 
+/* Asks L2 for the bytes [p, p + bytes), a line a thread a step, without
+ * waiting: a block's next job, fetched while it sorts this one, so that the
+ * job's loads wait on L2 instead of DRAM. Every thread of the block calls
+ * it. */
+template <int THREADS>
+__device__ __forceinline__ void ws_seg_prefetch_l2(const void *p, unsigned long long bytes) {
+    constexpr unsigned long long LINE = 128;
+    const uintptr_t first = (uintptr_t)p & ~(uintptr_t)(LINE - 1);
+    const uintptr_t end = (uintptr_t)p + bytes;
+    for (uintptr_t at = first + threadIdx.x * LINE; at < end; at += THREADS * LINE)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+}
+/* The same for a job's len keys at k and values at v. */
+template <int THREADS, typename KB, typename V>
+__device__ __forceinline__ void ws_seg_prefetch_job(const KB *k, const V *v,
+                                                    unsigned long long len) {
+    ws_seg_prefetch_l2<THREADS>(k, len * sizeof(KB));
+    ws_seg_prefetch_l2<THREADS>(v, len * sizeof(V));
+}
+
 /* Classes 10 .. 12 on Hopper: a block per segment sorts it by radix
  * passes (radix_tile.cuh: two passes over the top 18 bits of the
  * segment's range, then runs), grid-stride over the list: faster than
@@ -397,6 +417,14 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c, KB *sk, V *sv) {
 #if WS_SAMPLE_ARCH
     constexpr int RUN0 = THREADS * WS_RX_ITEMS;
+    /* 4-byte keys with 4-byte values in segments of up to 8192 items ask
+     * L2 for the block's next job while they sort this one: at two blocks
+     * an SM their loads were the largest stall. Keys alone (four blocks an
+     * SM), larger jobs and long segments' runs gained nothing or lost
+     * (bench/NOTES.md, thirty-seventh session); other widths and argsorts
+     * were not measured. */
+    constexpr bool PREFETCH = sizeof(KB) == 4 && sizeof(V) == 4 &&
+                              !warpsort::detail::same_type<V, no_value>::value && RUN0 <= 8192;
     const key_codec codec = ws_seg_codec<KIND>(a.codec);
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
@@ -421,6 +449,11 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
             const unsigned seg = ws_seg_entry(a, c, e);
             const unsigned long long b = a.view.begin(seg);
             const int len = (int)(a.view.begin(seg + 1ull) - b);
+            if (PREFETCH && vsrc && e + gridDim.x < count) { /* the next job, into L2 */
+                const unsigned nx = ws_seg_entry(a, c, e + gridDim.x);
+                const unsigned long long nb = a.view.begin(nx);
+                ws_seg_prefetch_job<THREADS>(a.keys + nb, vsrc + nb, a.view.begin(nx + 1ull) - nb);
+            }
             ws_rx_sort_job<KB, V, STABLE, true, THREADS>(s, a.keys, vsrc, a.keys, a.vals, b, len,
                                                          codec, codec, 0);
         }
