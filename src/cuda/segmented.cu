@@ -423,8 +423,8 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
      * SM), larger jobs and long segments' runs gained nothing or lost
      * (bench/NOTES.md, thirty-seventh session); other widths and argsorts
      * were not measured. */
-    constexpr bool PREFETCH = sizeof(KB) == 4 && sizeof(V) == 4 &&
-                              !warpsort::detail::same_type<V, no_value>::value && RUN0 <= 8192;
+    constexpr bool PREFETCH =
+        warpsort::is_value<V>::value && sizeof(KB) == 4 && sizeof(V) == 4 && RUN0 <= 8192;
     const key_codec codec = ws_seg_codec<KIND>(a.codec);
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
