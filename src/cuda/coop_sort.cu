@@ -72,8 +72,9 @@ __global__ void __launch_bounds__(WS_COOP_THREADS)
             ws_merge4_cut<KB>(k_src, c.pass[i], s, cuts);
         grid.sync();
         for (size_t b = blockIdx.x; b < c.slots[i]; b += gridDim.x) {
-            ws_merge4_segment<KB, V, THREADS, ITEMS>(k_src, v_src, k_dst, v_dst, cuts, c.pass[i],
-                                                     i == c.passes - 1, codec, b, ws_coop_smem_raw);
+            ws_merge4_segment<KB, V, THREADS, ITEMS>(k_src, v_src, k_dst, v_dst, cuts + 4 * b,
+                                                     c.pass[i], i == c.passes - 1, codec, b,
+                                                     ws_coop_smem_raw);
             __syncthreads(); /* the next segment reuses the shared memory */
         }
         KB *kt = k_src;

@@ -166,8 +166,10 @@ struct ws_segment {
     int off[5];
 };
 
-/* The segment of merge slot `slot` (cut k to cut k+1 of group g). */
-__device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_shape p,
+/* The segment of merge slot `slot` (cut k to cut k+1 of group g); cut
+ * holds cut k's four counts, then cut k+1's (cuts + 4 * slot of the
+ * pass's cut array, or a copy of those eight). */
+__device__ __forceinline__ ws_segment ws_segment_of(const size_t *cut, ws_pass_shape p,
                                                     size_t slot) {
     ws_segment seg;
     const unsigned slot_shift = ws_slot_shift(p);
@@ -179,7 +181,6 @@ __device__ __forceinline__ ws_segment ws_segment_of(const size_t *cuts, ws_pass_
         seg.off[4] = -1;
         return seg;
     }
-    const size_t *cut = cuts + 4 * slot; /* cut k; cut k+1 follows */
     size_t lo[4], hi[4];
     for (int r = 0; r < 4; r++) {
         lo[r] = k ? cut[r] : 0;
@@ -253,7 +254,8 @@ __host__ __device__ constexpr size_t ws_merge_smem_bytes() {
            (is_value<V>::value ? 2 * sizeof(V) * ws_merge_slots<V>(THREADS * ITEMS, ITEMS) : 0);
 }
 
-/* One block merges the segment of slot `slot` of a pass: in -> out, runs
+/* One block merges the segment of slot `slot` of a pass (cut: its cuts,
+ * as ws_segment_of takes them): in -> out, runs
  * of `run` become runs of 4*run. decode turns ordered bits back into the
  * caller's dtype (last pass). smem holds ws_merge_smem_bytes; every thread
  * of the block calls it, and it returns with the block past its last use
@@ -262,9 +264,9 @@ __host__ __device__ constexpr size_t ws_merge_smem_bytes() {
 template <typename KB, typename V, int THREADS, int ITEMS>
 __device__ __forceinline__ void
 ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
-                  KB *__restrict__ keys_out, V *__restrict__ vals_out,
-                  const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec,
-                  size_t slot, unsigned char *ws_merge_smem) {
+                  KB *__restrict__ keys_out, V *__restrict__ vals_out, const size_t *cut,
+                  ws_pass_shape p, int decode, key_codec codec, size_t slot,
+                  unsigned char *ws_merge_smem) {
     constexpr int TILE = THREADS * ITEMS;
     constexpr int SLOTS = ws_merge_slots<KB>(TILE, ITEMS);
     constexpr bool HAS_VALUES = is_value<V>::value;
@@ -281,7 +283,7 @@ ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
      * (merge4_cuts): at most 2 * chunk = TILE outputs. One thread works out
      * where its pieces lie; the others read that from shared memory. */
     __shared__ ws_segment seg_shared;
-    if (threadIdx.x == 0) seg_shared = ws_segment_of(cuts, p, slot);
+    if (threadIdx.x == 0) seg_shared = ws_segment_of(cut, p, slot);
     __syncthreads();
     const ws_segment seg = seg_shared;
     if (seg.off[4] < 0) return; /* a short last group has fewer segments (whole block) */
@@ -349,8 +351,9 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
                 KB *__restrict__ keys_out, V *__restrict__ vals_out,
                 const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec) {
     extern __shared__ __align__(16) unsigned char ws_merge_smem[];
-    ws_merge4_segment<KB, V, THREADS, ITEMS>(keys_in, vals_in, keys_out, vals_out, cuts, p, decode,
-                                             codec, blockIdx.x, ws_merge_smem);
+    ws_merge4_segment<KB, V, THREADS, ITEMS>(keys_in, vals_in, keys_out, vals_out,
+                                             cuts + 4 * (size_t)blockIdx.x, p, decode, codec,
+                                             blockIdx.x, ws_merge_smem);
 }
 
 #endif /* WARPSORT_CUDA_MERGE_CUH */

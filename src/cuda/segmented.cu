@@ -501,7 +501,9 @@ struct ws_seg_slot {
     unsigned long long begin, len; /* the segment */
     unsigned long long first;      /* its first slot (= first run x per_run) */
     int passes;                    /* four-way passes the segment takes */
+    int pad;                       /* 32 bytes: two 16-byte copies */
 };
+static_assert(sizeof(ws_seg_slot) == 32, "a slot's segment is two 16-byte copies");
 
 /* The segment of slot t. Every lane of the warp calls it, converged, with
  * the same t (ws_seg_long_entry). */
@@ -530,10 +532,11 @@ __device__ __forceinline__ ws_pass_shape ws_seg_pass_shape(unsigned long long le
     return sh;
 }
 
-/* Step 1 of pass p: the cuts, a warp a slot. */
+/* Step 1 of pass p: the cuts, a warp a slot; each slot's segment too, so
+ * that a merge block finds it with one load instead of a search. */
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
-    ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, int p,
+    ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, ws_seg_slot *slots, int p,
                        unsigned chunk_shift) {
     /* a pass past the longest segment's (the bound from n launched it) */
     if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
@@ -544,6 +547,7 @@ __global__ void __launch_bounds__(256)
     for (unsigned long long t = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
          t < runs * per_run; t += warps) {
         const ws_seg_slot sl = ws_seg_slot_of(a, count, t, per_run);
+        if ((threadIdx.x & 31) == 0) slots[t] = sl;
         if (p >= sl.passes) continue; /* the whole warp alike */
         const KB *src = (sl.passes - p) & 1 ? sk : a.keys;
         ws_merge4_cut<KB>(src + sl.begin, ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift),
@@ -551,33 +555,79 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/* What a merge block needs of a slot before it can load the slot's items:
+ * the slot's segment and its two cuts, copied into shared memory one slot
+ * ahead. */
+struct __align__(16) ws_seg_slot_ahead {
+    ws_seg_slot sl;
+    size_t cut[8]; /* cut k, then cut k+1 (ws_segment_of) */
+};
+
+/* Starts copying slot t's segment and cuts into `to`: threads 0..5 a
+ * 16-byte piece each, asynchronously where the device can (sm_80 on);
+ * ws_seg_ahead_wait, then a barrier, makes them visible. Cut k+1 is left
+ * out for the pass's last slot, past which the cut array may end. */
+__device__ __forceinline__ void ws_seg_ahead(ws_seg_slot_ahead &to, const ws_seg_slot *slots,
+                                             const size_t *cuts, unsigned long long t,
+                                             unsigned long long total) {
+    const int i = (int)threadIdx.x;
+    if (i >= 6 || (i >= 4 && t + 1 >= total)) return;
+    const void *src = i < 2 ? (const void *)((const char *)&slots[t] + 16 * i)
+                            : (const void *)(cuts + 4 * t + 2 * (i - 2));
+    void *dst = i < 2 ? (void *)((char *)&to.sl + 16 * i) : (void *)(to.cut + 2 * (i - 2));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+#else
+    *(uint4 *)dst = *(const uint4 *)src;
+#endif
+}
+__device__ __forceinline__ void ws_seg_ahead_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /* Step 2 of pass p: a block a slot, the segment's last pass decoding the
- * keys into the caller's arrays. */
+ * keys into the caller's arrays. A slot's segment and cuts arrive one
+ * slot ahead (ws_seg_ahead): found on the spot they were a chain of
+ * dependent loads that every warp of the block waited for (bench/NOTES.md,
+ * thirty-eighth session). */
 template <typename KB, typename V, int THREADS, int ITEMS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
-    ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, const size_t *cuts, int p) {
+    ws_seg_merge_kernel(ws_seg_args<KB, V> a, KB *sk, V *sv, const size_t *cuts,
+                        const ws_seg_slot *slots, int p) {
     constexpr int CHUNK = THREADS * ITEMS / 2;
     static_assert((CHUNK & (CHUNK - 1)) == 0, "a merge tile of a power of two");
     extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
+    __shared__ ws_seg_slot_ahead ahead[2];
     if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
     unsigned long long runs, count;
     if (!ws_seg_long_runs(a, &runs, &count)) return;
     const unsigned chunk_shift = (unsigned)(__ffs(CHUNK) - 1);
-    const unsigned long long per_run = a.run0 / CHUNK;
-    for (unsigned long long t = blockIdx.x; t < runs * per_run; t += gridDim.x) {
-        const ws_seg_slot sl = ws_seg_slot_of(a, count, t, per_run); /* every warp alike */
-        if (p >= sl.passes) continue;                                /* the whole block alike */
+    const unsigned long long per_run = a.run0 / CHUNK, total = runs * per_run;
+    if (blockIdx.x < total) ws_seg_ahead(ahead[0], slots, cuts, blockIdx.x, total);
+    int b = 0;
+    for (unsigned long long t = blockIdx.x; t < total; t += gridDim.x, b ^= 1) {
+        /* ahead[b] holds slot t; every read of ahead[b ^ 1] (the last
+         * slot's) is behind this barrier. */
+        ws_seg_ahead_wait();
+        __syncthreads();
+        if (t + gridDim.x < total) ws_seg_ahead(ahead[b ^ 1], slots, cuts, t + gridDim.x, total);
+        const ws_seg_slot sl = ahead[b].sl;
+        if (p >= sl.passes) continue; /* the whole block alike */
         const bool from_scratch = (sl.passes - p) & 1;
         const KB *srck = from_scratch ? sk : a.keys;
         const V *srcv = from_scratch ? sv : a.vals;
         KB *dstk = from_scratch ? a.keys : sk;
         V *dstv = from_scratch ? a.vals : sv;
         ws_merge4_segment<KB, V, THREADS, ITEMS>(
-            srck + sl.begin, srcv + sl.begin, dstk + sl.begin, dstv + sl.begin, cuts + 4 * sl.first,
+            srck + sl.begin, srcv + sl.begin, dstk + sl.begin, dstv + sl.begin, ahead[b].cut,
             ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift), p == sl.passes - 1, a.codec,
             (size_t)(t - sl.first), ws_seg_dyn);
         __syncthreads(); /* the next slot reuses shared memory */
     }
+    ws_seg_ahead_wait(); /* no copy outlives the block */
 }
 
 /*=== host side ===*/
@@ -729,6 +779,8 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
     at += ws_align256((size_t)long_cap * sizeof(unsigned long long));
     l.cuts = at;
     if (long_cap) at += ws_align256(4 * sizeof(size_t) * (n / run0 + long_cap + 1) * per_run);
+    l.slots = at;
+    if (long_cap) at += ws_align256(sizeof(ws_seg_slot) * (n / run0 + long_cap + 1) * per_run);
     l.scratch_keys = at;
     if (long_cap) at += ws_align256(n * kb);
     l.scratch_vals = at;
@@ -964,6 +1016,7 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
         return cudaGetLastError();
     }
     size_t *cuts = (size_t *)(ws + L.lay.cuts);
+    ws_seg_slot *segs = (ws_seg_slot *)(ws + L.lay.slots);
     auto merge = ws_seg_merge_kernel<KB, V, M.merge_threads, M.merge_items, M.merge_min_blocks>;
     const size_t msmem = ws_merge_smem_bytes<KB, V, M.merge_threads, M.merge_items>();
     cudaError_t err = ws_seg_dyn_smem(merge, msmem);
@@ -972,8 +1025,8 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     const unsigned grid = ws_seg_grid(slots, 1, sms, (unsigned)M.merge_min_blocks);
     const unsigned chunk_shift = (unsigned)__builtin_ctz((unsigned)CHUNK);
     for (int p = 0; p < L.max_passes && err == cudaSuccess; p++) {
-        ws_seg_cuts_kernel<KB, V><<<cut_grid, 256, 0, stream>>>(a, sk, cuts, p, chunk_shift);
-        merge<<<grid, M.merge_threads, msmem, stream>>>(a, sk, sv, cuts, p);
+        ws_seg_cuts_kernel<KB, V><<<cut_grid, 256, 0, stream>>>(a, sk, cuts, segs, p, chunk_shift);
+        merge<<<grid, M.merge_threads, msmem, stream>>>(a, sk, sv, cuts, segs, p);
         err = cudaGetLastError();
     }
     return err;
@@ -992,6 +1045,8 @@ static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<K
                : ws_seg_long<256, 8, true>(L, a, ws, sms, stream, stage);
 }
 
+static_assert(WS_SIDE_STREAMS == 3, "the class-to-stream map below names four streams");
+
 /* Queues class c's kernel (nclasses: the long segments' tile sort) on its
  * stream: s[1] block classes 12, 10 and 8, s[2] 11 and 9, s[3] the long
  * segments, and the warp classes dealt over s[0 .. 2] from class 7 down
@@ -999,8 +1054,8 @@ static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<K
  * lengths, whose classes are all warp classes, run three at once. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
-                                       unsigned char *ws, int sms, const cudaStream_t (&s)[4],
-                                       int c) {
+                                       unsigned char *ws, int sms,
+                                       const cudaStream_t (&s)[WS_SIDE_STREAMS + 1], int c) {
     const unsigned *cap = L.lay.cap;
     if (c == L.nclasses)
         return L.long_used ? ws_seg_long_stage(L, a, ws, sms, s[3], 0) : cudaSuccess;
@@ -1051,9 +1106,9 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
  * quarters of them), then the shorter classes longest first, then the
  * longer ones, the long segments' passes last. */
 template <typename KB, typename V>
-static cudaError_t ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
-                                unsigned char *ws, int sms, const cudaStream_t (&s)[4],
-                                unsigned long long mean) {
+static cudaError_t
+ws_seg_sorts(const ws_seg_launch &L, const ws_seg_args<KB, V> &a, unsigned char *ws, int sms,
+             const cudaStream_t (&s)[WS_SIDE_STREAMS + 1], unsigned long long mean) {
     const int first = ws_seg_class_of(2 * mean > 2 ? 2 * mean : 2, 0, L.nclasses);
     cudaError_t err = cudaSuccess;
     for (int c = first; c >= 0 && err == cudaSuccess; c--)
@@ -1149,7 +1204,8 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
 
     if (L.leaf_rows) return ws_seg_leaf_rows_run(ctx, c, L, ws, keys, vals);
     cudaError_t err;
-    cudaStream_t one[WS_SIDE_STREAMS + 1] = {stream, stream, stream, stream};
+    cudaStream_t one[WS_SIDE_STREAMS + 1]; /* every class on the call's stream */
+    for (cudaStream_t &o : one) o = stream;
     const unsigned long long mean = c->num_segments ? c->n / c->num_segments : 0;
     if (L.direct) { /* rows: nothing to check, every row in one known class */
         err = ws_seg_sorts<KB, V>(L, a, ws, st->dev.sm_count, one, mean);

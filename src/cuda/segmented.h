@@ -65,6 +65,7 @@ struct ws_seg_layout {
     size_t long_seg, long_base;   /* uint32_t ids, uint64_t first tile */
     unsigned long long long_cap;
     size_t cuts;                       /* merge-pass cuts: 4 size_t a slot */
+    size_t slots;                      /* merge-pass slots' segments: ws_seg_slot a slot */
     size_t scratch_keys, scratch_vals; /* merge ping-pong for long segments */
     size_t keys_copy;                  /* argsort: the keys, sorted in place */
     size_t leaf;                       /* long rows: the leaf's workspace (one row's) */
