@@ -255,12 +255,11 @@ __host__ __device__ constexpr size_t ws_merge_smem_bytes() {
 }
 
 /* One block merges the segment of slot `slot` of a pass (cut: its cuts,
- * as ws_segment_of takes them): in -> out, runs
- * of `run` become runs of 4*run. decode turns ordered bits back into the
- * caller's dtype (last pass). smem holds ws_merge_smem_bytes; every thread
- * of the block calls it, and it returns with the block past its last use
- * of smem but for the final stores' reads (a caller that reuses smem
- * synchronises first). */
+ * as ws_segment_of takes them): in -> out, runs of `run` become runs of
+ * 4*run. decode turns ordered bits back into the caller's dtype (last
+ * pass). smem holds ws_merge_smem_bytes; every thread of the block calls
+ * it, and it returns with the block past its last use of smem but for the
+ * final stores' reads (a caller that reuses smem synchronises first). */
 template <typename KB, typename V, int THREADS, int ITEMS>
 __device__ __forceinline__ void
 ws_merge4_segment(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
