@@ -532,8 +532,9 @@ __device__ __forceinline__ ws_pass_shape ws_seg_pass_shape(unsigned long long le
     return sh;
 }
 
-/* Step 1 of pass p: the cuts, a warp a slot; each slot's segment too, so
- * that a merge block finds it with one load instead of a search. */
+/* Step 1 of pass p: the cuts, a warp a slot; at pass 0 each slot's
+ * segment too, so that a merge block finds it with one load instead of a
+ * search. */
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, ws_seg_slot *slots, int p,
@@ -547,8 +548,8 @@ __global__ void __launch_bounds__(256)
     for (unsigned long long t = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
          t < runs * per_run; t += warps) {
         const ws_seg_slot sl = ws_seg_slot_of(a, count, t, per_run);
-        if ((threadIdx.x & 31) == 0) slots[t] = sl;
-        if (p >= sl.passes) continue; /* the whole warp alike */
+        if (p == 0 && (threadIdx.x & 31) == 0) slots[t] = sl; /* the same at every pass */
+        if (p >= sl.passes) continue;                         /* the whole warp alike */
         const KB *src = (sl.passes - p) & 1 ? sk : a.keys;
         ws_merge4_cut<KB>(src + sl.begin, ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift),
                           t - sl.first, cuts + 4 * sl.first);
@@ -609,8 +610,8 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
     if (blockIdx.x < total) ws_seg_ahead(ahead[0], slots, cuts, blockIdx.x, total);
     int b = 0;
     for (unsigned long long t = blockIdx.x; t < total; t += gridDim.x, b ^= 1) {
-        /* ahead[b] holds slot t; every read of ahead[b ^ 1] (the last
-         * slot's) is behind this barrier. */
+        /* ahead[b] holds slot t; every read of ahead[b ^ 1] and of the
+         * merge's shared memory by the last slot is behind this barrier. */
         ws_seg_ahead_wait();
         __syncthreads();
         if (t + gridDim.x < total) ws_seg_ahead(ahead[b ^ 1], slots, cuts, t + gridDim.x, total);
@@ -625,7 +626,6 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
             srck + sl.begin, srcv + sl.begin, dstk + sl.begin, dstv + sl.begin, ahead[b].cut,
             ws_seg_pass_shape(sl.len, a.run0, p, chunk_shift), p == sl.passes - 1, a.codec,
             (size_t)(t - sl.first), ws_seg_dyn);
-        __syncthreads(); /* the next slot reuses shared memory */
     }
     ws_seg_ahead_wait(); /* no copy outlives the block */
 }
