@@ -54,6 +54,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
     h->no_coop = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_SEG_NO_RADIX");
     h->seg_no_radix = v && *v && strcmp(v, "0") != 0;
+    v = getenv("WARPSORT_SEG_NO_CLUSTER");
+    h->seg_no_cluster = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_ONE_STREAM");
     h->one_stream = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_TRACE");

@@ -39,6 +39,12 @@
  *                                segment_sort.cuh), not the radix blocks
  *                                (src/cuda/segmented.cu) Hopper gives them:
  *                                the A/B, and those sorts' tests there
+ *   WARPSORT_SEG_NO_CLUSTER=1    segments of 16385..32768 items of 4-byte
+ *                                keys alone take the long segments' path
+ *                                (runs of 16384, then a merge pass), not
+ *                                the cluster pairs (src/cuda/cluster_merge.cuh)
+ *                                Hopper gives them: the A/B, and that
+ *                                path's tests at those lengths
  *   WARPSORT_ONE_STREAM=1        a call's kernels all go to the context's
  *                                stream, none to side streams
  *                                (src/cuda/side_streams.h): the A/B, and
@@ -100,6 +106,7 @@ typedef struct ws_test_hooks {
     int no_coop;                        /* 1: no one-launch small merge sort */
     int one_stream;                     /* 1: no side streams */
     int seg_no_radix;                   /* 1: classes 10..12, long runs by block sorts */
+    int seg_no_cluster;                 /* 1: no class 13 (cluster pairs) */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

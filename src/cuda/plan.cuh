@@ -188,9 +188,10 @@ enum ws_path {
 struct ws_device_info {
     int family; /* row of tuning.cuh (ws_family) */
     int sm_count;
-    int sample_ok;    /* 1: the sample kernels have code for this device */
-    int no_coop;      /* 1: no one-launch small merge sort (test hook) */
-    int seg_no_radix; /* 1: segment classes 10..12 by block sorts (test hook) */
+    int sample_ok;      /* 1: the sample kernels have code for this device */
+    int no_coop;        /* 1: no one-launch small merge sort (test hook) */
+    int seg_no_radix;   /* 1: segment classes 10..12 by block sorts (test hook) */
+    int seg_no_cluster; /* 1: no segment class 13, the cluster pairs (test hook) */
     ws_sample_limits sample;
 };
 

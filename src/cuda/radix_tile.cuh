@@ -292,9 +292,11 @@ __device__ __forceinline__ void ws_rx_block_init(ws_rx_smem<KB, V, THREADS, PACK
  * the segment (argsort); else ordered keys and their values. Thread t
  * of warp w holds items (w x ITEMS + i) x 32 + lane, i < ITEMS: a warp's
  * items are one run of the job, read in (item, lane) order, the order the
- * stable passes keep. STABLE: equal keys keep their order. Every thread of
- * the block calls it (after ws_rx_block_init); it ends on a barrier, so
- * the next job may reuse s. */
+ * stable passes keep. STABLE: equal keys keep their order. dst NULL: the
+ * sorted job stays in s.keys / s.vals[0, valid) as ordered bits, for the
+ * caller to take from there (cluster_merge.cuh). Every thread of the block
+ * calls it (after ws_rx_block_init); it ends on a barrier, so the next job
+ * may reuse s (the caller, with dst NULL, once it has taken the job). */
 template <typename KB, typename V, bool STABLE, bool RAW, int THREADS, bool PACK>
 __device__ __forceinline__ void ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> &s, const KB *src,
                                                const V *vsrc, KB *dst, V *vdst,
@@ -336,9 +338,12 @@ __device__ __forceinline__ void ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> 
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int p = (w * ITEMS + i) * 32 + lane;
-            if (p < valid) {
+            if (p < valid && dst) {
                 dst[begin + p] = decode(k[i], out);
                 if constexpr (is_value<V>::value) vdst[begin + p] = v[i];
+            } else if (p < valid) {
+                s.keys[p] = k[i];
+                if constexpr (is_value<V>::value) s.vals[p] = v[i];
             }
         }
     } else {
@@ -376,7 +381,7 @@ __device__ __forceinline__ void ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> 
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int p = i * THREADS + t;
-            if (p < valid) {
+            if (p < valid && dst) {
                 dst[begin + p] = decode(s.keys[p], out);
                 if constexpr (is_value<V>::value) vdst[begin + p] = s.vals[p];
             }

@@ -34,6 +34,7 @@
 #include "plan.cuh"  /* ws_align256 */
 #include "merge.cuh" /* the four-way merge passes of long segments */
 #include "radix_tile.cuh"
+#include "cluster_merge.cuh"
 #include "warpsort/segment_sort.cuh"
 
 using warpsort::key_codec;
@@ -49,7 +50,7 @@ struct ws_seg_header {
     unsigned long long verdict;     /* 0: offsets good; else ~(first bad index) */
     unsigned long long max_long;    /* items of the longest long segment */
     unsigned long long long_packed; /* (long segments << WS_SEG_TILE_BITS) | their runs */
-    unsigned counts[WS_SEG_CLASSES];
+    unsigned counts[WS_SEG_MAX_CLASSES];
 };
 
 /* Where segment s starts: offsets, or s * row_len for rows. */
@@ -62,8 +63,8 @@ struct ws_seg_view {
 };
 
 struct ws_seg_lists {
-    unsigned *list[WS_SEG_CLASSES];
-    unsigned cap[WS_SEG_CLASSES];
+    unsigned *list[WS_SEG_MAX_CLASSES];
+    unsigned cap[WS_SEG_MAX_CLASSES];
     unsigned *long_seg;
     unsigned long long *long_base;
     unsigned long long long_cap;
@@ -461,6 +462,41 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
 #endif
 }
 
+/* Class 13 on Hopper: a cluster of two blocks of 1024 threads per
+ * segment (16385 .. 32768 items), grid-stride over the list by pair: each
+ * block sorts its half by radix passes into its shared memory
+ * (radix_tile.cuh), then the two halves are merged across the pair's
+ * shared memory into the caller's arrays (cluster_merge.cuh), so the
+ * segment is read and written once, where the long segments' path stores
+ * two runs, finds cuts and merges them in two more launches. Launched
+ * with the cluster size as a launch attribute (ws_seg_launch_pairs), so
+ * that the fat build's older targets compile it (empty there, never
+ * launched). Same contract as the radix kernel; KIND: ws_seg_codec. */
+template <typename KB, typename V, bool STABLE, int KIND>
+__global__ void __launch_bounds__(1024, 1) ws_seg_pair_kernel(ws_seg_args<KB, V> a, int c) {
+#if WS_SAMPLE_ARCH
+    constexpr int N = 1024 * WS_RX_ITEMS;
+    const key_codec codec = ws_seg_codec<KIND>(a.codec);
+    extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
+    ws_seg_rx_smem<KB, V, 1024> &s = *(ws_seg_rx_smem<KB, V, 1024> *)ws_seg_rx_dyn;
+    if (ws_seg_rejected(a)) return; /* both blocks of the pair alike */
+    V *vsrc = a.iota ? nullptr : a.vals;
+    ws_rx_block_init(s);
+    const int r = ws_cl_rank();
+    const unsigned count = ws_seg_count(a, c);
+    for (unsigned long long e = blockIdx.x / 2; e < count; e += gridDim.x / 2) {
+        const unsigned seg = ws_seg_entry(a, c, e);
+        const unsigned long long b = a.view.begin(seg);
+        const int len = (int)(a.view.begin(seg + 1ull) - b);
+        const int na = len < N ? len : N, nb = len - na;
+        ws_rx_sort_job<KB, V, STABLE, true, 1024>(s, a.keys, vsrc, (KB *)nullptr, (V *)nullptr,
+                                                  b + (unsigned)(r * na), r ? nb : na, codec, codec,
+                                                  (unsigned long long)(r * na));
+        ws_cl_merge_pair(s, na, nb, a.keys, b, codec);
+    }
+#endif
+}
+
 /* Long segments, step 1: every run of a.run0 = THREADS x K items (the
  * largest class's shape) sorted by a block and stored as ordered bits
  * (the merge passes compare and move those, the last decodes), in the
@@ -721,28 +757,54 @@ static size_t ws_seg_shape_smem() {
     const size_t b = ws_merge_smem_bytes<KB, V, M.merge_threads, M.merge_items>();
     return a > b ? a : b;
 }
-/* Short classes of a call (its shape, segmented.h): the full shape where
- * the width allows it and the device's blocks hold it, else the wide one
- * where they hold that, else the narrow one. */
+/* Whether the radix blocks may sort on this device (Hopper, the sample
+ * kernels' PTX present, no test hook against them). */
+static int ws_seg_radix_ok(const ws_cuda_state *st) {
+    return st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
+}
+/* Widths that take the cluster shape: 4-byte keys alone, whose pair's
+ * merge holds the other block's run in the idle counters
+ * (cluster_merge.cuh), where their 1024 x 16 radix block fits sm_90's
+ * shared memory. */
 template <typename KB, typename V>
-static int ws_seg_nclasses_of(size_t smem_block) {
-    if (ws_seg_full_width<KB, V>() && ws_seg_shape_smem<KB, V, 16>() <= smem_block)
+__host__ __device__ constexpr bool ws_seg_cluster_fits() {
+    return sizeof(KB) == 4 && !warpsort::is_value<V>::value &&
+           sizeof(ws_seg_rx_smem<KB, V, 1024>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
+}
+
+/* Short classes of a call (its shape, segmented.h): the cluster shape
+ * where the device sorts by radix blocks (`radix`, ws_seg_radix_ok) and
+ * they fit with a cluster's counters, else the full shape where the width
+ * allows it and the device's blocks hold it, else the wide one where they
+ * hold that, else the narrow one. */
+template <typename KB, typename V>
+static int ws_seg_nclasses_of(size_t smem_block, int radix) {
+    if (ws_seg_full_width<KB, V>() && ws_seg_shape_smem<KB, V, 16>() <= smem_block) {
+        if constexpr (ws_seg_cluster_fits<KB, V>())
+            if (radix && sizeof(ws_seg_rx_smem<KB, V, 1024>) <= smem_block)
+                return WS_SEG_CLUSTER_CLASSES;
         return WS_SEG_CLASSES;
+    }
     return ws_seg_shape_smem<KB, V, 8>() <= smem_block ? WS_SEG_WIDE_CLASSES
                                                        : WS_SEG_NARROW_CLASSES;
 }
 static int ws_seg_nclasses(const warpsort_context_t *ctx, size_t kb, size_t vb) {
-    const size_t smem = ws_family_of(ws_state(ctx)->dev.family).smem_block;
+    const ws_cuda_state *st = ws_state(ctx);
+    const size_t smem = ws_family_of(st->dev.family).smem_block;
+    const int rx = ws_seg_radix_ok(st) && !st->dev.seg_no_cluster;
     if (kb == 4)
-        return vb == 0   ? ws_seg_nclasses_of<uint32_t, no_value>(smem)
-               : vb == 4 ? ws_seg_nclasses_of<uint32_t, uint32_t>(smem)
-                         : ws_seg_nclasses_of<uint32_t, uint64_t>(smem);
-    return vb == 0   ? ws_seg_nclasses_of<uint64_t, no_value>(smem)
-           : vb == 4 ? ws_seg_nclasses_of<uint64_t, uint32_t>(smem)
-                     : ws_seg_nclasses_of<uint64_t, uint64_t>(smem);
+        return vb == 0   ? ws_seg_nclasses_of<uint32_t, no_value>(smem, rx)
+               : vb == 4 ? ws_seg_nclasses_of<uint32_t, uint32_t>(smem, rx)
+                         : ws_seg_nclasses_of<uint32_t, uint64_t>(smem, rx);
+    return vb == 0   ? ws_seg_nclasses_of<uint64_t, no_value>(smem, rx)
+           : vb == 4 ? ws_seg_nclasses_of<uint64_t, uint32_t>(smem, rx)
+                     : ws_seg_nclasses_of<uint64_t, uint64_t>(smem, rx);
 }
-/* First runs of long segments: the largest class's length. */
-static unsigned ws_seg_run0(int nclasses) { return 4u << (nclasses - 1); }
+/* First runs of long segments: the largest block class's length (the
+ * cluster shape's long segments start as the full shape's). */
+static unsigned ws_seg_run0(int nclasses) {
+    return 4u << ((nclasses < WS_SEG_CLASSES ? nclasses : WS_SEG_CLASSES) - 1);
+}
 /* Merge slots per first run of a long segment (ws_seg_merge_kernel): the
  * first run over the cut chunk of the shape's merge row. */
 static unsigned long long ws_seg_per_run(size_t kb, size_t vb, int nclasses) {
@@ -761,7 +823,7 @@ static ws_seg_layout ws_seg_layout_for(size_t n, size_t num_segments, size_t kb,
     ws_seg_layout l;
     memset(&l, 0, sizeof l);
     size_t at = ws_align256(sizeof(ws_seg_header));
-    for (int c = 0; c < WS_SEG_CLASSES; c++) {
+    for (int c = 0; c < WS_SEG_MAX_CLASSES; c++) {
         unsigned long long cap = c < nclasses ? n / ws_seg_class_min(c, argsort) : 0;
         if (cap > num_segments) cap = num_segments;
         l.cap[c] = (unsigned)cap;
@@ -816,13 +878,13 @@ struct ws_seg_launch {
     ws_seg_layout lay;
     int leaf_rows; /* rows sorted one by one by the leaf, with this plan */
     ws_plan_t leaf;
-    int class_used[WS_SEG_CLASSES]; /* 0: no segment can fall in this class */
+    int class_used[WS_SEG_MAX_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
     int direct;     /* equal rows of a short class (or none to sort): no classify pass */
-    int nclasses;   /* the call's shape: WS_SEG_CLASSES, _WIDE_ or _NARROW_CLASSES */
+    int nclasses;   /* the call's shape: WS_SEG_CLUSTER_, _CLASSES, _WIDE_ or _NARROW_CLASSES */
     int max_passes; /* merge passes launched (bound) */
     unsigned long long run_bound; /* runs of long segments, at most */
-    int radix; /* classes 10 .. 12 by radix blocks (Hopper; not with a test hook) */
+    int radix;                    /* classes 10 .. 13 by radix blocks (ws_seg_radix_ok) */
 };
 
 static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_call_t *c) {
@@ -832,8 +894,7 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     L.leaf_rows = !c->offsets && ws_seg_leaf_rows(c->n, c->num_segments);
     if (L.leaf_rows) L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes);
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
-    const ws_cuda_state *st = ws_state(ctx);
-    L.radix = st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
+    L.radix = ws_seg_radix_ok(ws_state(ctx));
     L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
                               L.leaf_rows ? ws_seg_leaf_bytes(&L.leaf, c->n, c->num_segments) : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
@@ -991,6 +1052,39 @@ static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsig
     return cudaGetLastError();
 }
 
+/* Class 13's pair kernel (`work` segments at most): as many pairs as the
+ * device holds at once, fewer for fewer segments; the instances of
+ * ws_seg_launch_radix for keys alone. */
+template <typename KB, typename V>
+static cudaError_t ws_seg_launch_pairs(const ws_seg_args<KB, V> &a, int c, unsigned long long work,
+                                       cudaStream_t stream) {
+    constexpr int FLOAT = warpsort::key_traits<float>::kind;
+    auto kernel = a.codec.kind == FLOAT ? ws_seg_pair_kernel<KB, V, false, FLOAT>
+                                        : ws_seg_pair_kernel<KB, V, false, -1>;
+    const size_t smem = sizeof(ws_seg_rx_smem<KB, V, 1024>);
+    cudaError_t err = ws_seg_dyn_smem(kernel, smem);
+    if (err != cudaSuccess) return err;
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 2;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(2);
+    cfg.blockDim = dim3(1024);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int pairs = 0;
+    err = cudaOccupancyMaxActiveClusters(&pairs, kernel, &cfg);
+    if (err != cudaSuccess) return err;
+    const unsigned long long g =
+        work < (unsigned long long)pairs ? work : (unsigned long long)pairs;
+    cfg.gridDim = dim3((unsigned)(g > 0 ? g : 1) * 2);
+    return cudaLaunchKernelEx(&cfg, kernel, a, c);
+}
+
 /* Long segments: runs of TT x TK sorted by blocks of TT threads (stage 0),
  * then the four-way merge passes in blocks of the shape's merge row
  * (stage 1; ws_seg_merge_row, NARROW: the narrow shape's), each a cuts
@@ -1038,7 +1132,7 @@ template <typename KB, typename V>
 static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<KB, V> &a,
                                      unsigned char *ws, int sms, cudaStream_t stream, int stage) {
     if constexpr (ws_seg_full_width<KB, V>())
-        if (L.nclasses == WS_SEG_CLASSES)
+        if (L.nclasses >= WS_SEG_CLASSES)
             return ws_seg_long<1024, 16, false>(L, a, ws, sms, stream, stage);
     return L.nclasses == WS_SEG_WIDE_CLASSES
                ? ws_seg_long<1024, 8, false>(L, a, ws, sms, stream, stage)
@@ -1048,8 +1142,8 @@ static cudaError_t ws_seg_long_stage(const ws_seg_launch &L, const ws_seg_args<K
 static_assert(WS_SIDE_STREAMS == 3, "the class-to-stream map below names four streams");
 
 /* Queues class c's kernel (nclasses: the long segments' tile sort) on its
- * stream: s[1] block classes 12, 10 and 8, s[2] 11 and 9, s[3] the long
- * segments, and the warp classes dealt over s[0 .. 2] from class 7 down
+ * stream: s[1] block classes 12, 10 and 8, s[2] 13, 11 and 9, s[3] the
+ * long segments, and the warp classes dealt over s[0 .. 2] from class 7 down
  * (7, 4 and 1 on s[0], 6, 3 and 0 on s[1], 5 and 2 on s[2]), so that short
  * lengths, whose classes are all warp classes, run three at once. */
 template <typename KB, typename V>
@@ -1091,6 +1185,11 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
             if (L.radix) return ws_seg_launch_radix<1024, false>(a, 12, cap[12], sms, s[1]);
         if constexpr (ws_seg_full_width<KB, V>())
             return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[1]);
+        break;
+    case 13:
+        /* The cluster shape: only widths that may take it instantiate it. */
+        if constexpr (ws_seg_cluster_fits<KB, V>())
+            return ws_seg_launch_pairs(a, 13, cap[13], s[2]);
         break;
     default: break;
     }
@@ -1194,7 +1293,7 @@ static warpsort_status_t ws_seg_run(warpsort_context_t *ctx, const ws_seg_call_t
     a.codec = key_codec{ws_dtype_kind(c->dtype), (c->flags & WARPSORT_DESCENDING) ? 1 : 0};
     a.view = ws_seg_view{offsets, c->row_len, c->n, c->num_segments};
     a.header = h;
-    for (int k = 0; k < WS_SEG_CLASSES; k++) {
+    for (int k = 0; k < WS_SEG_MAX_CLASSES; k++) {
         a.lists.list[k] = (unsigned *)(ws + L.lay.list[k]);
         a.lists.cap[k] = L.lay.cap[k];
     }

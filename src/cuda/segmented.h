@@ -18,8 +18,11 @@
  *       segment in shared memory (block_sort_segment), or from class 10
  *       on Hopper by radix passes (radix_tile.cuh; class 12 with 4-byte
  *       keys alone, whose 16384-item radix block fits);
- *   long (over the largest class): every run of that class's length of
- *       every long segment is sorted by a block (all SMs share the runs of
+ *   class 13 (up to 32768, Hopper, the cluster shape below): a cluster
+ *       of two such radix blocks per segment, each sorting half, merged
+ *       through distributed shared memory (cluster_merge.cuh);
+ *   long (over the largest class): every run of the largest block
+ *       class's length of every long segment is sorted by a block (all SMs share the runs of
  *       a few huge segments), then the leaf's four-way merge passes
  *       (merge.cuh) within each segment, as many as that segment needs:
  *       its first runs go to the buffer from which its last pass ends in
@@ -36,11 +39,15 @@
 
 /* Short classes: class c holds segments of (4 << (c-1)) + 1 .. 4 << c items
  * (classes 8 .. 11: blocks of 128, 256, 512 and 1024 threads x 8 items;
- * class 12: 1024 threads x 16 items). A call takes one of three shapes, per
- * key and value width and per device (the device's family's shared memory
- * per block, ws_family_of(...).smem_block), so long segments start from
- * runs of the largest class:
- *   full: all WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
+ * class 12: 1024 threads x 16 items; class 13: a cluster of two such
+ * blocks). A call takes one of four shapes, per key and value
+ * width and per device (the device's family's shared memory per block,
+ * ws_family_of(...).smem_block), so long segments start from runs of the
+ * largest block class:
+ *   cluster: WS_SEG_CLUSTER_CLASSES, where the full shape's radix blocks
+ *       sort (Hopper; segmented.cu, ws_seg_cluster_fits): 4-byte keys
+ *       alone; long segments (over 32768) from runs of 16384 as in full;
+ *   full: WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
  *       fits and the width's 1024 x 16 sort keeps within the 64 registers
  *       a thread of 1024 may have (no spills: segmented.cu,
  *       ws_seg_full_widths); runs of 16384, the leaf's sm_90 merge blocks;
@@ -49,6 +56,8 @@
  *   narrow: WS_SEG_NARROW_CLASSES (up to 2048 items), runs of 2048, the
  *       leaf's compact merge blocks (u64 pairs of 8192 items need 139 KB:
  *       more than 8.6 / 8.9 / 7.5 chips give a block). */
+#define WS_SEG_MAX_CLASSES 14
+#define WS_SEG_CLUSTER_CLASSES 14
 #define WS_SEG_CLASSES 13
 #define WS_SEG_WIDE_CLASSES 12
 #define WS_SEG_NARROW_CLASSES 10
@@ -59,10 +68,10 @@
 /* The workspace of one call: offsets into it (all 256-byte aligned) and
  * the capacity of every list, from n and the number of segments alone. */
 struct ws_seg_layout {
-    size_t header;                /* ws_seg_header */
-    size_t list[WS_SEG_CLASSES];  /* uint32_t segment ids per class */
-    unsigned cap[WS_SEG_CLASSES]; /* entries each list can hold */
-    size_t long_seg, long_base;   /* uint32_t ids, uint64_t first tile */
+    size_t header;                    /* ws_seg_header */
+    size_t list[WS_SEG_MAX_CLASSES];  /* uint32_t segment ids per class */
+    unsigned cap[WS_SEG_MAX_CLASSES]; /* entries each list can hold */
+    size_t long_seg, long_base;       /* uint32_t ids, uint64_t first tile */
     unsigned long long long_cap;
     size_t cuts;                       /* merge-pass cuts: 4 size_t a slot */
     size_t slots;                      /* merge-pass slots' segments: ws_seg_slot a slot */

@@ -5,9 +5,11 @@
  * the order is determined; host offsets beside device keys; a segment of
  * 2^24 + 1 beside tiny ones and a few huge segments, rows either side of
  * the switch to the leaf (on Hopper, 2049 .. 16384 items and the first
- * runs of longer segments take the radix blocks; ctest
+ * runs of longer segments take the radix blocks, 16385 .. 32768 4-byte
+ * keys a pair of them in a cluster; ctest
  * gpu_segmented_no_radix runs the quick cases through the block sorts,
- * WARPSORT_SEG_NO_RADIX); the block class of 8193 .. 16384 items and long
+ * WARPSORT_SEG_NO_RADIX, and gpu_segmented_no_cluster the few-runs cases
+ * through the long path, WARPSORT_SEG_NO_CLUSTER); the block class of 8193 .. 16384 items and long
  * segments from runs of 16384 around their edges, with a caller workspace
  * of exactly the queried size and on the smaller chips' shapes (test hook
  * WARPSORT_SMEM_LIMIT); bad device offsets with and without a caller
@@ -75,17 +77,17 @@ static void test_mix(void **state) {
 static void test_rows(void **state) {
     (void)state;
     WT_REQUIRE_GPU(g_gpu);
-    static const size_t row_lens[] = {1,     2,     3,     4,     5,     8,    9,    31,   32,
-                                      33,    64,    65,    128,   129,   256,  257,  512,  513,
-                                      1024,  1025,  2048,  2049,  4096,  4097, 5000, 8192, 8193,
-                                      12000, 16383, 16384, 16385, 32768, 70000};
+    static const size_t row_lens[] = {
+        1,    2,     3,     4,     5,     8,     9,     31,    32,    33,    64,    65,    128,
+        129,  256,   257,   512,   513,   1024,  1025,  2048,  2049,  4096,  4097,  5000,  8192,
+        8193, 12000, 16383, 16384, 16385, 24577, 32767, 32768, 32769, 65535, 65536, 65537, 70000};
     size_t failures = 0;
     for (size_t r = 0; r < SG_COUNT(row_lens); r++) {
         for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
             for (int d = 0; d < WARPSORT_DTYPE_COUNT_; d++) {
                 if (g_quick && d != WARPSORT_F32 && d != WARPSORT_U64) continue;
                 const unsigned flags = (unsigned)(r + o + (size_t)d) & 3u;
-                const size_t rows = row_lens[r] > 4096 ? 5 : 37;
+                const size_t rows = row_lens[r] > 16384 ? 3 : row_lens[r] > 4096 ? 5 : 37;
                 sg_case_t c = {k_ops[o].op,
                                (warpsort_dtype_t)d,
                                k_ops[o].second,
@@ -285,6 +287,49 @@ static void test_class_16384_smaller_chips(void **state) {
         }
         g_gpu = full;
         warpsort_destroy(ctx);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/*--- segments of two to four first runs ---*/
+
+/* Segments of two to four first runs of 16384 (the full shape's; 8192 or
+ * 2048 in the others) either side of each run's edge (a last run of one
+ * item, or one short of full), with short and long ones between them, for
+ * every op, dtype and distribution: one merge pass, whose slots take two,
+ * three or four runs; on Hopper, 4-byte keys alone of up to 32768 items
+ * take class 13 instead, two radix blocks merged across a cluster. Few /
+ * two / equal keys make ties that a stable call must keep in order across
+ * the runs. */
+static const size_t k_few_runs_lengths[] = {16385, 32768, 5,     32769, 49152, 65536, 0,
+                                            65535, 16386, 49153, 32767, 65537, 1,     24576,
+                                            40000, 16384, 32770, 61441, 300,   57345};
+
+static void test_few_runs(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    static const warpsort_dtype_t dtypes[] = {WARPSORT_U32, WARPSORT_F32, WARPSORT_I32,
+                                              WARPSORT_U64, WARPSORT_F64};
+    size_t failures = 0;
+    for (size_t o = 0; o < SG_COUNT(k_ops); o++) {
+        for (size_t t = 0; t < SG_COUNT(dtypes); t++) {
+            for (int d = 0; d < KEYGEN_DIST_COUNT; d++) {
+                if (g_quick && (d + (int)t + (int)o) % 3 != 0) continue;
+                const unsigned flags = (unsigned)(o + t + (size_t)d) & 3u;
+                const uint64_t seed = 0xC1ull + 31u * o + 7u * t + (uint64_t)d;
+                sg_case_t c = {k_ops[o].op,
+                               dtypes[t],
+                               k_ops[o].second,
+                               flags,
+                               (keygen_dist_t)d,
+                               seed,
+                               k_few_runs_lengths,
+                               SG_COUNT(k_few_runs_lengths),
+                               0};
+                failures += run(&wt_device_memory, NULL, &c);
+                if (d == KEYGEN_FEW && t == 0) failures += run(&wt_host_memory, NULL, &c);
+            }
+        }
     }
     assert_int_equal(failures, 0);
 }
@@ -524,6 +569,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_long_segments),
         cmocka_unit_test(test_class_16384),
         cmocka_unit_test(test_class_16384_smaller_chips),
+        cmocka_unit_test(test_few_runs),
         cmocka_unit_test(test_bad_device_offsets),
         cmocka_unit_test(test_graph_capture),
     };

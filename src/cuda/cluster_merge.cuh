@@ -1,0 +1,145 @@
+/*
+ * cluster_merge.cuh - two sorted runs in the shared memory of a cluster's
+ * two blocks (Hopper's distributed shared memory) merged into global
+ * memory: the step that makes two radix blocks (radix_tile.cuh) sort a
+ * segment of up to twice their length with one read and one write of it,
+ * where the long segments' path stores its runs, finds cuts and merges
+ * them in two more launches.
+ *
+ * Block r of the pair holds run r in its tile (ordered bits, and values);
+ * block r writes outputs [r na, r na + its run's length) of the merge
+ * (na: run 0's length), each thread ITEMS consecutive ones found by a
+ * merge-path search over both runs, equal keys from run 0 first. The
+ * outputs go through registers back into the block's own tile, once both
+ * blocks have read what they need, and out in coalesced rows. Keys alone
+ * of 4 bytes: the other run must fit the block's idle counters.
+ */
+#ifndef WARPSORT_CUDA_CLUSTER_MERGE_CUH
+#define WARPSORT_CUDA_CLUSTER_MERGE_CUH
+
+#include <stdint.h>
+
+#include "radix_tile.cuh"
+
+/* A barrier of the cluster, whose release and acquire make every block's
+ * shared-memory stores before it visible to every block's loads after it.
+ * Every thread of every block calls it, converged. */
+__device__ __forceinline__ void ws_cl_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+                 "barrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+#endif
+}
+/* The block's rank in its cluster. */
+__device__ __forceinline__ int ws_cl_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return (int)__clusterRelativeBlockRank();
+#else
+    return 0;
+#endif
+}
+/* The shared::cluster address of the object at p in block r's shared
+ * memory, and a load from there: explicit, so that the block's own items
+ * keep their plain shared-memory loads beside them (a generic pointer to
+ * either made every access a generic one). */
+__device__ __forceinline__ unsigned ws_cl_addr(const void *p, int r) {
+    unsigned a = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mapa.shared::cluster.u32 %0, %1, %2;"
+        : "=r"(a)
+        : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(r));
+#else
+    (void)p, (void)r;
+#endif
+    return a;
+}
+template <typename T>
+__device__ __forceinline__ T ws_cl_ld(unsigned a) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte words");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (sizeof(T) == 4) {
+        unsigned v;
+        asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+        return (T)v;
+    } else {
+        unsigned long long v;
+        asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(a) : "memory");
+        return (T)v;
+    }
+#else
+    (void)a;
+    return T(0);
+#endif
+}
+
+/* Merges the pair's runs (run 0: na keys in block 0's s, run 1: nb in
+ * block 1's) into dst[begin..], decoded by `out`; block r writes its run's
+ * share of the outputs. 4-byte keys alone: the other block's run is first
+ * copied whole into this block's s.peers, which holds exactly a tile of
+ * them and is idle between sorts (zeroed again here for the next one), so
+ * the merge's searches and steps wait on this SM's shared memory, not on
+ * the other's (read there, item by item, they took as long as the sorts:
+ * bench/NOTES.md, thirty-ninth session). Every thread of both blocks calls
+ * it after its ws_rx_sort_job with no dst; then the next job may reuse s. */
+template <typename KB, typename V, int THREADS, bool PACK>
+__device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK> &s, int na,
+                                                 int nb, KB *dst, unsigned long long begin,
+                                                 key_codec out) {
+    constexpr int ITEMS = WS_RX_ITEMS, N = THREADS * ITEMS;
+    static_assert(sizeof(KB) == 4 && !is_value<V>::value && sizeof(s.peers) == N * sizeof(KB),
+                  "4-byte keys alone: the other run fits s.peers");
+    const int t = (int)threadIdx.x, r = ws_cl_rank();
+    const int mine = r == 0 ? na : nb, theirs = r == 0 ? nb : na;
+    KB *other = (KB *)&s.peers[0][0];
+    ws_cl_sync(); /* both runs are in place */
+    const unsigned far = ws_cl_addr(&s.keys[0], r ^ 1);
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const int p = q * THREADS + t;
+        if (p < theirs) other[p] = ws_cl_ld<KB>(far + (unsigned)p * (unsigned)sizeof(KB));
+    }
+    ws_cl_sync(); /* both copies are done: each block may overwrite its own run */
+    const KB *ra = r == 0 ? s.keys : other, *rb = r == 0 ? other : s.keys;
+    KB k[ITEMS];
+    const int o0 = t * ITEMS; /* the thread's first output, in the block's share */
+    if (o0 < mine) {
+        /* merge path: i items of run 0 and o - i of run 1 come first */
+        const int o = r * na + o0;
+        int lo = o > nb ? o - nb : 0, hi = o < na ? o : na;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (ra[mid] <= rb[o - 1 - mid]) /* equal keys: run 0's first */
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int i = lo, j = o - lo;
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) {
+            const KB a = i < na ? ra[i] : KB(0), b = j < nb ? rb[j] : KB(0);
+            const bool take_a = j >= nb || (i < na && a <= b);
+            k[q] = take_a ? a : b;
+            i += take_a, j += !take_a;
+        }
+    }
+    __syncthreads(); /* every thread has read both runs */
+    /* Output p lives at p ^ ((p >> 5) & 15): the threads' runs of ITEMS,
+     * stored in step, then fall on 32 banks, and a warp's 32 consecutive
+     * outputs stay in one row of them for the coalesced store. */
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const int p = o0 + q;
+        if (p < mine) s.keys[p ^ ((p >> 5) & 15)] = k[q];
+    }
+    for (int j = t; j < N; j += THREADS) other[j] = 0; /* s.peers: zero between sorts */
+    __syncthreads();
+    dst += begin + (unsigned long long)r * (unsigned)na;
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const int p = q * THREADS + t;
+        if (p < mine) dst[p] = decode(s.keys[p ^ ((p >> 5) & 15)], out);
+    }
+}
+
+#endif /* WARPSORT_CUDA_CLUSTER_MERGE_CUH */
