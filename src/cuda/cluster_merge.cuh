@@ -11,8 +11,9 @@
  * (na: run 0's length), each thread ITEMS consecutive ones found by a
  * merge-path search over both runs, equal keys from run 0 first. The
  * outputs go through registers back into the block's own tile, once both
- * blocks have read what they need, and out in coalesced rows. Keys alone
- * of 4 bytes: the other run must fit the block's idle counters.
+ * blocks have read what they need, and out in coalesced rows. 4-byte
+ * keys, alone or with 4-byte values: the other run's keys must fit the
+ * block's idle counters.
  */
 #ifndef WARPSORT_CUDA_CLUSTER_MERGE_CUH
 #define WARPSORT_CUDA_CLUSTER_MERGE_CUH
@@ -74,21 +75,26 @@ __device__ __forceinline__ T ws_cl_ld(unsigned a) {
 }
 
 /* Merges the pair's runs (run 0: na keys in block 0's s, run 1: nb in
- * block 1's) into dst[begin..], decoded by `out`; block r writes its run's
- * share of the outputs. 4-byte keys alone: the other block's run is first
- * copied whole into this block's s.peers, which holds exactly a tile of
- * them and is idle between sorts (zeroed again here for the next one), so
- * the merge's searches and steps wait on this SM's shared memory, not on
- * the other's (read there, item by item, they took as long as the sorts:
- * bench/NOTES.md, thirty-ninth session). Every thread of both blocks calls
- * it after its ws_rx_sort_job with no dst; then the next job may reuse s. */
+ * block 1's, with their values) into dst[begin..] (values into
+ * vdst[begin..]), keys decoded by `out`; block r writes its run's share
+ * of the outputs. The other block's keys are first copied whole into
+ * this block's s.peers, which holds exactly a tile of 4-byte keys and is
+ * idle between sorts (zeroed again here for the next one), so the
+ * merge's searches and steps wait on this SM's shared memory, not on the
+ * other's (read there, item by item, they took as long as the sorts:
+ * bench/NOTES.md, thirty-ninth session). Values have no such room: each
+ * output taken from the other run loads its value from the other block,
+ * once its key is known, with nothing waiting on the load until the
+ * outputs are staged. Every thread of both blocks calls it after its
+ * ws_rx_sort_job with no dst; then the next job may reuse s. */
 template <typename KB, typename V, int THREADS, bool PACK>
 __device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK> &s, int na,
-                                                 int nb, KB *dst, unsigned long long begin,
+                                                 int nb, KB *dst, V *vdst, unsigned long long begin,
                                                  key_codec out) {
     constexpr int ITEMS = WS_RX_ITEMS, N = THREADS * ITEMS;
-    static_assert(sizeof(KB) == 4 && !is_value<V>::value && sizeof(s.peers) == N * sizeof(KB),
-                  "4-byte keys alone: the other run fits s.peers");
+    constexpr bool VALS = is_value<V>::value;
+    static_assert(sizeof(KB) == 4 && sizeof(s.peers) == N * sizeof(KB),
+                  "4-byte keys: the other run's keys fit s.peers");
     const int t = (int)threadIdx.x, r = ws_cl_rank();
     const int mine = r == 0 ? na : nb, theirs = r == 0 ? nb : na;
     KB *other = (KB *)&s.peers[0][0];
@@ -99,9 +105,10 @@ __device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK
         const int p = q * THREADS + t;
         if (p < theirs) other[p] = ws_cl_ld<KB>(far + (unsigned)p * (unsigned)sizeof(KB));
     }
-    ws_cl_sync(); /* both copies are done: each block may overwrite its own run */
+    ws_cl_sync(); /* both copies are done: keys alone may overwrite their own run */
     const KB *ra = r == 0 ? s.keys : other, *rb = r == 0 ? other : s.keys;
     KB k[ITEMS];
+    typename std::conditional<VALS, V, uint32_t>::type v[VALS ? ITEMS : 1];
     const int o0 = t * ITEMS; /* the thread's first output, in the block's share */
     if (o0 < mine) {
         /* merge path: i items of run 0 and o - i of run 1 come first */
@@ -115,30 +122,51 @@ __device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK
                 hi = mid;
         }
         int i = lo, j = o - lo;
+        const unsigned farv = VALS ? ws_cl_addr(&s.vals[0], r ^ 1) : 0u;
 #pragma unroll
         for (int q = 0; q < ITEMS; q++) {
             const KB a = i < na ? ra[i] : KB(0), b = j < nb ? rb[j] : KB(0);
             const bool take_a = j >= nb || (i < na && a <= b);
             k[q] = take_a ? a : b;
+            if constexpr (VALS) {
+                const int at = take_a ? i : j;
+                if (o0 + q >= mine) /* past the block's share: nothing to load */
+                    v[q] = 0;
+                else if (take_a == (r == 0)) /* this block's run */
+                    v[q] = s.vals[at];
+                else
+                    v[q] = ws_cl_ld<V>(farv + (unsigned)at * (unsigned)sizeof(V));
+            }
             i += take_a, j += !take_a;
         }
     }
-    __syncthreads(); /* every thread has read both runs */
-    /* Output p lives at p ^ ((p >> 5) & 15): the threads' runs of ITEMS,
+    /* every thread has read both runs (with values: in both blocks, whose
+     * values the other may still be loading) */
+    if constexpr (VALS)
+        ws_cl_sync();
+    else
+        __syncthreads();
+        /* Output p lives at p ^ ((p >> 5) & 15): the threads' runs of ITEMS,
      * stored in step, then fall on 32 banks, and a warp's 32 consecutive
      * outputs stay in one row of them for the coalesced store. */
 #pragma unroll
     for (int q = 0; q < ITEMS; q++) {
         const int p = o0 + q;
-        if (p < mine) s.keys[p ^ ((p >> 5) & 15)] = k[q];
+        if (p < mine) {
+            s.keys[p ^ ((p >> 5) & 15)] = k[q];
+            if constexpr (VALS) s.vals[p ^ ((p >> 5) & 15)] = v[q];
+        }
     }
     for (int j = t; j < N; j += THREADS) other[j] = 0; /* s.peers: zero between sorts */
     __syncthreads();
-    dst += begin + (unsigned long long)r * (unsigned)na;
+    const unsigned long long at = begin + (unsigned long long)r * (unsigned)na;
 #pragma unroll
     for (int q = 0; q < ITEMS; q++) {
         const int p = q * THREADS + t;
-        if (p < mine) dst[p] = decode(s.keys[p ^ ((p >> 5) & 15)], out);
+        if (p < mine) {
+            dst[at + p] = decode(s.keys[p ^ ((p >> 5) & 15)], out);
+            if constexpr (VALS) vdst[at + p] = s.vals[p ^ ((p >> 5) & 15)];
+        }
     }
 }
 

@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(1024, 1) ws_seg_pair_kernel(ws_seg_args<KB, V>
         ws_rx_sort_job<KB, V, STABLE, true, 1024>(s, a.keys, vsrc, (KB *)nullptr, (V *)nullptr,
                                                   b + (unsigned)(r * na), r ? nb : na, codec, codec,
                                                   (unsigned long long)(r * na));
-        ws_cl_merge_pair(s, na, nb, a.keys, b, codec);
+        ws_cl_merge_pair(s, na, nb, a.keys, a.vals, b, codec);
     }
 #endif
 }
@@ -762,13 +762,13 @@ static size_t ws_seg_shape_smem() {
 static int ws_seg_radix_ok(const ws_cuda_state *st) {
     return st->dev.family == WS_FAMILY_SM90 && st->dev.sample_ok && !st->dev.seg_no_radix;
 }
-/* Widths that take the cluster shape: 4-byte keys alone, whose pair's
- * merge holds the other block's run in the idle counters
- * (cluster_merge.cuh), where their 1024 x 16 radix block fits sm_90's
- * shared memory. */
+/* Widths that take the cluster shape: 4-byte keys, alone or with 4-byte
+ * values, whose pair's merge holds the other block's keys in the idle
+ * counters (cluster_merge.cuh), where their 1024 x 16 radix block fits
+ * sm_90's shared memory. */
 template <typename KB, typename V>
 __host__ __device__ constexpr bool ws_seg_cluster_fits() {
-    return sizeof(KB) == 4 && !warpsort::is_value<V>::value &&
+    return sizeof(KB) == 4 && (!warpsort::is_value<V>::value || sizeof(V) == 4) &&
            sizeof(ws_seg_rx_smem<KB, V, 1024>) <= ws_family_of(WS_FAMILY_SM90).smem_block;
 }
 
@@ -1054,13 +1054,16 @@ static cudaError_t ws_seg_launch_radix(const ws_seg_args<KB, V> &a, int c, unsig
 
 /* Class 13's pair kernel (`work` segments at most): as many pairs as the
  * device holds at once, fewer for fewer segments; the instances of
- * ws_seg_launch_radix for keys alone. */
+ * ws_seg_launch_radix. */
 template <typename KB, typename V>
 static cudaError_t ws_seg_launch_pairs(const ws_seg_args<KB, V> &a, int c, unsigned long long work,
                                        cudaStream_t stream) {
+    constexpr bool VALS = warpsort::is_value<V>::value;
     constexpr int FLOAT = warpsort::key_traits<float>::kind;
-    auto kernel = a.codec.kind == FLOAT ? ws_seg_pair_kernel<KB, V, false, FLOAT>
-                                        : ws_seg_pair_kernel<KB, V, false, -1>;
+    auto kernel = a.stable && VALS ? ws_seg_pair_kernel<KB, V, VALS, -1>
+                                   : ws_seg_pair_kernel<KB, V, false, -1>;
+    if constexpr (!VALS)
+        if (a.codec.kind == FLOAT) kernel = ws_seg_pair_kernel<KB, V, false, FLOAT>;
     const size_t smem = sizeof(ws_seg_rx_smem<KB, V, 1024>);
     cudaError_t err = ws_seg_dyn_smem(kernel, smem);
     if (err != cudaSuccess) return err;

@@ -45,8 +45,9 @@
  * ws_family_of(...).smem_block), so long segments start from runs of the
  * largest block class:
  *   cluster: WS_SEG_CLUSTER_CLASSES, where the full shape's radix blocks
- *       sort (Hopper; segmented.cu, ws_seg_cluster_fits): 4-byte keys
- *       alone; long segments (over 32768) from runs of 16384 as in full;
+ *       sort (Hopper; segmented.cu, ws_seg_cluster_fits): 4-byte keys,
+ *       alone or with 4-byte values (argsorts' 32-bit indices too); long
+ *       segments (over 32768) from runs of 16384 as in full;
  *   full: WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
  *       fits and the width's 1024 x 16 sort keeps within the 64 registers
  *       a thread of 1024 may have (no spills: segmented.cu,

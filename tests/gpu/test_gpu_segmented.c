@@ -6,7 +6,7 @@
  * 2^24 + 1 beside tiny ones and a few huge segments, rows either side of
  * the switch to the leaf (on Hopper, 2049 .. 16384 items and the first
  * runs of longer segments take the radix blocks, 16385 .. 32768 4-byte
- * keys a pair of them in a cluster; ctest
+ * keys (alone or with 4-byte values) a pair of them in a cluster; ctest
  * gpu_segmented_no_radix runs the quick cases through the block sorts,
  * WARPSORT_SEG_NO_RADIX, and gpu_segmented_no_cluster the few-runs cases
  * through the long path, WARPSORT_SEG_NO_CLUSTER); the block class of 8193 .. 16384 items and long
@@ -297,7 +297,8 @@ static void test_class_16384_smaller_chips(void **state) {
  * 2048 in the others) either side of each run's edge (a last run of one
  * item, or one short of full), with short and long ones between them, for
  * every op, dtype and distribution: one merge pass, whose slots take two,
- * three or four runs; on Hopper, 4-byte keys alone of up to 32768 items
+ * three or four runs; on Hopper, 4-byte keys, alone or with 4-byte values
+ * (32-bit argsort indices too), of up to 32768 items
  * take class 13 instead, two radix blocks merged across a cluster. Few /
  * two / equal keys make ties that a stable call must keep in order across
  * the runs. */
