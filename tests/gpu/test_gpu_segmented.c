@@ -450,12 +450,11 @@ static size_t graph_leaves(cudaGraph_t graph) {
     return leaves;
 }
 
-static void test_graph_capture(void **state) {
-    (void)state;
-    WT_REQUIRE_GPU(g_gpu);
-    static const size_t lengths[] = {0, 1, 3, 17, 33, 300, 1000, 2000, 5000, 70000, 2, 9};
-    const size_t S = SG_COUNT(lengths);
-    uint64_t offsets[SG_COUNT(lengths) + 1];
+/* One capture case: f32 keys with vb-byte values (segment-local
+ * positions) in segments of `lengths`, descending and stable. */
+static void graph_capture_case(const size_t *lengths, size_t S, size_t vb) {
+    uint64_t offsets[33];
+    assert_true(S < SG_COUNT(offsets));
     offsets[0] = 0;
     for (size_t s = 0; s < S; s++) offsets[s + 1] = offsets[s] + lengths[s];
     const size_t n = (size_t)offsets[S];
@@ -468,18 +467,18 @@ static void test_graph_capture(void **state) {
     warpsort_context_t *ctx;
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
     size_t bytes = 0;
-    assert_int_equal(warpsort_segmented_workspace_size(ctx, n, S, WARPSORT_F32, 8, 0, &bytes),
+    assert_int_equal(warpsort_segmented_workspace_size(ctx, n, S, WARPSORT_F32, vb, 0, &bytes),
                      WARPSORT_OK);
     void *ws, *dk, *dv, *doffs;
     CUDA_OK(cudaMalloc(&ws, bytes));
     CUDA_OK(cudaMalloc(&dk, n * 4));
-    CUDA_OK(cudaMalloc(&dv, n * 8));
+    CUDA_OK(cudaMalloc(&dv, n * vb));
     CUDA_OK(cudaMalloc(&doffs, sizeof offsets));
     upload(doffs, offsets, sizeof offsets);
     assert_int_equal(warpsort_set_workspace(ctx, ws, bytes), WARPSORT_OK);
 
     float *hk = malloc(n * 4), *out = malloc(n * 4);
-    uint64_t *hv = malloc(n * 8), *outv = malloc(n * 8);
+    unsigned char *hv = malloc(n * vb), *outv = malloc(n * vb);
     assert_non_null(hk);
     assert_non_null(hv);
     assert_non_null(out);
@@ -490,8 +489,8 @@ static void test_graph_capture(void **state) {
      * them (side_streams.h), which the graph's shape shows */
     for (int warm = 0; warm < 2; warm++) {
         if (warm) {
-            assert_int_equal(warpsort_sort_segments_pairs(ctx, dk, dv, n, doffs, S, WARPSORT_F32, 8,
-                                                          WARPSORT_DESCENDING),
+            assert_int_equal(warpsort_sort_segments_pairs(ctx, dk, dv, n, doffs, S, WARPSORT_F32,
+                                                          vb, WARPSORT_DESCENDING),
                              WARPSORT_OK);
             CUDA_OK(cudaStreamSynchronize(stream));
         }
@@ -499,7 +498,7 @@ static void test_graph_capture(void **state) {
         cudaGraphExec_t exec;
         CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         warpsort_status_t st = warpsort_sort_segments_pairs(
-            ctx, dk, dv, n, doffs, S, WARPSORT_F32, 8, WARPSORT_DESCENDING | WARPSORT_STABLE);
+            ctx, dk, dv, n, doffs, S, WARPSORT_F32, vb, WARPSORT_DESCENDING | WARPSORT_STABLE);
         cudaError_t end = cudaStreamEndCapture(stream, &graph);
         assert_int_equal(st, WARPSORT_OK);
         CUDA_OK(end);
@@ -516,22 +515,28 @@ static void test_graph_capture(void **state) {
             keygen_fill(hk, n, WARPSORT_F32, round ? KEYGEN_FEW : KEYGEN_NAN_MIX,
                         42u + (unsigned)round);
             for (size_t s = 0; s < S; s++)
-                for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++) hv[i] = i - offsets[s];
+                for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++) {
+                    if (vb == 8)
+                        ((uint64_t *)hv)[i] = i - offsets[s];
+                    else
+                        ((uint32_t *)hv)[i] = (uint32_t)(i - offsets[s]);
+                }
             upload(dk, hk, n * 4);
-            upload(dv, hv, n * 8);
+            upload(dv, hv, n * vb);
             CUDA_OK(cudaGraphLaunch(exec, stream));
             CUDA_OK(cudaStreamSynchronize(stream));
             CUDA_OK(cudaMemcpy(out, dk, n * 4, cudaMemcpyDeviceToHost));
-            CUDA_OK(cudaMemcpy(outv, dv, n * 8, cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaMemcpy(outv, dv, n * vb, cudaMemcpyDeviceToHost));
             assert_int_equal(warpsort_segments_check(ctx), WARPSORT_OK);
             char msg[320];
             for (size_t s = 0; s < S; s++) {
                 const size_t b = (size_t)offsets[s], len = lengths[s];
                 if (wt_check_sorted(out + b, len, WARPSORT_F32, WARPSORT_DESCENDING, msg,
                                     sizeof msg) ||
-                    wt_check_values(hk + b, out + b, outv + b, len, WARPSORT_F32, 8, 1, msg,
+                    wt_check_values(hk + b, out + b, outv + b * vb, len, WARPSORT_F32, vb, 1, msg,
                                     sizeof msg))
-                    fail_msg("graph %d, replay %d, segment %zu: %s", warm, round, s, msg);
+                    fail_msg("%zu-byte values, graph %d, replay %d, segment %zu: %s", vb, warm,
+                             round, s, msg);
             }
         }
         cudaGraphExecDestroy(exec);
@@ -547,6 +552,18 @@ static void test_graph_capture(void **state) {
     free(hv);
     free(out);
     free(outv);
+}
+
+static void test_graph_capture(void **state) {
+    (void)state;
+    WT_REQUIRE_GPU(g_gpu);
+    /* every kind of launch but the cluster pairs: warp and block classes,
+     * a long segment's runs, cuts and merge passes */
+    static const size_t mixed[] = {0, 1, 3, 17, 33, 300, 1000, 2000, 5000, 70000, 2, 9};
+    graph_capture_case(mixed, SG_COUNT(mixed), 8);
+    /* 4-byte values: on Hopper the cluster pairs' launch (class 13) too */
+    static const size_t pairs[] = {20000, 3, 32768, 16385, 0, 70000, 24577, 16384, 40};
+    graph_capture_case(pairs, SG_COUNT(pairs), 4);
 }
 
 int main(int argc, char **argv) {
