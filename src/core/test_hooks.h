@@ -41,9 +41,9 @@
  *                                the A/B, and those sorts' tests there
  *   WARPSORT_SEG_NO_CLUSTER=1    segments of 16385..32768 items of 4-byte
  *                                keys (alone or with 4-byte values) take
- *                                the long segments' path
- *                                (runs of 16384, then a merge pass), not
- *                                the cluster pairs (src/cuda/cluster_merge.cuh)
+ *                                the long segments' path (runs of 16384,
+ *                                then a merge pass), not the cluster
+ *                                pairs (src/cuda/cluster_merge.cuh)
  *                                Hopper gives them: the A/B, and that
  *                                path's tests at those lengths
  *   WARPSORT_ONE_STREAM=1        a call's kernels all go to the context's

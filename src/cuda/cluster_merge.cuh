@@ -74,6 +74,12 @@ __device__ __forceinline__ T ws_cl_ld(unsigned a) {
 #endif
 }
 
+/* Where output p of a block's share is staged in its tile: the threads'
+ * runs of WS_RX_ITEMS (16), stored in step, then fall on 32 banks, and a
+ * warp's 32 consecutive outputs stay in one row of them for the
+ * coalesced store. */
+__device__ __forceinline__ int ws_cl_slot(int p) { return p ^ ((p >> 5) & 15); }
+
 /* Merges the pair's runs (run 0: na keys in block 0's s, run 1: nb in
  * block 1's, with their values) into dst[begin..] (values into
  * vdst[begin..]), keys decoded by `out`; block r writes its run's share
@@ -142,19 +148,18 @@ __device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK
     }
     /* every thread has read both runs (with values: in both blocks, whose
      * values the other may still be loading) */
-    if constexpr (VALS)
+    if constexpr (VALS) {
         ws_cl_sync();
-    else
+    } else {
         __syncthreads();
-        /* Output p lives at p ^ ((p >> 5) & 15): the threads' runs of ITEMS,
-     * stored in step, then fall on 32 banks, and a warp's 32 consecutive
-     * outputs stay in one row of them for the coalesced store. */
+    }
+    static_assert(ITEMS == 16, "ws_cl_slot spreads runs of 16 outputs");
 #pragma unroll
     for (int q = 0; q < ITEMS; q++) {
         const int p = o0 + q;
         if (p < mine) {
-            s.keys[p ^ ((p >> 5) & 15)] = k[q];
-            if constexpr (VALS) s.vals[p ^ ((p >> 5) & 15)] = v[q];
+            s.keys[ws_cl_slot(p)] = k[q];
+            if constexpr (VALS) s.vals[ws_cl_slot(p)] = v[q];
         }
     }
     for (int j = t; j < N; j += THREADS) other[j] = 0; /* s.peers: zero between sorts */
@@ -164,8 +169,8 @@ __device__ __forceinline__ void ws_cl_merge_pair(ws_rx_smem<KB, V, THREADS, PACK
     for (int q = 0; q < ITEMS; q++) {
         const int p = q * THREADS + t;
         if (p < mine) {
-            dst[at + p] = decode(s.keys[p ^ ((p >> 5) & 15)], out);
-            if constexpr (VALS) vdst[at + p] = s.vals[p ^ ((p >> 5) & 15)];
+            dst[at + p] = decode(s.keys[ws_cl_slot(p)], out);
+            if constexpr (VALS) vdst[at + p] = s.vals[ws_cl_slot(p)];
         }
     }
 }

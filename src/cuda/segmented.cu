@@ -773,16 +773,15 @@ __host__ __device__ constexpr bool ws_seg_cluster_fits() {
 }
 
 /* Short classes of a call (its shape, segmented.h): the cluster shape
- * where the device sorts by radix blocks (`radix`, ws_seg_radix_ok) and
- * they fit with a cluster's counters, else the full shape where the width
- * allows it and the device's blocks hold it, else the wide one where they
- * hold that, else the narrow one. */
+ * where the device sorts by radix blocks (`radix`, ws_seg_radix_ok: an
+ * sm_90 family, whose blocks ws_seg_cluster_fits measured against) and
+ * the width fits it, else the full shape where the width allows it and
+ * the device's blocks hold it, else the wide one where they hold that,
+ * else the narrow one. */
 template <typename KB, typename V>
 static int ws_seg_nclasses_of(size_t smem_block, int radix) {
     if (ws_seg_full_width<KB, V>() && ws_seg_shape_smem<KB, V, 16>() <= smem_block) {
-        if constexpr (ws_seg_cluster_fits<KB, V>())
-            if (radix && sizeof(ws_seg_rx_smem<KB, V, 1024>) <= smem_block)
-                return WS_SEG_CLUSTER_CLASSES;
+        if (ws_seg_cluster_fits<KB, V>() && radix) return WS_SEG_CLUSTER_CLASSES;
         return WS_SEG_CLASSES;
     }
     return ws_seg_shape_smem<KB, V, 8>() <= smem_block ? WS_SEG_WIDE_CLASSES

@@ -9,12 +9,12 @@
  * keys (alone or with 4-byte values) a pair of them in a cluster; ctest
  * gpu_segmented_no_radix runs the quick cases through the block sorts,
  * WARPSORT_SEG_NO_RADIX, and gpu_segmented_no_cluster the few-runs cases
- * through the long path, WARPSORT_SEG_NO_CLUSTER); the block class of 8193 .. 16384 items and long
- * segments from runs of 16384 around their edges, with a caller workspace
- * of exactly the queried size and on the smaller chips' shapes (test hook
- * WARPSORT_SMEM_LIMIT); bad device offsets with and without a caller
- * workspace; a CUDA-graph capture and replay of a call with a caller
- * workspace.
+ * through the long path, WARPSORT_SEG_NO_CLUSTER); the block class of
+ * 8193 .. 16384 items and long segments from runs of 16384 around their
+ * edges, with a caller workspace of exactly the queried size and on the
+ * smaller chips' shapes (test hook WARPSORT_SMEM_LIMIT); bad device
+ * offsets with and without a caller workspace; CUDA-graph captures and
+ * replays of calls with a caller workspace.
  *
  * Standalone (--quick, --filter); without a CUDA backend or device every
  * test reports SKIPPED and the program exits 77.
@@ -298,10 +298,9 @@ static void test_class_16384_smaller_chips(void **state) {
  * item, or one short of full), with short and long ones between them, for
  * every op, dtype and distribution: one merge pass, whose slots take two,
  * three or four runs; on Hopper, 4-byte keys, alone or with 4-byte values
- * (32-bit argsort indices too), of up to 32768 items
- * take class 13 instead, two radix blocks merged across a cluster. Few /
- * two / equal keys make ties that a stable call must keep in order across
- * the runs. */
+ * (32-bit argsort indices too), of up to 32768 items take class 13
+ * instead, two radix blocks merged across a cluster. Few / two / equal
+ * keys make ties that a stable call must keep in order across the runs. */
 static const size_t k_few_runs_lengths[] = {16385, 32768, 5,     32769, 49152, 65536, 0,
                                             65535, 16386, 49153, 32767, 65537, 1,     24576,
                                             40000, 16384, 32770, 61441, 300,   57345};
