@@ -278,6 +278,9 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
     return x ^ (x >> 31);
 }
 
+/* Consecutive keys a sample draws at one random place of a stratum. */
+#define WS_SAMPLE_RUN 8
+
 /* Shared memory of a sample block (dynamic: 8192 8-byte keys are more than
  * a static array may hold). */
 template <typename KB, int TL, int SAMPLE_THREADS>
@@ -297,6 +300,7 @@ __global__ void __launch_bounds__(SAMPLE_THREADS)
     constexpr int THREADS = SM::THREADS, ITEMS = WS_SAMPLE_ITEMS, S = SM::S, SLOTS = 1 << TL;
     /* Candidates per thread: want < SLOTS of them. */
     constexpr int CANDS = SLOTS > THREADS ? SLOTS / THREADS : 1;
+    static_assert((unsigned long long)SLOTS * S < (1ull << 32), "candidate ranks in 32 bits");
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &sm_ = *(SM *)ws_dist_raw;
     KB *skeys = sm_.keys;
@@ -305,16 +309,27 @@ __global__ void __launch_bounds__(SAMPLE_THREADS)
     const ws_dist_seg sg = segs[seg];
     const int t = (int)threadIdx.x;
 
-    /* Stratified: sample s is drawn from the s-th of S equal strata, so
-     * sorted input yields exact quantiles and no region goes unsampled. */
-    const unsigned long long q = sg.size / S, r = sg.size % S;
+    /* Stratified: the sample is S / RUN runs of RUN consecutive keys, run
+     * g from a random place in the g-th of S / RUN equal strata, so sorted
+     * input yields exact quantiles and no region goes unsampled. A run
+     * reads one or two sectors where as many keys drawn apart read one
+     * each: the next level's samples (hundreds of blocks at once) were
+     * bound by DRAM's random reads. The place inside a stratum is the high
+     * half of hash x width, not a 64-bit remainder: that is a called
+     * routine, and a call waits for every load in flight (bench/NOTES.md,
+     * forty-first session). */
+    constexpr int RUN = WS_SAMPLE_RUN, NG = S / RUN;
+    static_assert(S % RUN == 0, "whole runs");
+    const unsigned long long q = sg.size / NG, r = sg.size % NG;
     KB kr[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const unsigned long long s = (unsigned long long)(i * THREADS + t);
-        const unsigned long long lo = q * s + r * s / S, hi = q * (s + 1) + r * (s + 1) / S;
-        const unsigned long long h = ws_hash64(sg.begin * 0x100000001B3ull + s);
-        kr[i] = src[sg.begin + lo + (hi > lo ? h % (hi - lo) : 0)];
+        const unsigned s = (unsigned)(i * THREADS + t), g = s / RUN, e = s % RUN;
+        const unsigned long long lo = q * g + r * g / NG, hi = q * (g + 1) + r * (g + 1) / NG;
+        const unsigned long long w = hi - lo; /* zero only when size < S / RUN */
+        const unsigned long long h = ws_hash64(sg.begin * 0x100000001B3ull + g);
+        const unsigned long long at = w > RUN ? lo + __umul64hi(h, w - RUN + 1) : lo;
+        kr[i] = src[sg.begin + at + (e < w ? e : w > 0 ? w - 1 : 0)];
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
@@ -340,10 +355,9 @@ __global__ void __launch_bounds__(SAMPLE_THREADS)
         const unsigned u = (unsigned)(t * CANDS + c);
         keep[c] = false;
         cand[c] = 0;
-        if (u < want) {
-            cand[c] = smem_get(skeys, (int)((unsigned long long)(u + 1) * S / (want + 1)));
-            keep[c] =
-                u == 0 || cand[c] != smem_get(skeys, (int)((unsigned long long)u * S / (want + 1)));
+        if (u < want) { /* 32-bit division: (want + 1) x S < 2^32 */
+            cand[c] = smem_get(skeys, (int)((u + 1) * (unsigned)S / (want + 1)));
+            keep[c] = u == 0 || cand[c] != smem_get(skeys, (int)(u * (unsigned)S / (want + 1)));
         }
         kept += keep[c] ? 1u : 0u;
     }
@@ -707,34 +721,9 @@ __device__ __forceinline__ void ws_emit_sort(const ws_level_out &out, unsigned l
     out.sort[c][at] = ws_bucket{begin, (unsigned)size, in_tmp};
 }
 
-/* Packed jobs of one warp waiting to be listed: lane i holds the i-th. A
- * warp lists them 32 at a time with one atomic on the class-0 counter:
- * every warp of a level appends to that one counter, and an atomic per
- * job serialised them (the level's bookkeeping took ~0.16 ms at 2^27). */
-struct ws_job_batch {
-    unsigned long long begin;
-    unsigned size;
-    unsigned pend; /* jobs held, the same in every lane */
-};
-__device__ __forceinline__ void ws_batch_flush(ws_job_batch &jb, const ws_level_out &out,
-                                               unsigned in_tmp) {
-    const unsigned lane = threadIdx.x & 31u;
-    if (jb.pend == 0) return;
-    unsigned base = 0;
-    if (lane == 0) base = atomicAdd(&out.fin->sort_count[0], jb.pend);
-    base = __shfl_sync(0xFFFFFFFFu, base, 0);
-    if (lane < jb.pend) out.sort[0][base + lane] = ws_bucket{jb.begin, jb.size, in_tmp};
-    jb.pend = 0;
-}
-/* Every lane calls it with the same job (at most class_cap[0] items). */
-__device__ __forceinline__ void ws_batch_put(ws_job_batch &jb, const ws_level_out &out,
-                                             unsigned in_tmp, unsigned long long begin,
-                                             unsigned long long size) {
-    if ((threadIdx.x & 31u) == jb.pend) {
-        jb.begin = begin;
-        jb.size = (unsigned)size;
-    }
-    if (++jb.pend == 32) ws_batch_flush(jb, out, in_tmp);
+/* Lanes below lane x (x <= 32) as a mask. */
+__device__ __forceinline__ unsigned ws_lanes_below(unsigned x) {
+    return x >= 32 ? 0xFFFFFFFFu : (1u << x) - 1u;
 }
 
 /* Inclusive sum across the warp. */
@@ -843,32 +832,117 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
         }
         __syncthreads();
         if (warp == 0) {
-            /* The greedy packing, in bucket order: only non-empty buckets
-             * take a step, and a bucket on its own ends the job before it. */
-            unsigned long long job_begin = 0, job_size = 0; /* the same in every lane */
-            ws_job_batch jb = {0ull, 0u, 0u};
+            /* The greedy packing, in bucket order, 32 buckets a step: a
+             * bucket on its own ends the open job before it, and a packed
+             * one that would take the job past `pack` items ends it and
+             * opens the next. Each lane first finds where a job opened at
+             * its bucket would end (a search over the step's running
+             * sizes); the walk from job to job is then found by doubling,
+             * a few shuffles a step however many jobs it holds, not a
+             * dependent pass a bucket (bench/NOTES.md, forty-first
+             * session). Jobs are listed in s_begin / s_size from 0 on: a
+             * job holds at least one packed bucket, so the list never
+             * reaches a bucket not yet read. */
+            const unsigned cap = (unsigned)pack;
+            unsigned long long job_begin = 0;
+            unsigned job_size = 0, njobs = 0; /* the open job; jobs listed (every lane) */
             for (unsigned g = 0; g * 32 < nb; g++) {
-                const unsigned pm = s_packed[g];
-                unsigned todo = pm | s_alone[g];
-                while (todo) {
-                    const unsigned k = (unsigned)__ffs((int)todo) - 1;
-                    todo &= todo - 1;
-                    if ((pm >> k & 1u) == 0) { /* on its own: the job so far is done */
-                        if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
-                        job_size = 0;
-                        continue;
-                    }
-                    const unsigned long long sz = s_size[g * 32 + k];
-                    if (job_size + sz > pack) {
-                        ws_batch_put(jb, out, in_tmp, job_begin, job_size);
+                const unsigned pm = s_packed[g], am = s_alone[g];
+                if (pm == 0) { /* no packed bucket: one on its own ends the open job */
+                    if (am != 0 && job_size != 0) {
+                        if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
+                        njobs++;
                         job_size = 0;
                     }
-                    if (job_size == 0) job_begin = s_begin[g * 32 + k];
-                    job_size += sz;
+                    continue;
+                }
+                const bool pk = (pm >> lane & 1u) != 0;
+                const unsigned sz = pk ? s_size[g * 32 + lane] : 0u;
+                const unsigned long long bg = pk ? s_begin[g * 32 + lane] : 0ull;
+                const unsigned incl = ws_warp_inclusive_sum<unsigned>(sz), excl = incl - sz;
+                const unsigned total = __shfl_sync(0xFFFFFFFFu, incl, 31);
+                /* A job opened here ends before the first bucket past this
+                 * one that is on its own or takes it past cap (incl only
+                 * grows at packed buckets), or runs on (32). */
+                unsigned over = 0;
+#pragma unroll
+                for (unsigned step = 16; step; step >>= 1) {
+                    const unsigned v = __shfl_sync(0xFFFFFFFFu, incl, (int)(over + step - 1));
+                    if (v <= excl + cap) over += step;
+                }
+                if (over == 31 && total <= excl + cap) over = 32; /* the search stops at 31 */
+                const unsigned own = am & ~ws_lanes_below(lane + 1);
+                const unsigned end = min(over, own ? (unsigned)__ffs((int)own) - 1u : 32u);
+                const unsigned closed =
+                    __shfl_sync(0xFFFFFFFFu, incl, (int)(end > 0 ? end - 1 : 0)) - excl;
+                __syncwarp(); /* every lane has read its bucket before the list grows */
+                unsigned k;   /* the bucket that opens the next job */
+                if (job_size != 0) {
+                    /* the open job takes the buckets before its first cut */
+                    const unsigned cut = __ballot_sync(0xFFFFFFFFu, incl > cap - job_size) | am;
+                    const unsigned m0 = cut ? (unsigned)__ffs((int)cut) - 1u : 32u;
+                    job_size += m0 ? __shfl_sync(0xFFFFFFFFu, incl, (int)m0 - 1) : 0u;
+                    if (m0 == 32) continue;
+                    if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
+                    njobs++;
+                    job_size = 0;
+                    const unsigned rest = pm & ~ws_lanes_below((am >> m0 & 1u) ? m0 + 1 : m0);
+                    k = rest ? (unsigned)__ffs((int)rest) - 1u : 32u;
+                } else {
+                    k = (unsigned)__ffs((int)pm) - 1u;
+                }
+                if (k < 32) {
+                    /* The jobs from k on: each lane knows the bucket that
+                     * opens the job after one opened at it (jump[0]); five
+                     * doublings of that link mark every bucket the walk
+                     * from k reaches, and those list their jobs at once. */
+                    const unsigned after = end < 32 && (am >> end & 1u) ? end + 1 : end;
+                    const unsigned rest = end < 32 ? pm & ~ws_lanes_below(after) : 0u;
+                    unsigned jump[5];
+                    jump[0] = rest ? (unsigned)__ffs((int)rest) - 1u : 32u;
+#pragma unroll
+                    for (int d = 1; d < 5; d++) {
+                        const unsigned y =
+                            __shfl_sync(0xFFFFFFFFu, jump[d - 1], (int)(jump[d - 1] & 31u));
+                        jump[d] = jump[d - 1] < 32 ? y : 32u;
+                    }
+                    unsigned x = k; /* the last bucket of the walk at or below this lane */
+#pragma unroll
+                    for (int d = 4; d >= 0; d--) {
+                        const unsigned y = __shfl_sync(0xFFFFFFFFu, jump[d], (int)(x & 31u));
+                        if (x < 32 && y <= lane) x = y;
+                    }
+                    const bool opens = x == lane;
+                    const unsigned cm = __ballot_sync(0xFFFFFFFFu, opens && end < 32);
+                    if (opens && end < 32) {
+                        const unsigned at = njobs + (unsigned)__popc(cm & ws_lanes_below(lane));
+                        s_begin[at] = bg;
+                        s_size[at] = closed;
+                    }
+                    njobs += (unsigned)__popc(cm);
+                    /* the last one runs on into the next step */
+                    const unsigned om = __ballot_sync(0xFFFFFFFFu, opens && end == 32);
+                    if (om) {
+                        const int o = __ffs((int)om) - 1;
+                        job_begin = __shfl_sync(0xFFFFFFFFu, bg, o);
+                        job_size = total - __shfl_sync(0xFFFFFFFFu, excl, o);
+                    }
                 }
             }
-            if (job_size) ws_batch_put(jb, out, in_tmp, job_begin, job_size);
-            ws_batch_flush(jb, out, in_tmp);
+            if (job_size != 0) {
+                if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
+                njobs++;
+            }
+            __syncwarp();
+            /* One reservation for the segment's jobs: every segment of
+             * the level appends to the one class-0 counter, and an atomic
+             * a job serialised them (the bookkeeping took ~0.16 ms at
+             * 2^27 that way). */
+            unsigned base = 0;
+            if (lane == 0 && njobs != 0) base = atomicAdd(&out.fin->sort_count[0], njobs);
+            base = __shfl_sync(0xFFFFFFFFu, base, 0);
+            for (unsigned i = lane; i < njobs; i += 32)
+                out.sort[0][base + i] = ws_bucket{s_begin[i], s_size[i], in_tmp};
         }
         __syncthreads(); /* the arrays are the next segment's */
     }
