@@ -14,8 +14,9 @@
  *   2. ws_dist_count: each block walks its chunk of a segment and counts its
  *      keys per bucket (a cell table over the splitters' range; the tree's
  *      descent where a cell is crowded, ws_classify).
- *   3. ws_scan_*: one exclusive scan over all counts, laid out bucket-major
- *      within a segment, gives every (bucket, block) its output offset.
+ *   3. ws_scan_counts: one exclusive scan over all counts, laid out
+ *      bucket-major within a segment, gives every (bucket, block) its
+ *      output offset.
  *   4. ws_dist_scatter: each block walks its chunk again, ranks every tile's
  *      keys by bucket in input order (warp match + per-warp counters, so the
  *      level is stable), regroups the tile by bucket in shared memory and
@@ -471,11 +472,16 @@ template <typename KB, int ITEMS, int TL>
 __global__ void __launch_bounds__(WS_DIST_THREADS)
     ws_dist_count(const KB *src, int raw, key_codec codec, const ws_dist_seg *segs,
                   const unsigned *blockseg, const ws_level_ctl *ctl, const KB *splits,
-                  unsigned chunk, unsigned long long *cnt) {
+                  unsigned chunk, unsigned long long *cnt, unsigned long long *scan_tiles,
+                  unsigned scan_tile_count) {
 #if WS_SAMPLE_ARCH
     using SM = ws_count_smem<KB, ITEMS, TL>;
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
+    /* The level's scan starts from cleared tile words (ws_scan_counts). */
+    for (unsigned i = blockIdx.x * WS_DIST_THREADS + threadIdx.x; i < scan_tile_count;
+         i += gridDim.x * WS_DIST_THREADS)
+        scan_tiles[i] = 0ull;
     ws_dist_seg sg;
     ws_dist_work w;
     if (!ws_dist_block(segs, blockseg, ctl, chunk, sg, w)) return;
@@ -628,54 +634,28 @@ __launch_bounds__(THREADS,
 
 /*--- 3. exclusive scan of the counts, in place; cnt[N] gets the total ---*/
 
-/* Entries past N read as zero. */
-__global__ void __launch_bounds__(WS_SCAN_THREADS)
-    ws_scan_reduce(const unsigned long long *cnt, const ws_level_ctl *ctl,
-                   unsigned long long *partials) {
-#if WS_SAMPLE_ARCH
-    __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
-    const unsigned long long n = ctl->cnt_entries;
-    const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
-    if (first > n) return;
-    unsigned long long x = 0;
-#pragma unroll
-    for (int i = 0; i < WS_SCAN_ITEMS; i++) {
-        const unsigned long long e = first + (unsigned long long)i * WS_SCAN_THREADS + threadIdx.x;
-        x += e < n ? cnt[e] : 0ull;
-    }
-    unsigned long long total;
-    (void)ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(x, warp_sums, &total);
-    if (threadIdx.x == 0) partials[blockIdx.x] = total;
-#endif
-}
-
-/* One block: exclusive scan of the partials, in place. */
-__global__ void __launch_bounds__(WS_SCAN_THREADS)
-    ws_scan_partials(unsigned long long *partials, const ws_level_ctl *ctl) {
-#if WS_SAMPLE_ARCH
-    __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
-    const unsigned long long count = ctl->cnt_entries / WS_SCAN_TILE + 1;
-    unsigned long long carry = 0;
-    for (unsigned long long b = 0; b < count; b += WS_SCAN_THREADS) {
-        const unsigned long long e = b + threadIdx.x;
-        const unsigned long long x = e < count ? partials[e] : 0ull;
-        unsigned long long total;
-        const unsigned long long ex =
-            ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(x, warp_sums, &total);
-        if (e < count) partials[e] = carry + ex;
-        carry += total;
-    }
-#endif
-}
+/* One pass with decoupled look-back: tile b publishes its sum (AGGREGATE)
+ * as soon as it has it, then its prefix (PREFIX) once warp 0 has walked
+ * back over the tiles before it, 32 at a time, to the nearest one with a
+ * prefix. A tile's word is flag << 62 | value (a level's counts stay below
+ * 2^62); the words start at zero (ws_dist_count clears them), and tiles
+ * wait only on lower-numbered tiles, which were scheduled first. It
+ * replaced a reduce, a one-block scan of the partials and an apply: three
+ * launches a level, about 18 us at 2^27 on an H200 (bench/NOTES.md,
+ * forty-first session). */
+#define WS_SCAN_AGGREGATE (1ull << 62)
+#define WS_SCAN_PREFIX (2ull << 62)
+#define WS_SCAN_VALUE ((1ull << 62) - 1ull)
 
 __global__ void __launch_bounds__(WS_SCAN_THREADS)
-    ws_scan_apply(unsigned long long *cnt, const ws_level_ctl *ctl,
-                  const unsigned long long *partials) {
+    ws_scan_counts(unsigned long long *cnt, const ws_level_ctl *ctl, unsigned long long *tiles) {
 #if WS_SAMPLE_ARCH
     __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
+    __shared__ unsigned long long s_prefix;
     const unsigned long long n = ctl->cnt_entries;
-    const unsigned long long first = (unsigned long long)blockIdx.x * WS_SCAN_TILE;
-    if (first > n) return;
+    const unsigned b = blockIdx.x;
+    const unsigned long long first = (unsigned long long)b * WS_SCAN_TILE;
+    if (first > n) return; /* tiles past the last entry publish nothing, and none waits on them */
     /* Blocked: thread t scans items t*ITEMS .. t*ITEMS+ITEMS-1. */
     const unsigned long long mine = first + (unsigned long long)threadIdx.x * WS_SCAN_ITEMS;
     unsigned long long x[WS_SCAN_ITEMS], sum = 0;
@@ -686,8 +666,41 @@ __global__ void __launch_bounds__(WS_SCAN_THREADS)
     }
     unsigned long long total;
     unsigned long long run =
-        partials[blockIdx.x] +
         ws_block_exclusive_sum<unsigned long long, WS_SCAN_THREADS>(sum, warp_sums, &total);
+    volatile unsigned long long *vt = tiles;
+    if (threadIdx.x < 32) {
+        const unsigned lane = threadIdx.x;
+        unsigned long long prefix = 0;
+        if (b == 0) {
+            if (lane == 0) vt[0] = WS_SCAN_PREFIX | total;
+        } else {
+            if (lane == 0) vt[b] = WS_SCAN_AGGREGATE | total;
+            /* Walk back: lane i reads tile at - i; a window ends at its
+             * nearest tile with a prefix, or takes all 32 and moves on. */
+            long long at = (long long)b - 1;
+            for (;;) {
+                unsigned long long w = 0;
+                if (at - (long long)lane >= 0) {
+                    do {
+                        w = vt[at - lane];
+                    } while ((w & ~WS_SCAN_VALUE) == 0);
+                }
+                const unsigned pm =
+                    __ballot_sync(0xFFFFFFFFu, (w & ~WS_SCAN_VALUE) == WS_SCAN_PREFIX);
+                const unsigned upto = pm ? (unsigned)__ffs((int)pm) - 1u : 31u;
+                unsigned long long v = lane <= upto ? (w & WS_SCAN_VALUE) : 0ull;
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, d);
+                prefix += v;
+                if (pm || at < 32) break; /* tile 0 always has its prefix */
+                at -= 32;
+            }
+            if (lane == 0) vt[b] = WS_SCAN_PREFIX | (prefix + total);
+        }
+        if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+    run += s_prefix;
 #pragma unroll
     for (int i = 0; i < WS_SCAN_ITEMS; i++) {
         if (mine + i <= n) cnt[mine + i] = run;

@@ -116,7 +116,7 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     KB *ktmp = (KB *)ws;
     V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
     unsigned long long *cnt = (unsigned long long *)(ws + L.cnt);
-    unsigned long long *partials = (unsigned long long *)(ws + L.partials);
+    unsigned long long *scan_tiles = (unsigned long long *)(ws + L.partials); /* a word a tile */
     ws_level_ctl *ctl = (ws_level_ctl *)(ws + L.ctl);
     ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
     /* Argsort and stable sorts need a stable distribution; the rest rank
@@ -184,14 +184,11 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
                      : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
-        WS_STEP("ws_dist_count",
-                (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
-                    src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt)));
-        WS_STEP(
-            "ws_scan",
-            (ws_scan_reduce<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials),
-             ws_scan_partials<<<1, WS_SCAN_THREADS, 0, stream>>>(partials, &ctl[l]),
-             ws_scan_apply<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(cnt, &ctl[l], partials)));
+        WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
+                                     src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
+                                     cnt, scan_tiles, scan_blocks)));
+        WS_STEP("ws_scan_counts", (ws_scan_counts<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
+                                      cnt, &ctl[l], scan_tiles)));
         WS_STEP("ws_dist_scatter",
                 (scatter<<<p.max_blocks[l], SCATTER_THREADS, scatter_smem, stream>>>(
                     src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
