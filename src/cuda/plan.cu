@@ -176,7 +176,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     off += ws_align256(p->n * p->value_bytes);
     L->cnt = off;
     off += ws_align256((p->max_cnt + 1) * sizeof(unsigned long long));
-    L->partials = off;
+    L->scan_tiles = off;
     off += ws_align256((p->max_cnt / WS_SCAN_TILE + 2) * sizeof(unsigned long long));
     L->ctl = off;
     off += ws_align256(WS_MAX_LEVELS * sizeof(ws_level_ctl) + sizeof(ws_final_ctl));

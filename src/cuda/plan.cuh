@@ -205,7 +205,7 @@ struct ws_layout {
     /* merge path */
     size_t cuts;
     /* sample path */
-    size_t cnt, partials, ctl;
+    size_t cnt, scan_tiles, ctl; /* counts; a word a scan tile of them (ws_scan_counts) */
     size_t segs[WS_MAX_LEVELS], splits[WS_MAX_LEVELS], blockseg[WS_MAX_LEVELS];
     size_t sort_list[WS_SORT_CLASSES], copy_list, big_list;
     size_t total; /* 0: the path needs no workspace */

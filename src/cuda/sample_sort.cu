@@ -116,7 +116,7 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     KB *ktmp = (KB *)ws;
     V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
     unsigned long long *cnt = (unsigned long long *)(ws + L.cnt);
-    unsigned long long *scan_tiles = (unsigned long long *)(ws + L.partials); /* a word a tile */
+    unsigned long long *scan_tiles = (unsigned long long *)(ws + L.scan_tiles);
     ws_level_ctl *ctl = (ws_level_ctl *)(ws + L.ctl);
     ws_final_ctl *fin = (ws_final_ctl *)(ctl + WS_MAX_LEVELS);
     /* Argsort and stable sorts need a stable distribution; the rest rank

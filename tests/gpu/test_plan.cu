@@ -64,7 +64,7 @@ static void check_layout(const ws_plan_t &p, const ws_device_info *dev, size_t n
     size_t k = 0;
     at[k++] = L.vals_tmp;
     at[k++] = L.cnt;
-    at[k++] = L.partials;
+    at[k++] = L.scan_tiles;
     at[k++] = L.ctl;
     for (int l = 0; l < p.levels; l++) {
         at[k++] = L.segs[l];
@@ -81,7 +81,7 @@ static void check_layout(const ws_plan_t &p, const ws_device_info *dev, size_t n
         if (i) CHECK(at[i] >= at[i - 1]);
     }
     CHECK(L.cnt - L.vals_tmp >= n * vb);
-    CHECK(L.partials - L.cnt >= (p.max_cnt + 1) * sizeof(unsigned long long));
+    CHECK(L.scan_tiles - L.cnt >= (p.max_cnt + 1) * sizeof(unsigned long long));
     for (int l = 0; l < p.levels; l++) {
         CHECK(L.splits[l] - L.segs[l] >= p.max_segs[l] * sizeof(ws_dist_seg));
         CHECK(L.blockseg[l] - L.splits[l] >=
