@@ -639,10 +639,9 @@ __launch_bounds__(THREADS,
  * back over the tiles before it, 32 at a time, to the nearest one with a
  * prefix. A tile's word is flag << 62 | value (a level's counts stay below
  * 2^62); the words start at zero (ws_dist_count clears them), and tiles
- * wait only on lower-numbered tiles, which were scheduled first. It
- * replaced a reduce, a one-block scan of the partials and an apply: three
- * launches a level, about 18 us at 2^27 on an H200 (bench/NOTES.md,
- * forty-first session). */
+ * wait only on lower-numbered tiles, which were scheduled first. One
+ * launch a level, where a reduce, a scan of the partials and an apply took
+ * three (bench/NOTES.md, forty-first session). */
 #define WS_SCAN_AGGREGATE (1ull << 62)
 #define WS_SCAN_PREFIX (2ull << 62)
 #define WS_SCAN_VALUE ((1ull << 62) - 1ull)
@@ -949,8 +948,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
             __syncwarp();
             /* One reservation for the segment's jobs: every segment of
              * the level appends to the one class-0 counter, and an atomic
-             * a job serialised them (the bookkeeping took ~0.16 ms at
-             * 2^27 that way). */
+             * a job would serialise them. */
             unsigned base = 0;
             if (lane == 0 && njobs != 0) base = atomicAdd(&out.fin->sort_count[0], njobs);
             base = __shfl_sync(0xFFFFFFFFu, base, 0);
