@@ -738,6 +738,20 @@ __device__ __forceinline__ unsigned ws_lanes_below(unsigned x) {
     return x >= 32 ? 0xFFFFFFFFu : (1u << x) - 1u;
 }
 
+/* The lowest lane set in m, or 32 when none is. */
+__device__ __forceinline__ unsigned ws_first_lane(unsigned m) {
+    return m ? (unsigned)__ffs((int)m) - 1u : 32u;
+}
+
+/* Appends the job (begin, size) to the list s_begin / s_size of *njobs
+ * jobs (lane 0 writes; every lane counts). */
+__device__ __forceinline__ void ws_list_job(unsigned long long *s_begin, unsigned *s_size,
+                                            unsigned *njobs, unsigned long long begin,
+                                            unsigned size) {
+    if ((threadIdx.x & 31u) == 0) s_begin[*njobs] = begin, s_size[*njobs] = size;
+    (*njobs)++;
+}
+
 /* Inclusive sum across the warp. */
 template <typename T>
 __device__ __forceinline__ T ws_warp_inclusive_sum(T x) {
@@ -862,8 +876,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 const unsigned pm = s_packed[g], am = s_alone[g];
                 if (pm == 0) { /* no packed bucket: one on its own ends the open job */
                     if (am != 0 && job_size != 0) {
-                        if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
-                        njobs++;
+                        ws_list_job(s_begin, s_size, &njobs, job_begin, job_size);
                         job_size = 0;
                     }
                     continue;
@@ -884,7 +897,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 }
                 if (over == 31 && total <= excl + cap) over = 32; /* the search stops at 31 */
                 const unsigned own = am & ~ws_lanes_below(lane + 1);
-                const unsigned end = min(over, own ? (unsigned)__ffs((int)own) - 1u : 32u);
+                const unsigned end = min(over, ws_first_lane(own));
                 const unsigned closed =
                     __shfl_sync(0xFFFFFFFFu, incl, (int)(end > 0 ? end - 1 : 0)) - excl;
                 __syncwarp(); /* every lane has read its bucket before the list grows */
@@ -892,16 +905,15 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                 if (job_size != 0) {
                     /* the open job takes the buckets before its first cut */
                     const unsigned cut = __ballot_sync(0xFFFFFFFFu, incl > cap - job_size) | am;
-                    const unsigned m0 = cut ? (unsigned)__ffs((int)cut) - 1u : 32u;
+                    const unsigned m0 = ws_first_lane(cut);
                     job_size += m0 ? __shfl_sync(0xFFFFFFFFu, incl, (int)m0 - 1) : 0u;
                     if (m0 == 32) continue;
-                    if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
-                    njobs++;
+                    ws_list_job(s_begin, s_size, &njobs, job_begin, job_size);
                     job_size = 0;
                     const unsigned rest = pm & ~ws_lanes_below((am >> m0 & 1u) ? m0 + 1 : m0);
-                    k = rest ? (unsigned)__ffs((int)rest) - 1u : 32u;
+                    k = ws_first_lane(rest);
                 } else {
-                    k = (unsigned)__ffs((int)pm) - 1u;
+                    k = ws_first_lane(pm);
                 }
                 if (k < 32) {
                     /* The jobs from k on: each lane knows the bucket that
@@ -911,7 +923,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                     const unsigned after = end < 32 && (am >> end & 1u) ? end + 1 : end;
                     const unsigned rest = end < 32 ? pm & ~ws_lanes_below(after) : 0u;
                     unsigned jump[5];
-                    jump[0] = rest ? (unsigned)__ffs((int)rest) - 1u : 32u;
+                    jump[0] = ws_first_lane(rest);
 #pragma unroll
                     for (int d = 1; d < 5; d++) {
                         const unsigned y =
@@ -941,10 +953,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
                     }
                 }
             }
-            if (job_size != 0) {
-                if (lane == 0) s_begin[njobs] = job_begin, s_size[njobs] = job_size;
-                njobs++;
-            }
+            if (job_size != 0) ws_list_job(s_begin, s_size, &njobs, job_begin, job_size);
             __syncwarp();
             /* One reservation for the segment's jobs: every segment of
              * the level appends to the one class-0 counter, and an atomic
