@@ -160,11 +160,12 @@ struct ws_sample_limits {
     int min_n_exact; /* 1: min_n / min_n_keys hold for every key width (a test hook) */
 };
 /* Smallest n the sample sort takes for keys of kb bytes with vb-byte
- * values: the limits' for 4-byte keys; 8-byte keys, whose merge passes
- * move twice the bytes, from WS_SAMPLE_MIN_N_WIDE_SHIFT halvings of it. */
+ * values: the limits' for pairs of every width and for 4-byte keys alone;
+ * 8-byte keys alone, whose merge passes move twice the bytes, from
+ * WS_SAMPLE_MIN_N_WIDE_SHIFT halvings of it. */
 static inline size_t ws_sample_min_n_for(const ws_sample_limits *l, size_t kb, size_t vb) {
-    const size_t m = vb ? l->min_n : l->min_n_keys;
-    return kb == 8 && !l->min_n_exact ? m >> WS_SAMPLE_MIN_N_WIDE_SHIFT : m;
+    if (vb) return l->min_n;
+    return kb == 8 && !l->min_n_exact ? l->min_n_keys >> WS_SAMPLE_MIN_N_WIDE_SHIFT : l->min_n_keys;
 }
 
 /* TILE: one tile-sort launch; MERGE: tile sort and merge passes, a launch

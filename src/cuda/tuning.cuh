@@ -264,17 +264,17 @@ __host__ __device__ inline int ws_coop_items(int key_bytes, int value_bytes, siz
 #endif
 
 /* Smallest n the sample sort takes (plan.cu); below it the merge passes
- * are cheaper. With values the sample sort wins from 2^23; keys alone,
- * whose merge passes move half the bytes, from 2^24 (since the cuts were
- * found by a warp; bench/NOTES.md). */
+ * are cheaper. With values the sample sort wins from 2^22, for every key
+ * width; 4-byte keys alone, whose merge passes move half the bytes, from
+ * 2^24 (bench/NOTES.md). */
 #ifndef WS_SAMPLE_MIN_N
-#define WS_SAMPLE_MIN_N ((size_t)1 << 23)
+#define WS_SAMPLE_MIN_N ((size_t)1 << 22)
 #endif
 #ifndef WS_SAMPLE_MIN_N_KEYS
 #define WS_SAMPLE_MIN_N_KEYS ((size_t)1 << 24)
 #endif
-/* 8-byte keys: from half those sizes (keys 2^23, pairs 2^22; after the
- * radix bucket sort of 8-byte keys, bench/NOTES.md). */
+/* 8-byte keys alone: from half that size, 2^23 (after the radix bucket
+ * sort of 8-byte keys, bench/NOTES.md). */
 #ifndef WS_SAMPLE_MIN_N_WIDE_SHIFT
 #define WS_SAMPLE_MIN_N_WIDE_SHIFT 1
 #endif

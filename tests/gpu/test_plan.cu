@@ -153,9 +153,10 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
     const ws_plan_t p = ws_plan_make(dev, n, kb, vb);
     CHECK(p.n == n && p.key_bytes == kb && p.value_bytes == vb);
     const size_t tile = ws_sort_tile_for(n, (int)kb, (int)vb, dev->family);
-    /* 8-byte keys from half the 4-byte thresholds, unless a hook set them:
-     * by default keys alone 2^24 / 2^23, pairs 2^23 / 2^22. */
-    const int wide_shift = kb == 8 && !dev->sample.min_n_exact ? WS_SAMPLE_MIN_N_WIDE_SHIFT : 0;
+    /* 8-byte keys alone from half the 4-byte threshold, unless a hook set
+     * them: by default keys alone 2^24 / 2^23, pairs 2^22 for both. */
+    const int wide_shift =
+        kb == 8 && !vb && !dev->sample.min_n_exact ? WS_SAMPLE_MIN_N_WIDE_SHIFT : 0;
     const size_t min_n = (vb ? dev->sample.min_n : dev->sample.min_n_keys) >> wide_shift;
     CHECK(ws_sample_min_n_for(&dev->sample, kb, vb) == min_n);
     const bool sample = n > tile && n >= min_n;
@@ -230,13 +231,11 @@ static size_t sizes(size_t *out, size_t cap) {
         out[k++] = p;
         out[k++] = p + 1 + (size_t)e * 977;
     }
-    if (k + 8 <= cap) {
+    if (k + 6 <= cap) {
         out[k++] = WS_SAMPLE_MIN_N - 1;
         out[k++] = WS_SAMPLE_MIN_N;
         out[k++] = WS_SAMPLE_MIN_N_KEYS - 1;
         out[k++] = WS_SAMPLE_MIN_N_KEYS;
-        out[k++] = (WS_SAMPLE_MIN_N >> WS_SAMPLE_MIN_N_WIDE_SHIFT) - 1;
-        out[k++] = WS_SAMPLE_MIN_N >> WS_SAMPLE_MIN_N_WIDE_SHIFT;
         out[k++] = (WS_SAMPLE_MIN_N_KEYS >> WS_SAMPLE_MIN_N_WIDE_SHIFT) - 1;
         out[k++] = WS_SAMPLE_MIN_N_KEYS >> WS_SAMPLE_MIN_N_WIDE_SHIFT;
     }
