@@ -144,6 +144,7 @@ struct ws_big_bucket {
 /* Where the bucket lists stand; zeroed with the level counters. */
 struct ws_final_ctl {
     unsigned sort_count[WS_SORT_CLASSES];
+    unsigned sort_next[WS_SORT_CLASSES]; /* jobs claimed past each block's first */
     unsigned copy_count;
     unsigned big_count;
 };

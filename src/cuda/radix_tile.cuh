@@ -397,17 +397,28 @@ __device__ __forceinline__ void ws_rx_sort_job(ws_rx_smem<KB, V, THREADS, PACK> 
 template <typename KB, typename V, bool STABLE, int THREADS, bool PACK>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_bucket_radix_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
-                           const ws_bucket *list, const unsigned *count, key_codec codec) {
+                           const ws_bucket *list, const unsigned *count, unsigned *next,
+                           key_codec codec) {
 #if WS_SAMPLE_ARCH
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     ws_rx_smem<KB, V, THREADS, PACK> &s = *(ws_rx_smem<KB, V, THREADS, PACK> *)ws_tile_smem_raw;
+    __shared__ unsigned s_next;
     ws_rx_block_init(s);
     const unsigned total = *count;
-    for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
+    /* Block b sorts job b, then claims the next unclaimed one (`next`
+     * counts claims past the first gridDim.x jobs) while it sorts, so a
+     * block that drew short jobs takes more: jobs differ in size up to the
+     * class's capacity, and with a few jobs a block a fixed stride left
+     * the unluckiest block far behind the mean. */
+    for (unsigned e = blockIdx.x; e < total;) {
+        if (threadIdx.x == 0) s_next = gridDim.x + atomicAdd(next, 1u);
         const ws_bucket b = list[e];
         ws_rx_sort_job<KB, V, STABLE, false, THREADS>(s, b.in_tmp ? tmp_keys : keys,
                                                       b.in_tmp ? tmp_vals : vals, keys, vals,
                                                       b.begin, (int)b.size, codec, codec, 0);
+        __syncthreads(); /* s_next is written */
+        e = s_next;
+        __syncthreads(); /* every thread read it before thread 0 writes the next */
     }
 #endif
 }

@@ -51,7 +51,7 @@ static cudaError_t ws_prepare_kernel(K kernel, int threads, size_t smem, int sm_
 template <typename K, typename KB, typename V>
 static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, const ws_plan_t &p,
                                          unsigned char *ws, int c, KB *keys, V *vals, KB *ktmp,
-                                         V *vtmp, const ws_final_ctl *fin, key_codec codec,
+                                         V *vtmp, ws_final_ctl *fin, key_codec codec,
                                          cudaStream_t stream) {
     unsigned grid = 0;
     cudaError_t err = ws_prepare_kernel(kernel, threads, smem, p.sm_count, &grid);
@@ -59,7 +59,7 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
     grid = (unsigned)ws_min(grid, p.sort_list_cap[c]);
     kernel<<<grid, threads, smem, stream>>>(keys, vals, ktmp, vtmp,
                                             (const ws_bucket *)(ws + p.lay.sort_list[c]),
-                                            &fin->sort_count[c], codec);
+                                            &fin->sort_count[c], &fin->sort_next[c], codec);
     return cudaGetLastError();
 }
 
@@ -69,15 +69,16 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
  * session). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
-                                          KB *ktmp, V *vtmp, const ws_final_ctl *fin,
+                                          KB *ktmp, V *vtmp, ws_final_ctl *fin,
                                           key_codec codec, cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
     constexpr int CAP = S::TILE << C;
     static_assert(ws_radix_buckets(CAP), "every class fits a radix bucket block");
     constexpr int THREADS = CAP / WS_RX_ITEMS;
-    static_assert(sizeof(ws_rx_smem<KB, V, THREADS, false>) <=
+    static_assert(sizeof(ws_rx_smem<KB, V, THREADS, false>) + sizeof(unsigned) <=
                       ws_family_of(WS_FAMILY_SM90).smem_block,
-                  "a radix bucket block fits the sm_90 row's shared memory");
+                  "a radix bucket block (and its next job's index) fits the sm_90 row's "
+                  "shared memory");
     return ws_launch_bucket_jobs(ws_bucket_radix_kernel<KB, V, STABLE, THREADS, false>, THREADS,
                                  sizeof(ws_rx_smem<KB, V, THREADS, false>), p, ws, C, keys, vals,
                                  ktmp, vtmp, fin, codec, stream);
@@ -227,8 +228,8 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     const ws_layout &L = p.lay;
     KB *ktmp = (KB *)ws;
     V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
-    const ws_final_ctl *fin =
-        (const ws_final_ctl *)((const ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
+    ws_final_ctl *fin =
+        (ws_final_ctl *)((ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
     cudaError_t err;
     *what = "ws_bucket_radix_kernel";
     /* The biggest class first: the longest jobs start early. */

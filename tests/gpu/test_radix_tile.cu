@@ -148,7 +148,8 @@ static int run_case(const char *name, key_codec codec, int ties) {
     DT_CUDA(cudaMalloc(&dv, total * sizeof(VS)));
     DT_CUDA(cudaMalloc(&dvt, total * sizeof(VS)));
     DT_CUDA(cudaMalloc(&dj, njobs * sizeof(ws_bucket)));
-    DT_CUDA(cudaMalloc(&dcount, sizeof(unsigned)));
+    DT_CUDA(cudaMalloc(&dcount, 2 * sizeof(unsigned))); /* the count, the claims */
+    DT_CUDA(cudaMemset(dcount, 0, 2 * sizeof(unsigned)));
     DT_CUDA(cudaMemcpy(dk, keys_h, total * sizeof(KB), cudaMemcpyHostToDevice));
     DT_CUDA(cudaMemcpy(dt, tmp_h, total * sizeof(KB), cudaMemcpyHostToDevice));
     DT_CUDA(cudaMemcpy(dv, vals_h, total * sizeof(VS), cudaMemcpyHostToDevice));
@@ -160,7 +161,7 @@ static int run_case(const char *name, key_codec codec, int ties) {
     const size_t smem = sizeof(ws_rx_smem<KB, V, THREADS, PACK>);
     DT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     /* Few blocks: each sorts many jobs of every pass count in turn. */
-    kernel<<<5, THREADS, smem>>>(dk, (V *)dv, dt, (const V *)dvt, dj, dcount, codec);
+    kernel<<<5, THREADS, smem>>>(dk, (V *)dv, dt, (const V *)dvt, dj, dcount, dcount + 1, codec);
     DT_CUDA(cudaGetLastError());
     DT_CUDA(cudaDeviceSynchronize());
     DT_CUDA(cudaMemcpy(keys_h, dk, total * sizeof(KB), cudaMemcpyDeviceToHost));
