@@ -284,21 +284,21 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
 
 /* Shared memory of a sample block (dynamic: 8192 8-byte keys are more than
  * a static array may hold). */
-template <typename KB, int TL, int SAMPLE_THREADS>
+template <typename KB, int TL, int SAMPLE_THREADS, int SAMPLE_ITEMS = WS_SAMPLE_ITEMS>
 struct ws_sample_smem {
-    static constexpr int THREADS = SAMPLE_THREADS, S = THREADS * WS_SAMPLE_ITEMS;
+    static constexpr int THREADS = SAMPLE_THREADS, S = THREADS * SAMPLE_ITEMS;
     KB keys[smem_slots<KB>(S)];
     KB split[1 << TL];
     unsigned warp_sums[THREADS / 32];
 };
 
-template <typename KB, int TL, int SAMPLE_THREADS>
+template <typename KB, int TL, int SAMPLE_THREADS, int SAMPLE_ITEMS = WS_SAMPLE_ITEMS>
 __global__ void __launch_bounds__(SAMPLE_THREADS)
     ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
                    const ws_level_ctl *ctl, KB *splits, unsigned want) {
 #if WS_SAMPLE_ARCH
-    using SM = ws_sample_smem<KB, TL, SAMPLE_THREADS>;
-    constexpr int THREADS = SM::THREADS, ITEMS = WS_SAMPLE_ITEMS, S = SM::S, SLOTS = 1 << TL;
+    using SM = ws_sample_smem<KB, TL, SAMPLE_THREADS, SAMPLE_ITEMS>;
+    constexpr int THREADS = SM::THREADS, ITEMS = SAMPLE_ITEMS, S = SM::S, SLOTS = 1 << TL;
     /* Candidates per thread: want < SLOTS of them. */
     constexpr int CANDS = SLOTS > THREADS ? SLOTS / THREADS : 1;
     static_assert((unsigned long long)SLOTS * S < (1ull << 32), "candidate ranks in 32 bits");

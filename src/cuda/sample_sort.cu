@@ -130,11 +130,26 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     auto sample = ws_dist_sample<KB, TL, 256>;
     auto sample_wide = ws_dist_sample<KB, TL, WIDE_THREADS>;
     auto sample_small = ws_dist_sample<KB, TL, 64>;
+    /* Level 0 is one block, alone on the GPU: the same sample (and so the
+     * same splitters) drawn and sorted by 1024 threads of fewer keys each,
+     * not 256 or WIDE_THREADS of 16. 8-byte keys' sorts ran faster so;
+     * 4-byte keys' level 0 took as long as before (bench/NOTES.md,
+     * forty-second session). */
+    constexpr int ITEMS0 = WS_SAMPLE_ITEMS * 256 / 1024;
+    constexpr int WIDE_ITEMS0 = WS_SAMPLE_ITEMS * WIDE_THREADS / 1024;
+    auto sample0 = ws_dist_sample<KB, TL, 1024, ITEMS0>;
+    auto sample0_wide = ws_dist_sample<KB, TL, 1024, WIDE_ITEMS0>;
+    static_assert(ws_sample_smem<KB, TL, 1024, ITEMS0>::S == ws_sample_smem<KB, TL, 256>::S &&
+                      ws_sample_smem<KB, TL, 1024, WIDE_ITEMS0>::S ==
+                          ws_sample_smem<KB, TL, WIDE_THREADS>::S,
+                  "level 0 draws the sample of the same size");
     auto count = ws_dist_count<KB, DI, TL>;
     auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS, TL>;
     const size_t sample_smem = sizeof(ws_sample_smem<KB, TL, 256>);
     const size_t sample_wide_smem = sizeof(ws_sample_smem<KB, TL, WIDE_THREADS>);
     const size_t sample_small_smem = sizeof(ws_sample_smem<KB, TL, 64>);
+    const size_t sample0_smem = sizeof(ws_sample_smem<KB, TL, 1024, ITEMS0>);
+    const size_t sample0_wide_smem = sizeof(ws_sample_smem<KB, TL, 1024, WIDE_ITEMS0>);
     const size_t count_smem = sizeof(ws_count_smem<KB, DI, TL>);
     const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>);
     /* The sample path runs on the sm_90 row only (plan.cu). */
@@ -149,6 +164,10 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
                                     (int)sample_wide_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(sample_small, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)sample_small_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(sample0, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sample0_smem)) != cudaSuccess ||
+        (err = cudaFuncSetAttribute(sample0_wide, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)sample0_wide_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)count_smem)) != cudaSuccess ||
         (err = cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -177,14 +196,19 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
          * splitters a quarter (ws_sample_threads). */
         const int sthreads = ws_sample_threads(p.splitters[l]);
         WS_STEP("ws_dist_sample",
-                (sthreads > 256
+                (sthreads > 256 && l == 0
+                     ? sample0_wide<<<1, 1024, sample0_wide_smem, stream>>>(
+                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+                 : sthreads > 256
                      ? sample_wide<<<p.max_segs[l], sthreads, sample_wide_smem, stream>>>(
                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
                  : sthreads < 256
                      ? sample_small<<<p.max_segs[l], sthreads, sample_small_smem, stream>>>(
                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-                     : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
-                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+                 : l == 0 ? sample0<<<1, 1024, sample0_smem, stream>>>(
+                                src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+                          : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
+                                src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
         WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
                                      src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
                                      cnt, scan_tiles, scan_blocks)));
