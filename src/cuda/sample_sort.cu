@@ -69,8 +69,8 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
  * session). */
 template <typename KB, typename V, bool STABLE, int C>
 static cudaError_t ws_launch_bucket_class(const ws_plan_t &p, unsigned char *ws, KB *keys, V *vals,
-                                          KB *ktmp, V *vtmp, ws_final_ctl *fin,
-                                          key_codec codec, cudaStream_t stream) {
+                                          KB *ktmp, V *vtmp, ws_final_ctl *fin, key_codec codec,
+                                          cudaStream_t stream) {
     using S = ws_shapes<KB, V>;
     constexpr int CAP = S::TILE << C;
     static_assert(ws_radix_buckets(CAP), "every class fits a radix bucket block");
@@ -195,20 +195,19 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         /* A wide level samples twice the keys, a last level of few
          * splitters a quarter (ws_sample_threads). */
         const int sthreads = ws_sample_threads(p.splitters[l]);
-        WS_STEP("ws_dist_sample",
-                (sthreads > 256 && l == 0
-                     ? sample0_wide<<<1, 1024, sample0_wide_smem, stream>>>(
-                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-                 : sthreads > 256
-                     ? sample_wide<<<p.max_segs[l], sthreads, sample_wide_smem, stream>>>(
-                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-                 : sthreads < 256
-                     ? sample_small<<<p.max_segs[l], sthreads, sample_small_smem, stream>>>(
-                           src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-                 : l == 0 ? sample0<<<1, 1024, sample0_smem, stream>>>(
-                                src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-                          : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
-                                src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+        WS_STEP(
+            "ws_dist_sample",
+            (sthreads > 256 && l == 0 ? sample0_wide<<<1, 1024, sample0_wide_smem, stream>>>(
+                                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+             : sthreads > 256 ? sample_wide<<<p.max_segs[l], sthreads, sample_wide_smem, stream>>>(
+                                    src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+             : sthreads < 256
+                 ? sample_small<<<p.max_segs[l], sthreads, sample_small_smem, stream>>>(
+                       src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
+             : l == 0 ? sample0<<<1, 1024, sample0_smem, stream>>>(src, raw, codec, segs, &ctl[l],
+                                                                   splits, p.splitters[l])
+                      : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
+                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
         WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
                                      src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
                                      cnt, scan_tiles, scan_blocks)));
@@ -252,8 +251,7 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
     const ws_layout &L = p.lay;
     KB *ktmp = (KB *)ws;
     V *vtmp = is_value<V>::value ? (V *)(ws + L.vals_tmp) : nullptr;
-    ws_final_ctl *fin =
-        (ws_final_ctl *)((ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
+    ws_final_ctl *fin = (ws_final_ctl *)((ws_level_ctl *)(ws + L.ctl) + WS_MAX_LEVELS);
     cudaError_t err;
     *what = "ws_bucket_radix_kernel";
     /* The biggest class first: the longest jobs start early. */

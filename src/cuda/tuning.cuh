@@ -259,9 +259,8 @@ __host__ __device__ inline int ws_coop_items(int key_bytes, int value_bytes, siz
  * whole waves of both kernels that walk the chunks, four of the unstable
  * scatter, which holds 1024 / WS_SCATTER_THREADS_UNSTABLE blocks an SM,
  * and two of the 4-byte count, which holds four (256 threads of 64
- * registers). Six, three scatter waves, left the count's second wave half
- * empty (a partial last wave cost a third of a scatter pass before that;
- * bench/NOTES.md, forty-second session). */
+ * registers). Six (three scatter waves) left the count's second wave half
+ * empty and ran slower (bench/NOTES.md, forty-second session). */
 #ifndef WS_DIST_BLOCKS_PER_SM
 #define WS_DIST_BLOCKS_PER_SM (4 * 1024 / WS_SCATTER_THREADS_UNSTABLE)
 #endif
