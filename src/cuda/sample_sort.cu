@@ -156,23 +156,23 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     static_assert(sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>) <=
                       ws_family_of(WS_FAMILY_SM90).smem_block,
                   "a scatter block fits the sm_90 row's shared memory");
-    cudaError_t err;
+    /* Every instance this sort may launch, with its dynamic shared memory. */
+    const struct {
+        const void *fn;
+        size_t smem;
+    } kernels[] = {{(const void *)sample, sample_smem},
+                   {(const void *)sample_wide, sample_wide_smem},
+                   {(const void *)sample_small, sample_small_smem},
+                   {(const void *)sample0, sample0_smem},
+                   {(const void *)sample0_wide, sample0_wide_smem},
+                   {(const void *)count, count_smem},
+                   {(const void *)scatter, scatter_smem}};
     *what = "cudaFuncSetAttribute (distribution)";
-    if ((err = cudaFuncSetAttribute(sample, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sample_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(sample_wide, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sample_wide_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(sample_small, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sample_small_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(sample0, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sample0_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(sample0_wide, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)sample0_wide_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(count, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)count_smem)) != cudaSuccess ||
-        (err = cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)scatter_smem)) != cudaSuccess)
-        return err;
+    for (const auto &k : kernels) {
+        const cudaError_t err =
+            cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k.smem);
+        if (err != cudaSuccess) return err;
+    }
 
     ws_level_nb nbuckets = {};
     for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
@@ -193,21 +193,27 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         KB *splits = (KB *)(ws + L.splits[l]);
         const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
         /* A wide level samples twice the keys, a last level of few
-         * splitters a quarter (ws_sample_threads). */
+         * splitters a quarter (ws_sample_threads): a block per segment of
+         * that many threads, but level 0's one block with 1024. */
         const int sthreads = ws_sample_threads(p.splitters[l]);
-        WS_STEP(
-            "ws_dist_sample",
-            (sthreads > 256 && l == 0 ? sample0_wide<<<1, 1024, sample0_wide_smem, stream>>>(
-                                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-             : sthreads > 256 ? sample_wide<<<p.max_segs[l], sthreads, sample_wide_smem, stream>>>(
-                                    src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-             : sthreads < 256
-                 ? sample_small<<<p.max_segs[l], sthreads, sample_small_smem, stream>>>(
-                       src, raw, codec, segs, &ctl[l], splits, p.splitters[l])
-             : l == 0 ? sample0<<<1, 1024, sample0_smem, stream>>>(src, raw, codec, segs, &ctl[l],
-                                                                   splits, p.splitters[l])
-                      : sample<<<p.max_segs[l], 256, sample_smem, stream>>>(
-                            src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
+        auto skernel = sample;
+        unsigned sblocks = p.max_segs[l];
+        int sblock_threads = sthreads;
+        size_t ssmem = sample_smem;
+        if (sthreads < 256) {
+            skernel = sample_small;
+            ssmem = sample_small_smem;
+        } else if (l == 0) {
+            skernel = sthreads > 256 ? sample0_wide : sample0;
+            ssmem = sthreads > 256 ? sample0_wide_smem : sample0_smem;
+            sblocks = 1;
+            sblock_threads = 1024;
+        } else if (sthreads > 256) {
+            skernel = sample_wide;
+            ssmem = sample_wide_smem;
+        }
+        WS_STEP("ws_dist_sample", (skernel<<<sblocks, sblock_threads, ssmem, stream>>>(
+                                      src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
         WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
                                      src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
                                      cnt, scan_tiles, scan_blocks)));
