@@ -1,6 +1,7 @@
 /*
  * segmented.h - the CUDA backend's batched rows and segments
- * (segmented.cu): the per-call plan shared by sizing and launching.
+ * (segmented.cu, the sorts in segmented_sorts.cuh): the per-call plan
+ * shared by sizing and launching.
  * Internal; C++ (nvcc) translation units only. The entry points the core
  * calls (ws_cuda_segmented, ws_cuda_segmented_workspace_size,
  * ws_cuda_segments_check) are declared in core/internal.h.
@@ -45,12 +46,12 @@
  * ws_family_of(...).smem_block), so long segments start from runs of the
  * largest block class:
  *   cluster: WS_SEG_CLUSTER_CLASSES, where the full shape's radix blocks
- *       sort (Hopper; segmented.cu, ws_seg_cluster_fits): 4-byte keys,
+ *       sort (Hopper; segmented_sorts.cuh, ws_seg_cluster_fits): 4-byte keys,
  *       alone or with 4-byte values (argsorts' 32-bit indices too); long
  *       segments (over 32768) from runs of 16384 as in full;
  *   full: WS_SEG_CLASSES, where a block of 1024 x 16 keys and values
  *       fits and the width's 1024 x 16 sort keeps within the 64 registers
- *       a thread of 1024 may have (no spills: segmented.cu,
+ *       a thread of 1024 may have (no spills: segmented_sorts.cuh,
  *       ws_seg_full_widths); runs of 16384, the leaf's sm_90 merge blocks;
  *   wide: WS_SEG_WIDE_CLASSES, where a block of 1024 x 8 fits; runs of
  *       8192, the same merge blocks;

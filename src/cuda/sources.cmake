@@ -4,7 +4,15 @@
 set(WARPSORT_CUDA_SOURCES
   src/cuda/backend.cu
   src/cuda/segmented.cu
+  src/cuda/segmented/k4.cu
+  src/cuda/segmented/k4_v4.cu
+  src/cuda/segmented/k4_v8.cu
+  src/cuda/segmented/k8.cu
+  src/cuda/segmented/k8_v4.cu
+  src/cuda/segmented/k8_v8.cu
   src/cuda/topk.cu
+  src/cuda/topk/k4.cu
+  src/cuda/topk/k8.cu
   src/cuda/pipeline/pipeline.cu
   src/cuda/pipeline/incore.cu
   src/cuda/pipeline/out_of_core.cu

@@ -1,0 +1,7 @@
+/*
+ * segmented/k8_v4.cu - the batched sorts of 8-byte keys with 4-byte values
+ * (segmented_sorts.cuh): one translation unit for each width pair.
+ */
+#include "../segmented_sorts.cuh"
+
+WS_SEG_INSTANCE(ws_seg_sorts_k8_v4, uint64_t, uint32_t)
