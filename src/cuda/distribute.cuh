@@ -279,8 +279,15 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
     return x ^ (x >> 31);
 }
 
-/* Consecutive keys a sample draws at one random place of a stratum. */
-#define WS_SAMPLE_RUN 8
+/* Consecutive keys a sample draws at one random place of a stratum: half
+ * a sector of 4-byte keys. Sorted input gives a run of nearly one key, so
+ * the sample holds S / RUN distinct places; with runs of 8 the buckets of
+ * sorted, reversed and skewed input came out uneven enough to send four
+ * times the keys to the larger bucket classes (bench/NOTES.md,
+ * forty-third session). */
+#ifndef WS_SAMPLE_RUN
+#define WS_SAMPLE_RUN 4
+#endif
 
 /* Shared memory of a sample block (dynamic: 8192 8-byte keys are more than
  * a static array may hold). */
@@ -311,14 +318,13 @@ __global__ void __launch_bounds__(SAMPLE_THREADS)
     const int t = (int)threadIdx.x;
 
     /* Stratified: the sample is S / RUN runs of RUN consecutive keys, run
-     * g from a random place in the g-th of S / RUN equal strata, so sorted
-     * input yields exact quantiles and no region goes unsampled. A run
-     * reads one or two sectors where as many keys drawn apart read one
-     * each: the next level's samples (hundreds of blocks at once) were
-     * bound by DRAM's random reads. The place inside a stratum is the high
-     * half of hash x width, not a 64-bit remainder: that is a called
-     * routine, and a call waits for every load in flight (bench/NOTES.md,
-     * forty-first session). */
+     * g from a random place in the g-th of S / RUN equal strata, so no
+     * region goes unsampled. A run reads one or two sectors where as many
+     * keys drawn apart read one each: the next level's samples (hundreds
+     * of blocks at once) were bound by DRAM's random reads (WS_SAMPLE_RUN).
+     * The place inside a stratum is the high half of hash x width, not a
+     * 64-bit remainder: that is a called routine, and a call waits for
+     * every load in flight (bench/NOTES.md, forty-first session). */
     constexpr int RUN = WS_SAMPLE_RUN, NG = S / RUN;
     static_assert(S % RUN == 0, "whole runs");
     const unsigned long long q = sg.size / NG, r = sg.size % NG;
