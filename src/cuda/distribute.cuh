@@ -252,22 +252,34 @@ __device__ __forceinline__ void ws_warp_count(const unsigned (&bkt)[ITEMS], unsi
 
 /* Ranks a warp's keys by bucket in any order (unstable sorts): one atomic
  * per key on the block's counters, or one per warp when its keys share a
- * bucket. rank[i] counts the block's earlier-ranked keys of that bucket. */
+ * bucket. rank[i] counts the block's earlier-ranked keys of that bucket.
+ * The warp first finds which items are shared, then issues every item's
+ * atomic, then spreads the shared ones' bases: an item's base waits on
+ * its atomic, and waiting item by item held a warp whose keys share their
+ * buckets (sorted runs) behind one atomic's latency after another
+ * (bench/NOTES.md, forty-third session). */
 template <int ITEMS>
 __device__ __forceinline__ void ws_block_rank_any(const unsigned (&bkt)[ITEMS],
                                                   unsigned (&rank)[ITEMS], unsigned *hist) {
+    static_assert(ITEMS <= 32, "one bit an item");
     const unsigned lane = threadIdx.x & 31u;
+    unsigned shared = 0; /* warp-uniform: bit i when item i is one bucket */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const unsigned b0 = __shfl_sync(0xFFFFFFFFu, bkt[i], 0);
-        if (__all_sync(0xFFFFFFFFu, bkt[i] == b0)) {
-            unsigned base = 0;
-            if (lane == 0 && b0 != WS_NO_BUCKET) base = atomicAdd(&hist[b0], 32u);
-            rank[i] = __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
-        } else {
-            rank[i] = bkt[i] != WS_NO_BUCKET ? atomicAdd(&hist[bkt[i]], 1u) : 0u;
-        }
+        shared |= __all_sync(0xFFFFFFFFu, bkt[i] == b0) ? 1u << i : 0u;
     }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const bool valid = bkt[i] != WS_NO_BUCKET;
+        if (shared >> i & 1u)
+            rank[i] = lane == 0 && valid ? atomicAdd(&hist[bkt[i]], 32u) : 0u;
+        else
+            rank[i] = valid ? atomicAdd(&hist[bkt[i]], 1u) : 0u;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (shared >> i & 1u) rank[i] = __shfl_sync(0xFFFFFFFFu, rank[i], 0) + lane;
 }
 
 /*--- 1. splitters ---*/
