@@ -295,8 +295,8 @@ __device__ __forceinline__ unsigned long long ws_hash64(unsigned long long x) {
  * a sector of 4-byte keys, one of 8-byte keys. Sorted input gives a run of
  * nearly one key, so the sample holds S / RUN distinct places; with runs
  * of 8 the buckets of sorted, reversed and skewed input came out uneven
- * enough to send four times the keys to the larger bucket classes
- * (bench/NOTES.md, forty-third session). */
+ * enough to crowd the larger bucket classes (bench/NOTES.md, forty-third
+ * session). */
 #ifndef WS_SAMPLE_RUN
 #define WS_SAMPLE_RUN 4
 #endif
