@@ -15,7 +15,9 @@
  * One tile is one launch, every item read before any is written. A
  * partial last tile reads sentinels past n and stores only real items.
  * Every shape comes from the plan; the launch shapes from the family's row
- * (kernel_shapes.cuh).
+ * (kernel_shapes.cuh). Every launch after the first is a dependent one
+ * where the plan says so (pdl.cuh), so its launch gap overlaps the kernel
+ * before.
  */
 #include "device_sort.h"
 #include "dispatch.cuh"
@@ -24,7 +26,7 @@
 template <typename KB, typename V, int F, bool STABLE, int SUB>
 static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
                                       size_t offset, unsigned tiles, int keep_ordered,
-                                      key_codec codec, cudaStream_t stream) {
+                                      key_codec codec, cudaStream_t stream, int dep) {
     using S = ws_shapes<KB, V, F>;
     auto kernel = block_sort_kernel<KB, V, STABLE, S::SHAPE.tile_threads, S::SHAPE.tile_items,
                                     S::SHAPE.tile_run, S::SHAPE.tile_min_blocks, SUB>;
@@ -32,26 +34,26 @@ static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vo
     cudaError_t err =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
-    kernel<<<tiles, S::SHAPE.tile_threads, smem, stream>>>(in, vin, out, vout, n, offset,
-                                                           keep_ordered, codec);
-    return cudaGetLastError();
+    return ws_launch(kernel, tiles, S::SHAPE.tile_threads, smem, stream, dep, in, vin, out, vout, n,
+                     offset, keep_ordered, codec);
 }
 
-/* Sorts `tiles` tiles of plan.sub sub-tiles each, from item `offset`. */
+/* Sorts `tiles` tiles of plan.sub sub-tiles each, from item `offset`;
+ * dep: a dependent launch. */
 template <typename KB, typename V, int F, bool STABLE>
 static cudaError_t ws_launch_tiles(const ws_plan_t &p, const KB *in, const V *vin, KB *out, V *vout,
                                    size_t offset, unsigned tiles, key_codec codec,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, int dep) {
     const int keep_ordered = p.passes > 0;
     /* A family with tile_max_sub = 1 never plans two: its two-tile kernel,
      * too large for it, is not even instantiated. */
     if constexpr (ws_family_of(F).tile_max_sub >= 2) {
         if (p.sub == 2)
             return ws_launch_tiles_of<KB, V, F, STABLE, 2>(in, vin, out, vout, p.n, offset, tiles,
-                                                           keep_ordered, codec, stream);
+                                                           keep_ordered, codec, stream, dep);
     }
     return ws_launch_tiles_of<KB, V, F, STABLE, 1>(in, vin, out, vout, p.n, offset, tiles,
-                                                   keep_ordered, codec, stream);
+                                                   keep_ordered, codec, stream, dep);
 }
 
 template <typename KB, typename V, int F>
@@ -62,9 +64,9 @@ static cudaError_t ws_tile_sort(const ws_plan_t &p, const KB *in, const V *vin, 
     if (p.full_tiles) {
         *what = "block_sort_kernel";
         err = stable ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, 0,
-                                                       (unsigned)p.full_tiles, codec, stream)
+                                                       (unsigned)p.full_tiles, codec, stream, 0)
                      : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, 0,
-                                                        (unsigned)p.full_tiles, codec, stream);
+                                                        (unsigned)p.full_tiles, codec, stream, 0);
         if (err != cudaSuccess) return err;
     }
     if (p.rem) {
@@ -72,9 +74,11 @@ static cudaError_t ws_tile_sort(const ws_plan_t &p, const KB *in, const V *vin, 
          * real all-ones key would tie with the padding. */
         *what = "block_sort_kernel (last tile)";
         const size_t at = p.full_tiles * p.tile;
-        err = stable
-                  ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, at, 1, codec, stream)
-                  : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec, stream);
+        const int dep = p.full_tiles && p.pdl; /* the first launch is an ordinary one */
+        err = stable ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, at, 1, codec, stream,
+                                                       dep)
+                     : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec,
+                                                        stream, dep);
     }
     return err;
 }
@@ -97,13 +101,15 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
     for (int i = 0; i < p.passes; i++) {
         const size_t blocks = p.pass_blocks[i];
         *what = "merge4_cuts";
-        merge4_cuts<KB> /* a warp per slot */
-            <<<(unsigned)((blocks + 7) / 8), 256, 0, stream>>>(k_src, p.pass[i], blocks, cuts);
-        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+        /* a warp a slot */
+        err = ws_launch(merge4_cuts<KB>, (unsigned)((blocks + 7) / 8), 256, 0, stream, p.pdl,
+                        k_src, p.pass[i], blocks, cuts);
+        if (err != cudaSuccess) return err;
         *what = "merge4_pass";
-        merge<<<(unsigned)blocks, S::SHAPE.merge_threads, msmem, stream>>>(
-            k_src, v_src, k_dst, v_dst, cuts, p.pass[i], i == p.passes - 1, codec);
-        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+        err = ws_launch(merge, (unsigned)blocks, S::SHAPE.merge_threads, msmem, stream, p.pdl,
+                        k_src, v_src, k_dst, v_dst, cuts, p.pass[i], (int)(i == p.passes - 1),
+                        codec);
+        if (err != cudaSuccess) return err;
         KB *kt = k_src;
         k_src = k_dst;
         k_dst = kt;

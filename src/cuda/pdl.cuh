@@ -22,8 +22,6 @@
 
 #include <cuda_runtime.h>
 
-#include "state.h"
-
 /* Waits for the primary grid to complete and its writes to be visible
  * (no-op where the launch was an ordinary one, or below sm_90). */
 __device__ __forceinline__ void ws_pdl_wait() {
@@ -40,13 +38,50 @@ __device__ __forceinline__ void ws_pdl_release() {
 #endif
 }
 
-/* Fills *attr with the dependent-launch attribute and returns 1 where the
- * context uses it (st->pdl), else returns 0 (launch without it). */
-static inline int ws_pdl_attr(const ws_cuda_state *st, cudaLaunchAttribute *attr) {
-    if (!st->pdl) return 0;
+/* The first statement of a kernel of a chain (the sample sort's and the
+ * merge path's launches): it waits for the kernel before it, so it keeps
+ * the contract above whatever it reads and writes, then lets the next one
+ * be scheduled. Only the launch gap overlaps; the kernels' work stays in
+ * stream order. A no-op for an ordinary launch. */
+__device__ __forceinline__ void ws_pdl_chain() {
+    ws_pdl_wait();
+    ws_pdl_release();
+}
+
+/* Fills *attr with the dependent-launch attribute and returns 1 where on
+ * (ws_device_info.pdl, copied into the plan), else returns 0 (launch
+ * without it). */
+static inline unsigned ws_pdl_attr(int on, cudaLaunchAttribute *attr) {
+    if (!on) return 0;
     attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr->val.programmaticStreamSerializationAllowed = 1;
     return 1;
+}
+
+/* A launch's configuration with the nattr attributes at attr. */
+static inline cudaLaunchConfig_t ws_launch_config(unsigned grid, unsigned threads, size_t smem,
+                                                  cudaStream_t stream, cudaLaunchAttribute *attr,
+                                                  unsigned nattr) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = nattr ? attr : nullptr;
+    cfg.numAttrs = nattr;
+    return cfg;
+}
+
+/* kernel<<<grid, threads, smem, stream>>>(args...), a dependent launch
+ * when dep (the kernel then starts with ws_pdl_chain or ws_pdl_wait);
+ * returns the launch's error. */
+template <typename... P, typename... A>
+static inline cudaError_t ws_launch(void (*kernel)(P...), unsigned grid, unsigned threads,
+                                    size_t smem, cudaStream_t stream, int dep, A... args) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg =
+        ws_launch_config(grid, threads, smem, stream, &attr, ws_pdl_attr(dep, &attr));
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
 #endif /* WARPSORT_CUDA_PDL_CUH */

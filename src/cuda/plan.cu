@@ -206,6 +206,7 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
     p.value_bytes = value_bytes;
     p.family = dev->family;
     p.sm_count = dev->sm_count;
+    p.pdl = dev->pdl;
     const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
     /* The sample sort's shapes are Hopper's (measured there); other
      * families keep the merge passes, whose rows tuning.cuh has for them. */

@@ -194,6 +194,7 @@ struct ws_device_info {
     int no_coop;        /* 1: no one-launch small merge sort (test hook) */
     int seg_no_radix;   /* 1: segment classes 10..12 by block sorts (test hook) */
     int seg_no_cluster; /* 1: no segment class 13, the cluster pairs (test hook) */
+    int pdl;            /* 1: dependent launches (pdl.cuh): 9.0 and up, no WARPSORT_NO_PDL */
     ws_sample_limits sample;
 };
 
@@ -217,6 +218,7 @@ struct ws_plan_t {
     int path;
     size_t n, key_bytes, value_bytes;
     int family, sm_count;
+    int pdl; /* 1: the kernels after a call's first are dependent launches (pdl.cuh) */
     /* tile and merge paths */
     size_t tile;            /* sorted run length the tile sort leaves (ws_sort_tile_for) */
     int sub;                /* tiles per tile-sort block: 1, or 2 merged on chip */

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "block_rank.cuh"
+#include "pdl.cuh"
 #include "tile_sort.cuh"
 
 /* Widest digit of a pass: 512 counters a warp, so a block's (digit, warp)
@@ -400,6 +401,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
                            const ws_bucket *list, const unsigned *count, unsigned *next,
                            key_codec codec) {
 #if WS_SAMPLE_ARCH
+    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     ws_rx_smem<KB, V, THREADS, PACK> &s = *(ws_rx_smem<KB, V, THREADS, PACK> *)ws_tile_smem_raw;
     __shared__ unsigned s_next;

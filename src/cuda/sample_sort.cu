@@ -14,6 +14,8 @@
  * Every launch is enqueued on the stream: nothing waits for the GPU. Grids
  * and list capacities come from the plan; grids are sized for the worst
  * case and blocks past the counts the previous launch wrote return at once.
+ * Every launch after the first (ws_dist_init) is a dependent one where the
+ * plan says so (pdl.cuh), so its launch gap overlaps the kernel before.
  */
 #include "device_sort.h"
 #include "dispatch.cuh"
@@ -23,12 +25,12 @@
 
 static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
 
-#define WS_STEP(what_, launch)               \
-    do {                                     \
-        *what = (what_);                     \
-        launch;                              \
-        cudaError_t e_ = cudaGetLastError(); \
-        if (e_ != cudaSuccess) return e_;    \
+/* Names the launch for the caller's message and returns its error. */
+#define WS_STEP(what_, launch)            \
+    do {                                  \
+        *what = (what_);                  \
+        const cudaError_t e_ = (launch);  \
+        if (e_ != cudaSuccess) return e_; \
     } while (0)
 
 /* Sets a kernel's dynamic shared memory and returns how many blocks fill
@@ -57,10 +59,9 @@ static cudaError_t ws_launch_bucket_jobs(K kernel, int threads, size_t smem, con
     cudaError_t err = ws_prepare_kernel(kernel, threads, smem, p.sm_count, &grid);
     if (err != cudaSuccess) return err;
     grid = (unsigned)ws_min(grid, p.sort_list_cap[c]);
-    kernel<<<grid, threads, smem, stream>>>(keys, vals, ktmp, vtmp,
-                                            (const ws_bucket *)(ws + p.lay.sort_list[c]),
-                                            &fin->sort_count[c], &fin->sort_next[c], codec);
-    return cudaGetLastError();
+    return ws_launch(kernel, grid, (unsigned)threads, smem, stream, p.pdl, keys, vals, ktmp, vtmp,
+                     (const ws_bucket *)(ws + p.lay.sort_list[c]), &fin->sort_count[c],
+                     &fin->sort_next[c], codec);
 }
 
 /* Bucket-sort class c: radix passes over each job's range (radix_tile.cuh,
@@ -105,6 +106,19 @@ static ws_level_out ws_level_out_for(const ws_plan_t &p, unsigned char *ws, int 
     return out;
 }
 
+/* A sample kernel instance and the dynamic shared memory it needs, paired
+ * once from the same template arguments. */
+template <typename KB, int TL>
+struct ws_sample_kernel {
+    decltype(&ws_dist_sample<KB, TL, 256>) fn;
+    size_t smem;
+};
+template <typename KB, int TL, int THREADS, int ITEMS = WS_SAMPLE_ITEMS>
+static ws_sample_kernel<KB, TL> ws_sample_kernel_of() {
+    return {ws_dist_sample<KB, TL, THREADS, ITEMS>,
+            sizeof(ws_sample_smem<KB, TL, THREADS, ITEMS>)};
+}
+
 /* The distribution levels: sample, count, scan, scatter, finalize each,
  * over splitter trees of 2^TL slots. */
 template <typename KB, typename V, bool STABLE, int TL>
@@ -127,9 +141,9 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     /* Blocks that sample for 256 buckets or fewer, and for more (wide trees). */
     constexpr int WIDE_THREADS =
         TL > WS_TREE_LOG_NARROW ? ws_sample_threads(WS_TREE_SLOTS_MAX - 1) : 256;
-    auto sample = ws_dist_sample<KB, TL, 256>;
-    auto sample_wide = ws_dist_sample<KB, TL, WIDE_THREADS>;
-    auto sample_small = ws_dist_sample<KB, TL, 64>;
+    const ws_sample_kernel<KB, TL> sample = ws_sample_kernel_of<KB, TL, 256>();
+    const ws_sample_kernel<KB, TL> sample_wide = ws_sample_kernel_of<KB, TL, WIDE_THREADS>();
+    const ws_sample_kernel<KB, TL> sample_small = ws_sample_kernel_of<KB, TL, 64>();
     /* Level 0 is one block, alone on the GPU: the same sample (and so the
      * same splitters) drawn and sorted by 1024 threads of fewer keys each,
      * not 256 or WIDE_THREADS of 16. 8-byte keys' sorts ran faster so;
@@ -137,19 +151,14 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
      * forty-second session). */
     constexpr int ITEMS0 = WS_SAMPLE_ITEMS * 256 / 1024;
     constexpr int WIDE_ITEMS0 = WS_SAMPLE_ITEMS * WIDE_THREADS / 1024;
-    auto sample0 = ws_dist_sample<KB, TL, 1024, ITEMS0>;
-    auto sample0_wide = ws_dist_sample<KB, TL, 1024, WIDE_ITEMS0>;
+    const ws_sample_kernel<KB, TL> sample0 = ws_sample_kernel_of<KB, TL, 1024, ITEMS0>();
+    const ws_sample_kernel<KB, TL> sample0_wide = ws_sample_kernel_of<KB, TL, 1024, WIDE_ITEMS0>();
     static_assert(ws_sample_smem<KB, TL, 1024, ITEMS0>::S == ws_sample_smem<KB, TL, 256>::S &&
                       ws_sample_smem<KB, TL, 1024, WIDE_ITEMS0>::S ==
                           ws_sample_smem<KB, TL, WIDE_THREADS>::S,
                   "level 0 draws the sample of the same size");
     auto count = ws_dist_count<KB, DI, TL>;
     auto scatter = ws_dist_scatter<KB, V, DI, STABLE, SCATTER_THREADS, TL>;
-    const size_t sample_smem = sizeof(ws_sample_smem<KB, TL, 256>);
-    const size_t sample_wide_smem = sizeof(ws_sample_smem<KB, TL, WIDE_THREADS>);
-    const size_t sample_small_smem = sizeof(ws_sample_smem<KB, TL, 64>);
-    const size_t sample0_smem = sizeof(ws_sample_smem<KB, TL, 1024, ITEMS0>);
-    const size_t sample0_wide_smem = sizeof(ws_sample_smem<KB, TL, 1024, WIDE_ITEMS0>);
     const size_t count_smem = sizeof(ws_count_smem<KB, DI, TL>);
     const size_t scatter_smem = sizeof(ws_dist_smem<KB, V, DI, STABLE, SCATTER_THREADS, TL>);
     /* The sample path runs on the sm_90 row only (plan.cu). */
@@ -160,11 +169,11 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     const struct {
         const void *fn;
         size_t smem;
-    } kernels[] = {{(const void *)sample, sample_smem},
-                   {(const void *)sample_wide, sample_wide_smem},
-                   {(const void *)sample_small, sample_small_smem},
-                   {(const void *)sample0, sample0_smem},
-                   {(const void *)sample0_wide, sample0_wide_smem},
+    } kernels[] = {{(const void *)sample.fn, sample.smem},
+                   {(const void *)sample_wide.fn, sample_wide.smem},
+                   {(const void *)sample_small.fn, sample_small.smem},
+                   {(const void *)sample0.fn, sample0.smem},
+                   {(const void *)sample0_wide.fn, sample0_wide.smem},
                    {(const void *)count, count_smem},
                    {(const void *)scatter, scatter_smem}};
     *what = "cudaFuncSetAttribute (distribution)";
@@ -176,9 +185,10 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
 
     ws_level_nb nbuckets = {};
     for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
-    WS_STEP("ws_dist_init",
-            (ws_dist_init<<<1, 32, 0, stream>>>((ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n,
-                                                p.chunk[0], nbuckets)));
+    /* The call's first launch, an ordinary one; the rest depend on it. */
+    WS_STEP("ws_dist_init", ws_launch(ws_dist_init, 1, 32, 0, stream, 0,
+                                      (ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n, p.chunk[0],
+                                      nbuckets));
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
         const bool even = l % 2 == 0;
@@ -196,38 +206,35 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
          * splitters a quarter (ws_sample_threads): a block per segment of
          * that many threads, but level 0's one block with 1024. */
         const int sthreads = ws_sample_threads(p.splitters[l]);
-        auto skernel = sample;
-        unsigned sblocks = p.max_segs[l];
-        int sblock_threads = sthreads;
-        size_t ssmem = sample_smem;
+        ws_sample_kernel<KB, TL> sk = sample;
+        unsigned sblocks = p.max_segs[l], sblock_threads = (unsigned)sthreads;
         if (sthreads < 256) {
-            skernel = sample_small;
-            ssmem = sample_small_smem;
+            sk = sample_small;
         } else if (l == 0) {
-            skernel = sthreads > 256 ? sample0_wide : sample0;
-            ssmem = sthreads > 256 ? sample0_wide_smem : sample0_smem;
+            sk = sthreads > 256 ? sample0_wide : sample0;
             sblocks = 1;
             sblock_threads = 1024;
         } else if (sthreads > 256) {
-            skernel = sample_wide;
-            ssmem = sample_wide_smem;
+            sk = sample_wide;
         }
-        WS_STEP("ws_dist_sample", (skernel<<<sblocks, sblock_threads, ssmem, stream>>>(
-                                      src, raw, codec, segs, &ctl[l], splits, p.splitters[l])));
-        WS_STEP("ws_dist_count", (count<<<p.max_blocks[l], WS_DIST_THREADS, count_smem, stream>>>(
-                                     src, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
-                                     cnt, scan_tiles, scan_blocks)));
-        WS_STEP("ws_scan_counts", (ws_scan_counts<<<scan_blocks, WS_SCAN_THREADS, 0, stream>>>(
-                                      cnt, &ctl[l], scan_tiles)));
+        WS_STEP("ws_dist_sample", ws_launch(sk.fn, sblocks, sblock_threads, sk.smem, stream, p.pdl,
+                                            src, raw, codec, segs, &ctl[l], splits,
+                                            p.splitters[l]));
+        WS_STEP("ws_dist_count",
+                ws_launch(count, p.max_blocks[l], WS_DIST_THREADS, count_smem, stream, p.pdl, src,
+                          raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt,
+                          scan_tiles, scan_blocks));
+        WS_STEP("ws_scan_counts", ws_launch(ws_scan_counts, scan_blocks, WS_SCAN_THREADS, 0, stream,
+                                            p.pdl, cnt, &ctl[l], scan_tiles));
         WS_STEP("ws_dist_scatter",
-                (scatter<<<p.max_blocks[l], SCATTER_THREADS, scatter_smem, stream>>>(
-                    src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l],
-                    cnt)));
+                ws_launch(scatter, p.max_blocks[l], SCATTER_THREADS, scatter_smem, stream, p.pdl,
+                          src, vsrc, dst, vdst, raw, codec, segs, blockseg, &ctl[l], splits,
+                          p.chunk[l], cnt));
         /* A block per segment. */
         const ws_level_out out = ws_level_out_for(p, ws, l, ctl, fin);
         const unsigned fgrid = (unsigned)ws_min((size_t)p.max_segs[l], (size_t)p.sm_count * 8);
-        WS_STEP("ws_dist_finalize", (ws_dist_finalize<<<fgrid, WS_FIN_THREADS, 0, stream>>>(
-                                        segs, &ctl[l], cnt, even ? 1u : 0u, out)));
+        WS_STEP("ws_dist_finalize", ws_launch(ws_dist_finalize, fgrid, WS_FIN_THREADS, 0, stream,
+                                              p.pdl, segs, &ctl[l], cnt, even ? 1u : 0u, out));
     }
     return cudaSuccess;
 }
@@ -273,9 +280,8 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
         return err;
     const unsigned copy_grid = (unsigned)ws_min(p.copy_list_cap, (size_t)p.sm_count * 8);
     WS_STEP("ws_bucket_copy_kernel",
-            (ws_bucket_copy_kernel<KB, V><<<copy_grid, 256, 0, stream>>>(
-                keys, vals, ktmp, vtmp, (const ws_bucket *)(ws + L.copy_list), &fin->copy_count,
-                codec)));
+            ws_launch(ws_bucket_copy_kernel<KB, V>, copy_grid, 256, 0, stream, p.pdl, keys, vals,
+                      ktmp, vtmp, (const ws_bucket *)(ws + L.copy_list), &fin->copy_count, codec));
     constexpr int THREADS = S::SHAPE.tile_threads, ITEMS = S::SHAPE.tile_items;
     auto big = ws_big_bucket_kernel<KB, V, THREADS, ITEMS, S::SHAPE.tile_run>;
     const size_t smem = ws_big_smem_bytes<KB, V, THREADS, ITEMS>();
@@ -284,9 +290,9 @@ static cudaError_t ws_sort_buckets(const ws_plan_t &p, unsigned char *ws, KB *ke
         cudaSuccess)
         return err;
     WS_STEP("ws_big_bucket_kernel",
-            (big<<<(unsigned)ws_min(p.big_list_cap, (size_t)p.sm_count), THREADS, smem, stream>>>(
-                keys, vals, ktmp, vtmp, (const ws_big_bucket *)(ws + L.big_list), &fin->big_count,
-                codec)));
+            ws_launch(big, (unsigned)ws_min(p.big_list_cap, (size_t)p.sm_count), THREADS, smem,
+                      stream, p.pdl, keys, vals, ktmp, vtmp,
+                      (const ws_big_bucket *)(ws + L.big_list), &fin->big_count, codec));
     return cudaSuccess;
 }
 

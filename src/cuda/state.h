@@ -36,7 +36,6 @@ struct ws_cuda_state {
     int sides; /* 1: made */
     ws_device_limits limits;
     ws_device_info dev; /* what the plan reads: family, SMs, sample-sort limits */
-    int pdl;            /* 1: dependent launches (pdl.cuh): 9.0 and up, no WARPSORT_NO_PDL */
     void *workspace;    /* device buffer: cached (owned) or the caller's */
     size_t workspace_bytes;
     int workspace_external;

@@ -2336,26 +2336,12 @@ static inline cudaError_t ws_tk_coop_grid(const void *kernel, int threads, int d
     return cudaSuccess;
 }
 
-/* A launch's configuration with the nattr attributes at attr. */
-static inline cudaLaunchConfig_t ws_tk_config(unsigned grid, unsigned threads, size_t smem,
-                                              cudaStream_t stream, cudaLaunchAttribute *attr,
-                                              unsigned nattr) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = nattr;
-    return cfg;
-}
-
 /* A cooperative launch's configuration; attr is its one attribute. */
 static inline cudaLaunchConfig_t ws_tk_coop_config(unsigned grid, unsigned threads,
                                                    cudaStream_t stream, cudaLaunchAttribute *attr) {
     attr->id = cudaLaunchAttributeCooperative;
     attr->val.cooperative = 1;
-    return ws_tk_config(grid, threads, 0, stream, attr, 1);
+    return ws_launch_config(grid, threads, 0, stream, attr, 1);
 }
 
 /* The select's workspace pieces (the plan's) for one row of top k, its
@@ -2578,8 +2564,8 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
             /* a dependent launch (pdl.cuh): its block starts as the read
              * ends instead of a launch's latency later */
             cudaLaunchAttribute attr;
-            const cudaLaunchConfig_t cfg = ws_tk_config(1, WS_TK_CAND_THREADS, cand_smem, stream,
-                                                        &attr, ws_pdl_attr(st, &attr));
+            const cudaLaunchConfig_t cfg = ws_launch_config(1, WS_TK_CAND_THREADS, cand_smem, stream,
+                                                        &attr, ws_pdl_attr(st->dev.pdl, &attr));
             WS_CUDA_TRY(ctx,
                         cudaLaunchKernelEx(&cfg, cand, (const ws_tk_filter *)fl,
                                            (const unsigned long long *)ck, (const uint32_t *)ci, k,

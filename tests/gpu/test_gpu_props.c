@@ -441,12 +441,12 @@ static void test_caller_workspace(void **state) {
     free(back_v);
 }
 
-/* Small arrays sort in one cooperative launch (coop_sort.cu): with a
- * workspace set, a call is captured in a CUDA graph and replays correctly
- * on new data (keys alone, and stable pairs with many ties). */
-static void test_small_graph(void **state) {
-    (void)state;
-    REQUIRE_GPU();
+/* With a workspace set, nk u64 keys (descending) and np f32 keys with u32
+ * values (stable) sorted by one captured CUDA graph, replayed twice on new
+ * data (random, then few distinct keys, then NaNs): the calls make no
+ * allocation and no host synchronisation, and every launch of the paths
+ * the sizes take, dependent launches (pdl.cuh) included, replays. */
+static void check_graph(size_t nk, size_t np, unsigned seed) {
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
@@ -454,7 +454,6 @@ static void test_small_graph(void **state) {
     cfg.stream = stream;
     warpsort_context_t *ctx = NULL;
     assert_int_equal(warpsort_create(&ctx, &cfg), WARPSORT_OK);
-    const size_t nk = 65536, np = 40001; /* the path's largest n; pairs in three tiles */
     size_t kbytes = 0, pbytes = 0;
     assert_int_equal(warpsort_workspace_size(ctx, nk, WARPSORT_U64, 0, 0, &kbytes), WARPSORT_OK);
     assert_int_equal(warpsort_workspace_size(ctx, np, WARPSORT_F32, 4, WARPSORT_STABLE, &pbytes),
@@ -479,9 +478,9 @@ static void test_small_graph(void **state) {
     float *hp = malloc(np * 4), *want_p = malloc(np * 4);
     uint32_t *hv = malloc(np * 4), *want_v = malloc(np * 4);
     assert_true(hk && want_k && hp && want_p && hv && want_v);
-    for (int rep = 0; rep < 2; rep++) {
-        keygen_fill(hk, nk, WARPSORT_U64, rep ? KEYGEN_FEW : KEYGEN_RANDOM, 300 + rep);
-        keygen_fill(hp, np, WARPSORT_F32, rep ? KEYGEN_NAN_MIX : KEYGEN_FEW, 310 + rep);
+    for (unsigned rep = 0; rep < 2; rep++) {
+        keygen_fill(hk, nk, WARPSORT_U64, rep ? KEYGEN_FEW : KEYGEN_RANDOM, seed + rep);
+        keygen_fill(hp, np, WARPSORT_F32, rep ? KEYGEN_NAN_MIX : KEYGEN_FEW, seed + 10 + rep);
         wt_fill_iota(hv, np, 4);
         CUDA_OK(cudaMemcpy(dk, hk, nk * 8, cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(dp, hp, np * 4, cudaMemcpyHostToDevice));
@@ -517,6 +516,23 @@ static void test_small_graph(void **state) {
     free(want_p);
     free(hv);
     free(want_v);
+}
+
+/* Small arrays in one cooperative launch (coop_sort.cu): the path's
+ * largest n of keys, and pairs in three tiles. */
+static void test_small_graph(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    check_graph(65536, 40001, 300);
+}
+
+/* The chains of launches: u64 keys by the tile sort and four-way merge
+ * passes (merge_sort.cu), pairs from WS_SAMPLE_MIN_N by the sample sort
+ * (sample_sort.cu) on the devices that run it, the merge path elsewhere. */
+static void test_large_graph(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    check_graph(((size_t)1 << 20) + 3, ((size_t)1 << 22) + 5, 320);
 }
 
 /* Work goes onto the context's stream: a sort enqueued on a user stream is
@@ -675,7 +691,7 @@ int main(int argc, char **argv) {
     }
 
     static wt_prop_param_t params[WT_PROP_TESTS];
-    static struct CMUnitTest tests[WT_PROP_TESTS + 16];
+    static struct CMUnitTest tests[WT_PROP_TESTS + 20];
     size_t count = wt_prop_tests(params, tests, "gpu_", test_property_matrix);
     const struct CMUnitTest extra[] = {
         cmocka_unit_test(test_descending_reverses_ascending),
@@ -683,13 +699,14 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_caller_workspace),
         cmocka_unit_test(test_user_stream),
         cmocka_unit_test(test_small_graph),
+        cmocka_unit_test(test_large_graph),
         cmocka_unit_test(test_rows_of_smaller_chips),
         cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),
         cmocka_unit_test(test_2_28_u32),
         cmocka_unit_test(test_beyond_2_32),
     };
-    _Static_assert(COUNT(extra) + COUNT(k_sample_plans) <= 16, "tests[] holds every test");
+    _Static_assert(COUNT(extra) + COUNT(k_sample_plans) <= 20, "tests[] holds every test");
     for (size_t i = 0; i < COUNT(extra); i++) tests[count++] = extra[i];
     for (size_t p = 0; p < COUNT(k_sample_plans); p++)
         tests[count++] = (struct CMUnitTest){k_sample_plans[p].test_name, test_sample_plan, NULL,

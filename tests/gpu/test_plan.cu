@@ -34,11 +34,11 @@ static int g_quick;
 
 /* A device like an H100 (132 SMs) or another sm_90 part. */
 static ws_device_info device_of(int sm_count, ws_sample_limits lim) {
-    ws_device_info d;
+    ws_device_info d = {};
     d.family = WS_FAMILY_SM90;
     d.sm_count = sm_count;
     d.sample_ok = 1;
-    d.no_coop = 0;
+    d.pdl = 1;
     d.sample = lim;
     return d;
 }
