@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(SAMPLE_THREADS)
     ws_dist_sample(const KB *src, int raw, key_codec codec, ws_dist_seg *segs,
                    const ws_level_ctl *ctl, KB *splits, unsigned want) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     using SM = ws_sample_smem<KB, TL, SAMPLE_THREADS, SAMPLE_ITEMS>;
     constexpr int THREADS = SM::THREADS, ITEMS = SAMPLE_ITEMS, S = SM::S, SLOTS = 1 << TL;
     /* Candidates per thread: want < SLOTS of them. */
@@ -495,7 +495,7 @@ __global__ void __launch_bounds__(WS_DIST_THREADS)
                   unsigned chunk, unsigned long long *cnt, unsigned long long *scan_tiles,
                   unsigned scan_tile_count) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     using SM = ws_count_smem<KB, ITEMS, TL>;
     extern __shared__ __align__(16) unsigned char ws_dist_raw[];
     SM &s = *(SM *)ws_dist_raw;
@@ -536,7 +536,7 @@ __launch_bounds__(THREADS,
                     const ws_dist_seg *segs, const unsigned *blockseg, const ws_level_ctl *ctl,
                     const KB *splits, unsigned chunk, const unsigned long long *scan) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     using SM = ws_dist_smem<KB, V, ITEMS, STABLE, THREADS, TL>;
     constexpr int NB = SM::NB;
     /* Buckets per thread, strided: thread t owns buckets q * THREADS + t, so
@@ -671,7 +671,7 @@ __launch_bounds__(THREADS,
 __global__ void __launch_bounds__(WS_SCAN_THREADS)
     ws_scan_counts(unsigned long long *cnt, const ws_level_ctl *ctl, unsigned long long *tiles) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     __shared__ unsigned long long warp_sums[WS_SCAN_THREADS / 32];
     __shared__ unsigned long long s_prefix;
     const unsigned long long n = ctl->cnt_entries;
@@ -802,7 +802,7 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
     ws_dist_finalize(const ws_dist_seg *segs, const ws_level_ctl *ctl,
                      const unsigned long long *scan, unsigned in_tmp, ws_level_out out) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     constexpr int NB = ws_max_buckets(WS_TREE_LOG_WIDE), GROUPS = NB / 32;
     __shared__ unsigned long long s_begin[NB];
     __shared__ unsigned s_size[NB];

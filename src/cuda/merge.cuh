@@ -153,7 +153,7 @@ __device__ __forceinline__ void ws_merge4_cut(const KB *__restrict__ keys, ws_pa
 template <typename KB>
 __global__ void __launch_bounds__(256) merge4_cuts(const KB *__restrict__ keys, ws_pass_shape p,
                                                    size_t slots_total, size_t *__restrict__ cuts) {
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     const size_t t = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     if (t < slots_total) ws_merge4_cut<KB>(keys, p, t, cuts); /* whole warps alike */
 }
@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
     merge4_pass(const KB *__restrict__ keys_in, const V *__restrict__ vals_in,
                 KB *__restrict__ keys_out, V *__restrict__ vals_out,
                 const size_t *__restrict__ cuts, ws_pass_shape p, int decode, key_codec codec) {
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_wait(); /* a chain's dependent launch; the cuts after it spread (pdl.cuh) */
     extern __shared__ __align__(16) unsigned char ws_merge_smem[];
     ws_merge4_segment<KB, V, THREADS, ITEMS>(keys_in, vals_in, keys_out, vals_out,
                                              cuts + 4 * (size_t)blockIdx.x, p, decode, codec,

@@ -77,8 +77,8 @@ static cudaError_t ws_tile_sort(const ws_plan_t &p, const KB *in, const V *vin, 
         const int dep = p.full_tiles && p.pdl; /* the first launch is an ordinary one */
         err = stable ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, at, 1, codec, stream,
                                                        dep)
-                     : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec,
-                                                        stream, dep);
+                     : ws_launch_tiles<KB, V, F, false>(p, in, vin, out, vout, at, 1, codec, stream,
+                                                        dep);
     }
     return err;
 }
@@ -102,13 +102,13 @@ static cudaError_t ws_merge_passes_run(const ws_plan_t &p, KB *keys, V *vals, KB
         const size_t blocks = p.pass_blocks[i];
         *what = "merge4_cuts";
         /* a warp a slot */
-        err = ws_launch(merge4_cuts<KB>, (unsigned)((blocks + 7) / 8), 256, 0, stream, p.pdl,
-                        k_src, p.pass[i], blocks, cuts);
+        err = ws_launch(merge4_cuts<KB>, (unsigned)((blocks + 7) / 8), 256, 0, stream, p.pdl, k_src,
+                        p.pass[i], blocks, cuts);
         if (err != cudaSuccess) return err;
         *what = "merge4_pass";
-        err = ws_launch(merge, (unsigned)blocks, S::SHAPE.merge_threads, msmem, stream, p.pdl,
-                        k_src, v_src, k_dst, v_dst, cuts, p.pass[i], (int)(i == p.passes - 1),
-                        codec);
+        err =
+            ws_launch(merge, (unsigned)blocks, S::SHAPE.merge_threads, msmem, stream, p.pdl, k_src,
+                      v_src, k_dst, v_dst, cuts, p.pass[i], (int)(i == p.passes - 1), codec);
         if (err != cudaSuccess) return err;
         KB *kt = k_src;
         k_src = k_dst;

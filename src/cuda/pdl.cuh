@@ -42,7 +42,12 @@ __device__ __forceinline__ void ws_pdl_release() {
  * merge path's launches): it waits for the kernel before it, so it keeps
  * the contract above whatever it reads and writes, then lets the next one
  * be scheduled. Only the launch gap overlaps; the kernels' work stays in
- * stream order. A no-op for an ordinary launch. */
+ * stream order. A no-op for an ordinary launch.
+ * A kernel whose next launch is a small grid of latency-bound blocks (the
+ * merge passes' cuts) starts with ws_pdl_wait alone instead: released
+ * early, those blocks pile onto the first SMs this grid's last blocks
+ * free, and run slower there than spread over the GPU as a launch at its
+ * end places them (bench/NOTES.md, forty-fourth session). */
 __device__ __forceinline__ void ws_pdl_chain() {
     ws_pdl_wait();
     ws_pdl_release();

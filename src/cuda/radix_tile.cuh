@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
                            const ws_bucket *list, const unsigned *count, unsigned *next,
                            key_codec codec) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     ws_rx_smem<KB, V, THREADS, PACK> &s = *(ws_rx_smem<KB, V, THREADS, PACK> *)ws_tile_smem_raw;
     __shared__ unsigned s_next;

@@ -25,7 +25,7 @@
 
 static size_t ws_min(size_t a, size_t b) { return a < b ? a : b; }
 
-/* Names the launch for the caller's message and returns its error. */
+/* Names the launch for the caller's message; returns its error if it failed. */
 #define WS_STEP(what_, launch)            \
     do {                                  \
         *what = (what_);                  \
@@ -115,8 +115,7 @@ struct ws_sample_kernel {
 };
 template <typename KB, int TL, int THREADS, int ITEMS = WS_SAMPLE_ITEMS>
 static ws_sample_kernel<KB, TL> ws_sample_kernel_of() {
-    return {ws_dist_sample<KB, TL, THREADS, ITEMS>,
-            sizeof(ws_sample_smem<KB, TL, THREADS, ITEMS>)};
+    return {ws_dist_sample<KB, TL, THREADS, ITEMS>, sizeof(ws_sample_smem<KB, TL, THREADS, ITEMS>)};
 }
 
 /* The distribution levels: sample, count, scan, scatter, finalize each,
@@ -186,9 +185,9 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     ws_level_nb nbuckets = {};
     for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
     /* The call's first launch, an ordinary one; the rest depend on it. */
-    WS_STEP("ws_dist_init", ws_launch(ws_dist_init, 1, 32, 0, stream, 0,
-                                      (ws_dist_seg *)(ws + L.segs[0]), ctl, fin, p.n, p.chunk[0],
-                                      nbuckets));
+    WS_STEP("ws_dist_init",
+            ws_launch(ws_dist_init, 1, 32, 0, stream, 0, (ws_dist_seg *)(ws + L.segs[0]), ctl, fin,
+                      p.n, p.chunk[0], nbuckets));
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
         const bool even = l % 2 == 0;
@@ -217,13 +216,12 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         } else if (sthreads > 256) {
             sk = sample_wide;
         }
-        WS_STEP("ws_dist_sample", ws_launch(sk.fn, sblocks, sblock_threads, sk.smem, stream, p.pdl,
-                                            src, raw, codec, segs, &ctl[l], splits,
-                                            p.splitters[l]));
-        WS_STEP("ws_dist_count",
-                ws_launch(count, p.max_blocks[l], WS_DIST_THREADS, count_smem, stream, p.pdl, src,
-                          raw, codec, segs, blockseg, &ctl[l], splits, p.chunk[l], cnt,
-                          scan_tiles, scan_blocks));
+        WS_STEP("ws_dist_sample",
+                ws_launch(sk.fn, sblocks, sblock_threads, sk.smem, stream, p.pdl, src, raw, codec,
+                          segs, &ctl[l], splits, p.splitters[l]));
+        WS_STEP("ws_dist_count", ws_launch(count, p.max_blocks[l], WS_DIST_THREADS, count_smem,
+                                           stream, p.pdl, src, raw, codec, segs, blockseg, &ctl[l],
+                                           splits, p.chunk[l], cnt, scan_tiles, scan_blocks));
         WS_STEP("ws_scan_counts", ws_launch(ws_scan_counts, scan_blocks, WS_SCAN_THREADS, 0, stream,
                                             p.pdl, cnt, &ctl[l], scan_tiles));
         WS_STEP("ws_dist_scatter",

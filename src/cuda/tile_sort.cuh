@@ -220,7 +220,7 @@ template <typename KB, typename V, bool STABLE, int THREADS, int ITEMS, int RUN,
 __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS))
     block_sort_kernel(const KB *keys_in, const V *vals_in, KB *keys_out, V *vals_out, size_t n,
                       size_t tile_offset, int keep_ordered, key_codec codec) {
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_wait(); /* a chain's dependent launch; the cuts after it spread (pdl.cuh) */
     constexpr int BLOCK_TILE = SUB * THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     const size_t base = tile_offset + (size_t)blockIdx.x * BLOCK_TILE;
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(256)
     ws_bucket_copy_kernel(KB *keys, V *vals, const KB *tmp_keys, const V *tmp_vals,
                           const ws_bucket *list, const unsigned *count, key_codec codec) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     const unsigned total = *count;
     for (unsigned e = blockIdx.x; e < total; e += gridDim.x) {
         const ws_bucket b = list[e];
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(THREADS)
     ws_big_bucket_kernel(KB *keys, V *vals, KB *tmp_keys, V *tmp_vals, const ws_big_bucket *list,
                          const unsigned *count, key_codec codec) {
 #if WS_SAMPLE_ARCH
-    ws_pdl_chain(); /* a chain's dependent launch (pdl.cuh) */
+    ws_pdl_chain(); /* pdl.cuh */
     constexpr int TILE = THREADS * ITEMS;
     extern __shared__ __align__(16) unsigned char ws_tile_smem_raw[];
     KB *sk = (KB *)ws_tile_smem_raw;
