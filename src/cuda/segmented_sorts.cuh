@@ -1021,6 +1021,13 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     if (err != cudaSuccess) return ws_cuda_fail(ctx, err, "forking the side streams");
     cudaStream_t streams[WS_SIDE_STREAMS + 1];
     ws_seg_streams(st, streams);
+    /* Rows sorted side by side launch the leaf's kernels as ordinary ones:
+     * a dependent launch's blocks wait on the SMs for the kernel before
+     * them, holding room the other rows' kernels would fill (pairs of 4
+     * rows of 2^22 ran 4-11 % slower so: bench/NOTES.md, forty-fourth
+     * session). */
+    ws_plan_t leaf = L.leaf;
+    if (forked) leaf.pdl = 0;
     const char *failed = NULL;
     for (size_t r = 0; r < c->num_segments && err == cudaSuccess; r++) {
         const size_t way = forked ? r % ways : 0; /* its workspace */
@@ -1032,7 +1039,7 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
             failed = "segment positions (iota)";
             if (err != cudaSuccess) break;
         }
-        err = ws_device_sort(&L.leaf, keys + r * len, v, c->dtype, desc, stable,
+        err = ws_device_sort(&leaf, keys + r * len, v, c->dtype, desc, stable,
                              ws + L.lay.leaf + way * stride, on, &failed);
     }
     if (forked) {
