@@ -993,15 +993,24 @@ __global__ void __launch_bounds__(WS_FIN_THREADS)
 #endif
 }
 
-/* Level 0: the whole array is one segment; every counter starts at zero. */
-__global__ void ws_dist_init(ws_dist_seg *segs0, ws_level_ctl *ctl, ws_final_ctl *fin,
-                             unsigned long long n, unsigned chunk, ws_level_nb nbuckets) {
+/* Level 0: each of the rows equal rows of the n items is a segment (one
+ * for a single array), its blocks after the row before's (blockseg0, NULL
+ * for one row); every counter starts at zero. One block. */
+__global__ void ws_dist_init(ws_dist_seg *segs0, unsigned *blockseg0, ws_level_ctl *ctl,
+                             ws_final_ctl *fin, unsigned long long n, unsigned rows, unsigned chunk,
+                             ws_level_nb nbuckets) {
 #if WS_SAMPLE_ARCH
+    const unsigned long long len = n / rows;
+    const unsigned nb = (unsigned)((len + chunk - 1) / chunk); /* blocks a row */
+    for (unsigned r = threadIdx.x; r < rows; r += blockDim.x)
+        segs0[r] = ws_dist_seg{
+            r * len, len, (unsigned long long)r * nb * nbuckets.nb[0], r * nb, nb, 0u, 0u};
+    if (blockseg0)
+        for (unsigned b = threadIdx.x; b < rows * nb; b += blockDim.x) blockseg0[b] = b / nb;
     if (threadIdx.x != 0) return;
-    const unsigned nb = (unsigned)((n + chunk - 1) / chunk);
-    segs0[0] = ws_dist_seg{0ull, n, 0ull, 0u, nb, 0u, 0u};
     for (int l = 0; l < WS_MAX_LEVELS; l++) ctl[l] = ws_level_ctl{0u, 0u, 0ull, nbuckets.nb[l]};
-    ctl[0] = ws_level_ctl{1u, nb, (unsigned long long)nb * nbuckets.nb[0], nbuckets.nb[0]};
+    ctl[0] = ws_level_ctl{rows, rows * nb, (unsigned long long)rows * nb * nbuckets.nb[0],
+                          nbuckets.nb[0]};
     *fin = ws_final_ctl{};
 #endif
 }

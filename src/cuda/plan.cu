@@ -2,6 +2,7 @@
  * plan.cu - builds the one plan of a device sort (plan.cuh) and reports its
  * passes (plan_report.h). Host code only: no CUDA call, no allocation.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "plan.cuh"
@@ -92,11 +93,11 @@ static size_t ws_coop_tile(const ws_plan_t *p, const ws_device_info *dev) {
  * more are needed: a level of 1024 buckets writes runs a quarter as long
  * as one of 256, so 2^28 keys take 512 x 256 rather than 1024 x 128. */
 static void ws_plan_levels(ws_plan_t *p, const ws_sample_limits *lim, unsigned tile) {
-    const size_t target = tile / 2;
-    size_t r = (p->n + target - 1) / target;
+    const size_t target = tile / 2, seg = p->n / p->rows; /* level 0's segments */
+    size_t r = (seg + target - 1) / target;
     const size_t fan = ws_min((size_t)1 << p->tree_log, (size_t)lim->splitters + 1);
     const int cap = lim->levels < WS_MAX_LEVELS ? lim->levels : WS_MAX_LEVELS;
-    const size_t r_tile = (p->n + tile - 1) / tile;
+    const size_t r_tile = (seg + tile - 1) / tile;
     int want = 1;
     for (size_t reach = fan; reach < r_tile && want < cap; reach *= fan) want++;
     while (r > 1 && p->levels < cap) {
@@ -155,11 +156,12 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     size_t buckets_total = 0;
     for (int l = 0; l < p->levels; l++) {
         p->chunk[l] = (unsigned)(D * tiles);
-        p->max_segs[l] = l == 0 ? 1u
+        p->max_segs[l] = l == 0 ? (unsigned)p->rows
                                 : (unsigned)ws_min((size_t)p->max_segs[l - 1] *
                                                        ws_level_buckets(p->splitters[l - 1]),
                                                    p->n / (p->cap + 1) + 1);
-        p->max_blocks[l] = (unsigned)(base_blocks + (l ? p->max_segs[l] : 0));
+        /* A segment's partial last chunk is one block more. */
+        p->max_blocks[l] = (unsigned)(base_blocks + (ws_plan_blockseg(p, l) ? p->max_segs[l] : 0));
         /* Count entries per block: the level's own bucket bound. */
         const size_t entries = (size_t)p->max_blocks[l] * ws_level_buckets(p->splitters[l]);
         p->max_cnt = ws_max(p->max_cnt, entries);
@@ -186,7 +188,7 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
         L->splits[l] = off;
         off += ws_align256((size_t)p->max_segs[l] * ((size_t)1 << p->tree_log) * p->key_bytes);
         L->blockseg[l] = off;
-        off += l ? ws_align256(p->max_blocks[l] * sizeof(unsigned)) : 0;
+        off += ws_plan_blockseg(p, l) ? ws_align256(p->max_blocks[l] * sizeof(unsigned)) : 0;
     }
     for (int c = 0; c < WS_SORT_CLASSES; c++) {
         L->sort_list[c] = off;
@@ -199,14 +201,22 @@ static void ws_plan_sample(ws_plan_t *p, const ws_sample_limits *lim) {
     L->total = off;
 }
 
-ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes) {
+/* What every plan of n items on dev starts from. */
+static ws_plan_t ws_plan_base(const ws_device_info *dev, size_t n, size_t key_bytes,
+                              size_t value_bytes) {
     ws_plan_t p = {};
     p.n = n;
+    p.rows = 1;
     p.key_bytes = key_bytes;
     p.value_bytes = value_bytes;
     p.family = dev->family;
     p.sm_count = dev->sm_count;
     p.pdl = dev->pdl;
+    return p;
+}
+
+ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes) {
+    ws_plan_t p = ws_plan_base(dev, n, key_bytes, value_bytes);
     const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
     /* The sample sort's shapes are Hopper's (measured there); other
      * families keep the merge passes, whose rows tuning.cuh has for them. */
@@ -224,6 +234,21 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
         if (n <= WS_SMALL_MAX) p.path = WS_PATH_SMALL;
         return p;
     }
+    p.path = WS_PATH_SAMPLE;
+    ws_plan_sample(&p, &dev->sample);
+    return p;
+}
+
+ws_plan_t ws_plan_rows(const ws_device_info *dev, size_t rows, size_t row_len, size_t key_bytes,
+                       size_t value_bytes) {
+    const ws_plan_t row = ws_plan_make(dev, row_len, key_bytes, value_bytes);
+    if (rows < 2 || row.path == WS_PATH_SMALL || row.path == WS_PATH_TILE ||
+        row.path == WS_PATH_COOP || rows > UINT32_MAX / 2 || row_len > SIZE_MAX / rows)
+        return row;
+    if (ws_plan_make(dev, rows * row_len, key_bytes, value_bytes).path != WS_PATH_SAMPLE)
+        return row;
+    ws_plan_t p = ws_plan_base(dev, rows * row_len, key_bytes, value_bytes);
+    p.rows = rows;
     p.path = WS_PATH_SAMPLE;
     ws_plan_sample(&p, &dev->sample);
     return p;

@@ -227,6 +227,7 @@ struct ws_plan_t {
     ws_pass_shape pass[WS_MAX_PASSES];
     size_t pass_blocks[WS_MAX_PASSES]; /* merge blocks (= cut threads) of each pass */
     /* sample path */
+    size_t rows;  /* level 0's segments: equal rows of n / rows items (1: one array) */
     int tree_log; /* splitter tree of every level: WS_TREE_LOG_NARROW or _WIDE */
     int levels;
     unsigned splitters[WS_MAX_LEVELS]; /* drawn per segment at level l (buckets - 1) */
@@ -240,9 +241,22 @@ struct ws_plan_t {
     ws_layout lay;
 };
 
+/* Whether level l of a sample plan maps its blocks to segments through a
+ * table (levels after 0, and level 0 of several rows), or every block is
+ * a chunk of the one segment. */
+static inline int ws_plan_blockseg(const ws_plan_t *p, int l) { return l > 0 || p->rows > 1; }
+
 /* The plan for sorting n device-resident items of key_bytes (+ value_bytes,
  * 0 = keys only) on the device described by dev. Host only; no CUDA call. */
 ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes);
+
+/* The sample sort's plan for rows equal rows of row_len items each, sorted
+ * in one call: the rows are level 0's segments, so every kernel runs over
+ * all of them at once. path is WS_PATH_SAMPLE only where the sample sort
+ * would take one array of rows x row_len items and a row is longer than
+ * a tile; otherwise the plan is ws_plan_make's for one row. */
+ws_plan_t ws_plan_rows(const ws_device_info *dev, size_t rows, size_t row_len, size_t key_bytes,
+                       size_t value_bytes);
 
 /* Items per block of the device-wide scan of the counts. */
 #define WS_SCAN_THREADS 1024

@@ -143,11 +143,11 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     const ws_sample_kernel<KB, TL> sample = ws_sample_kernel_of<KB, TL, 256>();
     const ws_sample_kernel<KB, TL> sample_wide = ws_sample_kernel_of<KB, TL, WIDE_THREADS>();
     const ws_sample_kernel<KB, TL> sample_small = ws_sample_kernel_of<KB, TL, 64>();
-    /* Level 0 is one block, alone on the GPU: the same sample (and so the
-     * same splitters) drawn and sorted by 1024 threads of fewer keys each,
-     * not 256 or WIDE_THREADS of 16. 8-byte keys' sorts ran faster so;
-     * 4-byte keys' level 0 took as long as before (bench/NOTES.md,
-     * forty-second session). */
+    /* Level 0 is one block a row (one for one array), alone on its SM: the
+     * same sample (and so the same splitters) drawn and sorted by 1024
+     * threads of fewer keys each, not 256 or WIDE_THREADS of 16. 8-byte
+     * keys' sorts ran faster so; 4-byte keys' level 0 took as long as
+     * before (bench/NOTES.md, forty-second session). */
     constexpr int ITEMS0 = WS_SAMPLE_ITEMS * 256 / 1024;
     constexpr int WIDE_ITEMS0 = WS_SAMPLE_ITEMS * WIDE_THREADS / 1024;
     const ws_sample_kernel<KB, TL> sample0 = ws_sample_kernel_of<KB, TL, 1024, ITEMS0>();
@@ -185,9 +185,10 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
     ws_level_nb nbuckets = {};
     for (int l = 0; l < p.levels; l++) nbuckets.nb[l] = ws_level_buckets(p.splitters[l]);
     /* The call's first launch, an ordinary one; the rest depend on it. */
+    unsigned *blockseg0 = ws_plan_blockseg(&p, 0) ? (unsigned *)(ws + L.blockseg[0]) : nullptr;
     WS_STEP("ws_dist_init",
-            ws_launch(ws_dist_init, 1, 32, 0, stream, 0, (ws_dist_seg *)(ws + L.segs[0]), ctl, fin,
-                      p.n, p.chunk[0], nbuckets));
+            ws_launch(ws_dist_init, 1, 256, 0, stream, 0, (ws_dist_seg *)(ws + L.segs[0]),
+                      blockseg0, ctl, fin, p.n, (unsigned)p.rows, p.chunk[0], nbuckets));
     const unsigned scan_blocks = (unsigned)(p.max_cnt / WS_SCAN_TILE + 1);
     for (int l = 0; l < p.levels; l++) {
         const bool even = l % 2 == 0;
@@ -200,18 +201,18 @@ static cudaError_t ws_distribute(const ws_plan_t &p, unsigned char *ws, const KB
         const int raw = l == 0;
         ws_dist_seg *segs = (ws_dist_seg *)(ws + L.segs[l]);
         KB *splits = (KB *)(ws + L.splits[l]);
-        const unsigned *blockseg = l ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
+        const unsigned *blockseg =
+            ws_plan_blockseg(&p, l) ? (const unsigned *)(ws + L.blockseg[l]) : nullptr;
         /* A wide level samples twice the keys, a last level of few
          * splitters a quarter (ws_sample_threads): a block per segment of
-         * that many threads, but level 0's one block with 1024. */
+         * that many threads, but level 0's blocks with 1024. */
         const int sthreads = ws_sample_threads(p.splitters[l]);
         ws_sample_kernel<KB, TL> sk = sample;
         unsigned sblocks = p.max_segs[l], sblock_threads = (unsigned)sthreads;
         if (sthreads < 256) {
             sk = sample_small;
-        } else if (l == 0) {
+        } else if (l == 0) { /* a block a row */
             sk = sthreads > 256 ? sample0_wide : sample0;
-            sblocks = 1;
             sblock_threads = 1024;
         } else if (sthreads > 256) {
             sk = sample_wide;

@@ -10,7 +10,8 @@
  * a partly idle last wave, and most have nothing to do. Equal rows of
  * a short class launch only that class's kernel (row e is its entry e: no
  * memset, no classify); rows of 2^21 items or more skip all of that and go
- * to the leaf one by one. Values travel with their keys without positions
+ * to the leaf: all in one sample sort where it takes them (ws_plan_rows),
+ * else one by one. Values travel with their keys without positions
  * unless a segment needs them (warpsort/segment_sort.cuh); a call is
  * stable when it asks (WARPSORT_STABLE) or is an argsort. Nothing waits
  * for the device, except that with device offsets and no caller workspace
@@ -121,16 +122,17 @@ static int ws_seg_leaf_rows(size_t n, size_t num_segments) {
     return num_segments > 0 && n % num_segments == 0 && n / num_segments >= WS_SEG_LEAF_ROW;
 }
 
-/* The leaf's plan for one row of such a call (value bytes: the values, or
- * the indices of an argsort). */
+/* The leaf's plan for such a call (value bytes: the values, or the indices
+ * of an argsort): all rows in one sample sort where the sample sort would
+ * take them as one array, else one row's plan (ws_plan_rows). */
 static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_t num_segments,
                                   size_t kb, size_t vb) {
-    return ws_plan_make(&ws_state(ctx)->dev, n / num_segments, kb, vb);
+    return ws_plan_rows(&ws_state(ctx)->dev, num_segments, n / num_segments, kb, vb);
 }
 
 /* The leaf workspaces of such a call (ws_seg_leaf_ways of them). */
 static size_t ws_seg_leaf_bytes(const ws_plan_t *leaf, size_t n, size_t num_segments) {
-    return ws_seg_leaf_stride(leaf) * ws_seg_leaf_ways(n, num_segments);
+    return ws_seg_leaf_stride(leaf) * ws_seg_leaf_ways(leaf, n, num_segments);
 }
 
 /* Shared memory of a shape's largest blocks for KB keys and V values: a

@@ -607,7 +607,8 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
 
 /*=== host side ===*/
 
-/* Leaf rows of at most WS_SEG_LEAF_SIDE_ROW items are sorted up to
+/* Leaf rows whose plan sorts them one by one (not all in one sample sort:
+ * ws_plan_rows) and of at most WS_SEG_LEAF_SIDE_ROW items are sorted up to
  * WS_SIDE_STREAMS + 1 at once (ws_seg_leaf_ways), each on its own stream
  * with its own copy of the leaf's workspace: one such row's launches and
  * their partly idle last waves leave the device idle in part, which
@@ -615,10 +616,10 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
  * Longer rows fill it alone, and their workspace is large. */
 #define WS_SEG_LEAF_SIDE_ROW ((size_t)1 << 23)
 
-/* Rows of such a call sorted at once (1 or more; the workspace holds as
- * many leaf workspaces). */
-static inline size_t ws_seg_leaf_ways(size_t n, size_t num_segments) {
-    if (n / num_segments > WS_SEG_LEAF_SIDE_ROW) return 1;
+/* Leaf calls of such a call queued at once (1 or more; the workspace holds
+ * as many leaf workspaces). */
+static inline size_t ws_seg_leaf_ways(const ws_plan_t *leaf, size_t n, size_t num_segments) {
+    if (leaf->rows > 1 || n / num_segments > WS_SEG_LEAF_SIDE_ROW) return 1;
     return num_segments < WS_SIDE_STREAMS + 1 ? num_segments : WS_SIDE_STREAMS + 1;
 }
 
@@ -1003,7 +1004,9 @@ static void ws_seg_streams(const ws_cuda_state *st, cudaStream_t (&s)[WS_SIDE_ST
 /* Long rows (ws_seg_leaf_rows): each row by the leaf, row r on stream
  * r % ways of ws_seg_streams with leaf workspace r % ways
  * (ws_seg_leaf_ways; in order on the call's stream with the first
- * workspace when it does not fork: side_streams.h); an argsort
+ * workspace when it does not fork: side_streams.h), or all rows in one
+ * sample sort whose level 0 cuts each row (a leaf plan of rows, which
+ * keeps every kernel over all of them: ws_plan_rows); an argsort
  * first writes the row's positions as its values, and sorts stably so
  * equal keys keep them in order. */
 template <typename KB, typename V>
@@ -1014,7 +1017,7 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     const size_t len = c->row_len;
     const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
     const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
-    const size_t ways = ws_seg_leaf_ways(c->n, c->num_segments);
+    const size_t ways = ws_seg_leaf_ways(&L.leaf, c->n, c->num_segments);
     const size_t stride = ws_seg_leaf_stride(&L.leaf);
     cudaError_t err = cudaSuccess;
     const int forked = ways > 1 && ws_fork(st, ctx->hooks.one_stream, &err);
@@ -1030,7 +1033,8 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     if (forked) leaf.pdl = 0;
     const char *failed = NULL;
     for (size_t r = 0; r < c->num_segments && err == cudaSuccess; r++) {
-        const size_t way = forked ? r % ways : 0; /* its workspace */
+        /* leaf call r / leaf.rows sorts leaf.rows rows; way: its workspace */
+        const size_t call = r / leaf.rows, way = forked ? call % ways : 0;
         const cudaStream_t on = forked ? streams[way] : st->stream;
         V *v = nullptr;
         if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
@@ -1039,8 +1043,10 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
             failed = "segment positions (iota)";
             if (err != cudaSuccess) break;
         }
-        err = ws_device_sort(&leaf, keys + r * len, v, c->dtype, desc, stable,
-                             ws + L.lay.leaf + way * stride, on, &failed);
+        if ((r + 1) % leaf.rows) continue; /* the call's last row queues it */
+        const size_t first = call * leaf.rows * len;
+        err = ws_device_sort(&leaf, keys + first, v ? vals + first : nullptr, c->dtype, desc,
+                             stable, ws + L.lay.leaf + way * stride, on, &failed);
     }
     if (forked) {
         const cudaError_t joined = ws_join(st);

@@ -151,10 +151,18 @@ static void test_long_segments(void **state) {
         {WT_OP_PAIRS, WARPSORT_U64, 8, 0, KEYGEN_RANDOM, 16, pass_edges, SG_COUNT(pass_edges), 0},
         {WT_OP_SORT, WARPSORT_I32, 0, WARPSORT_DESCENDING, KEYGEN_REVERSED, 17, pass_edges,
          SG_COUNT(pass_edges), 0},
+        /* leaf rows in one sample sort, each row a level-0 segment
+         * (ws_plan_rows; cases 8, 10 and 11 above take it too) */
+        {WT_OP_PAIRS, WARPSORT_U32, 4, 0, KEYGEN_SKEWED, 18, NULL, 8, (size_t)1 << 21},
+        {WT_OP_SORT, WARPSORT_U64, 0, WARPSORT_DESCENDING, KEYGEN_SORTED, 19, NULL, 2,
+         ((size_t)1 << 22) + 5},
+        {WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, KEYGEN_FEW, 20, NULL, 3,
+         ((size_t)3 << 20) + 1},
     };
     size_t failures = 0;
     for (size_t i = 0; i < SG_COUNT(cases); i++) {
-        if (g_quick && i >= 4 && i != 4 && i != 7 && i != 10 && i != 12 && i != 13) continue;
+        if (g_quick && i >= 4 && i != 4 && i != 7 && i != 10 && i != 12 && i != 13 && i != 17)
+            continue;
         failures += run(&wt_device_memory, NULL, &cases[i]);
     }
     failures += run(&wt_host_memory, NULL, &cases[4]);

@@ -97,6 +97,9 @@ static void check_sample_plan(const ws_plan_t &p, const ws_device_info *dev, siz
     const ws_sample_limits &lim = dev->sample;
     const int ikb = (int)kb, ivb = (int)vb;
     const unsigned T = (unsigned)ws_tile_items_total(ikb, ivb);
+    /* Level 0 cuts p.rows equal rows (1: the one array). */
+    CHECK(p.rows >= 1 && n % p.rows == 0);
+    const size_t seg = n / p.rows;
     CHECK(p.tree_log == WS_TREE_LOG_NARROW || p.tree_log == WS_TREE_LOG_WIDE);
     CHECK(p.tree_log == WS_TREE_LOG_NARROW || ws_wide_tree_ok(ikb, ivb));
     CHECK(p.levels >= 1 && p.levels <= lim.levels && p.levels <= WS_MAX_LEVELS);
@@ -111,14 +114,14 @@ static void check_sample_plan(const ws_plan_t &p, const ws_device_info *dev, siz
     if (p.tree_log == WS_TREE_LOG_WIDE) CHECK(over_narrow || lim.wide);
     /* Default limits: fan-out enough for buckets of half a tile on average. */
     if (lim.splitters == WS_TREE_SLOTS_MAX - 1 && lim.levels == WS_MAX_LEVELS && !lim.wide) {
-        CHECK(reach * (T / 2) >= n);
+        CHECK(reach * (T / 2) >= seg);
         /* 8-byte keys alone: the narrow tree while two of its levels leave
          * buckets of half a tile on average, then the wide one in two levels
          * up to 2^31 keys (past that, whichever tree draws the plan). */
         const size_t narrow2 = (size_t)1 << (2 * WS_TREE_LOG_NARROW);
         if (ws_wide_tree_ok(ikb, ivb)) {
-            if (n <= narrow2 * (T / 2)) CHECK(p.tree_log == WS_TREE_LOG_NARROW);
-            if (n > narrow2 * (T / 2) && n <= (size_t)1 << 31)
+            if (seg <= narrow2 * (T / 2)) CHECK(p.tree_log == WS_TREE_LOG_NARROW);
+            if (seg > narrow2 * (T / 2) && seg <= (size_t)1 << 31)
                 CHECK(p.tree_log == WS_TREE_LOG_WIDE && p.levels == 2);
         } else {
             CHECK(p.tree_log == WS_TREE_LOG_NARROW);
@@ -141,12 +144,19 @@ static void check_sample_plan(const ws_plan_t &p, const ws_device_info *dev, siz
         CHECK(p.chunk[l] % (WS_DIST_THREADS * ws_dist_items(ikb, ivb)) == 0);
         CHECK(p.chunk[l] % (ws_scatter_threads(false, ikb + ivb) * ws_dist_items(ikb, ivb)) == 0);
         CHECK(p.chunk[l] % (ws_scatter_threads(true, ikb + ivb) * ws_dist_items(ikb, ivb)) == 0);
-        CHECK((size_t)p.max_blocks[l] * p.chunk[l] >= (l ? 0 : n));
+        if (l == 0) /* each row's chunks, its last one partial */
+            CHECK((size_t)p.max_blocks[0] >= p.rows * ((seg + p.chunk[0] - 1) / p.chunk[0]));
         CHECK(p.max_cnt >= (size_t)p.max_blocks[l] * ws_level_buckets(p.splitters[l]));
         CHECK(p.max_segs[l] >= 1);
     }
-    CHECK(p.max_segs[0] == 1);
+    CHECK(p.max_segs[0] == p.rows);
     check_layout(p, dev, n, kb, vb);
+    for (int l = 0; l < p.levels; l++) /* a table maps blocks to segments */
+        if (ws_plan_blockseg(&p, l))
+            CHECK(p.lay.splits[l] + (size_t)p.max_segs[l] * ((size_t)1 << p.tree_log) * kb <=
+                      p.lay.blockseg[l] &&
+                  p.lay.blockseg[l] + p.max_blocks[l] * sizeof(unsigned) <=
+                      (l + 1 < p.levels ? p.lay.segs[l + 1] : p.lay.sort_list[0]));
 }
 
 static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb) {
@@ -276,6 +286,46 @@ static void test_hook_limits(void **state) {
         }
 }
 
+/* Equal rows in one sample sort (ws_plan_rows): where the sample sort
+ * takes them as one array and a row is over a tile, a plan of level-0
+ * segments whose levels are those of one row; otherwise one row's plan.
+ * Default limits on each SM count, and the hooks' few splitters. */
+static void test_rows_plans(void **state) {
+    (void)state;
+    static const size_t rows[] = {2, 3, 4, 8, 64, 1000};
+    static const size_t lens[] = {(size_t)1 << 12, 12289,           (size_t)1 << 21, 3145735,
+                                  (size_t)1 << 22, (size_t)1 << 23, (size_t)1 << 26};
+    ws_sample_limits hook = {1, 1, 15, WS_MAX_LEVELS, 0, 1};
+    for (int h = 0; h < 2; h++)
+        for (size_t s = 0; s < COUNT(k_sms); s++) {
+            const ws_device_info d = device_of(k_sms[s], h ? hook : default_limits());
+            const ws_device_info *dev = &d;
+            for (size_t w = 0; w < COUNT(k_widths); w++)
+                for (size_t r = 0; r < COUNT(rows); r++)
+                    for (size_t i = 0; i < COUNT(lens); i++) {
+                        const size_t kb = k_widths[w][0], vb = k_widths[w][1];
+                        const size_t n = rows[r] * lens[i];
+                        if (n > ((size_t)1 << 34)) continue;
+                        const ws_plan_t p = ws_plan_rows(dev, rows[r], lens[i], kb, vb);
+                        const ws_plan_t one = ws_plan_make(dev, lens[i], kb, vb);
+                        const bool all = ws_plan_make(dev, n, kb, vb).path == WS_PATH_SAMPLE &&
+                                         (one.path == WS_PATH_MERGE || one.path == WS_PATH_SAMPLE);
+                        if (!all) {
+                            CHECK(p.rows == 1 && p.n == lens[i] && p.path == one.path);
+                            continue;
+                        }
+                        CHECK(p.path == WS_PATH_SAMPLE && p.rows == rows[r] && p.n == n);
+                        check_sample_plan(p, dev, n, kb, vb);
+                        /* the levels one row's sample plan would draw */
+                        if (one.path == WS_PATH_SAMPLE) {
+                            CHECK(p.levels == one.levels && p.tree_log == one.tree_log);
+                            for (int l = 0; l < p.levels; l++)
+                                CHECK(p.splitters[l] == one.splitters[l]);
+                        }
+                    }
+        }
+}
+
 /* The rows bench/NOTES.md measured, pinned: 2^27 u32 keys take 255 x 255
  * splitters; 2^29 u64 keys two levels of 511 (three of 255 before), 2^30
  * two of 1023 and 511. */
@@ -307,9 +357,8 @@ int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default_limits),
-        cmocka_unit_test(test_hook_limits),
-        cmocka_unit_test(test_measured_plans),
+        cmocka_unit_test(test_default_limits), cmocka_unit_test(test_hook_limits),
+        cmocka_unit_test(test_measured_plans), cmocka_unit_test(test_rows_plans),
         cmocka_unit_test(test_coop_gates),
     };
     return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
