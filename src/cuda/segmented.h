@@ -29,8 +29,10 @@
  *       its first runs go to the buffer from which its last pass ends in
  *       the caller's arrays; each pass (a cuts and a merge launch) is
  *       launched on a bound from n and idle for segments already done;
- *   rows of 2^21 items or more: no classes; each row is sorted by the leaf
- *       (device_sort.h) with the whole device, one after another.
+ *   rows of 2^21 items or more: no classes; the leaf (device_sort.h)
+ *       sorts them all in one sample sort whose level 0 cuts each row
+ *       where the sample sort takes the whole call (ws_plan_rows), else
+ *       one row a call, up to four side by side on the side streams.
  */
 #ifndef WARPSORT_CUDA_SEGMENTED_H
 #define WARPSORT_CUDA_SEGMENTED_H
