@@ -10,8 +10,8 @@
  * a partly idle last wave, and most have nothing to do. Equal rows of
  * a short class launch only that class's kernel (row e is its entry e: no
  * memset, no classify); rows of 2^21 items or more skip all of that and go
- * to the leaf: all in one sample sort where it takes them (ws_plan_rows),
- * else one by one. Values travel with their keys without positions
+ * to the leaf: in groups of one sample sort each where it takes them
+ * (ws_plan_rows), else one by one. Values travel with their keys without positions
  * unless a segment needs them (warpsort/segment_sort.cuh); a call is
  * stable when it asks (WARPSORT_STABLE) or is an argsort. Nothing waits
  * for the device, except that with device offsets and no caller workspace
@@ -122,17 +122,30 @@ static int ws_seg_leaf_rows(size_t n, size_t num_segments) {
     return num_segments > 0 && n % num_segments == 0 && n / num_segments >= WS_SEG_LEAF_ROW;
 }
 
-/* The leaf's plan for such a call (value bytes: the values, or the indices
- * of an argsort): all rows in one sample sort where the sample sort would
- * take them as one array, else one row's plan (ws_plan_rows). */
+/* The leaf's plans for such a call (value bytes: the values, or the
+ * indices of an argsort): groups of rows in one sample sort each where the
+ * sample sort would take a group as one array (ws_seg_leaf_group,
+ * ws_plan_rows), else one row's plan; *rest: the last group's where fewer
+ * rows are left for it, else the same. */
 static ws_plan_t ws_seg_leaf_plan(const warpsort_context_t *ctx, size_t n, size_t num_segments,
-                                  size_t kb, size_t vb) {
-    return ws_plan_rows(&ws_state(ctx)->dev, num_segments, n / num_segments, kb, vb);
+                                  size_t kb, size_t vb, ws_plan_t *rest) {
+    const ws_device_info *dev = &ws_state(ctx)->dev;
+    const size_t len = n / num_segments;
+    const ws_plan_t p = ws_plan_rows(dev, ws_seg_leaf_group(len, num_segments), len, kb, vb);
+    const size_t left = num_segments % p.rows;
+    *rest = left ? ws_plan_rows(dev, left, len, kb, vb) : p;
+    return p;
 }
 
-/* The leaf workspaces of such a call (ws_seg_leaf_ways of them). */
-static size_t ws_seg_leaf_bytes(const ws_plan_t *leaf, size_t n, size_t num_segments) {
-    return ws_seg_leaf_stride(leaf) * ws_seg_leaf_ways(leaf, n, num_segments);
+/* The leaf workspaces of such a call: one a group (its groups run one
+ * after another), or ws_seg_leaf_ways of one row's. */
+static size_t ws_seg_leaf_bytes(const ws_plan_t *leaf, const ws_plan_t *rest, size_t n,
+                                size_t num_segments) {
+    if (leaf->rows > 1) {
+        const size_t a = ws_seg_leaf_stride(leaf), b = ws_seg_leaf_stride(rest);
+        return a > b ? a : b;
+    }
+    return ws_seg_leaf_stride(leaf) * ws_seg_leaf_ways(n, num_segments);
 }
 
 /* Shared memory of a shape's largest blocks for KB keys and V values: a
@@ -236,8 +249,9 @@ extern "C" warpsort_status_t ws_cuda_segmented_workspace_size(const warpsort_con
     const size_t kb = warpsort_dtype_size(dtype);
     size_t leaf = 0;
     if (ws_seg_leaf_rows(n, num_segments)) {
-        const ws_plan_t plan = ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes);
-        leaf = ws_seg_leaf_bytes(&plan, n, num_segments);
+        ws_plan_t rest;
+        const ws_plan_t plan = ws_seg_leaf_plan(ctx, n, num_segments, kb, value_bytes, &rest);
+        leaf = ws_seg_leaf_bytes(&plan, &rest, n, num_segments);
     }
     *bytes = ws_seg_layout_for(n, num_segments, kb, value_bytes, argsort,
                                ws_seg_nclasses(ctx, kb, value_bytes), leaf)
@@ -250,11 +264,13 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
     ws_seg_launch L;
     memset(&L, 0, sizeof L);
     L.leaf_rows = !c->offsets && ws_seg_leaf_rows(c->n, c->num_segments);
-    if (L.leaf_rows) L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes);
+    if (L.leaf_rows)
+        L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes, &L.leaf_rest);
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
     L.radix = ws_seg_radix_ok(ws_state(ctx));
-    L.lay = ws_seg_layout_for(c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
-                              L.leaf_rows ? ws_seg_leaf_bytes(&L.leaf, c->n, c->num_segments) : 0);
+    L.lay = ws_seg_layout_for(
+        c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
+        L.leaf_rows ? ws_seg_leaf_bytes(&L.leaf, &L.leaf_rest, c->n, c->num_segments) : 0);
     if (L.leaf_rows) return L; /* no class, no long-segment pass */
     unsigned long long longest = c->n;
     if (!c->offsets) {

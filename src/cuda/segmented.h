@@ -30,9 +30,10 @@
  *       the caller's arrays; each pass (a cuts and a merge launch) is
  *       launched on a bound from n and idle for segments already done;
  *   rows of 2^21 items or more: no classes; the leaf (device_sort.h)
- *       sorts them all in one sample sort whose level 0 cuts each row
- *       where the sample sort takes the whole call (ws_plan_rows), else
- *       one row a call, up to four side by side on the side streams.
+ *       sorts groups of up to 2^25 items in one sample sort each, its
+ *       level 0 cutting each row, where the sample sort takes a group
+ *       (ws_plan_rows), else one row a call, up to four side by side on
+ *       the side streams.
  */
 #ifndef WARPSORT_CUDA_SEGMENTED_H
 #define WARPSORT_CUDA_SEGMENTED_H

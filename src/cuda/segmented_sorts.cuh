@@ -607,8 +607,8 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
 
 /*=== host side ===*/
 
-/* Leaf rows whose plan sorts them one by one (not all in one sample sort:
- * ws_plan_rows) and of at most WS_SEG_LEAF_SIDE_ROW items are sorted up to
+/* Leaf rows whose plan sorts them one by one (not in groups of one sample
+ * sort: ws_plan_rows) and of at most WS_SEG_LEAF_SIDE_ROW items are sorted up to
  * WS_SIDE_STREAMS + 1 at once (ws_seg_leaf_ways), each on its own stream
  * with its own copy of the leaf's workspace: one such row's launches and
  * their partly idle last waves leave the device idle in part, which
@@ -616,10 +616,22 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
  * Longer rows fill it alone, and their workspace is large. */
 #define WS_SEG_LEAF_SIDE_ROW ((size_t)1 << 23)
 
+/* Long rows in one sample sort (ws_plan_rows) go in groups of at most
+ * WS_SEG_LEAF_GROUP items, one after another: a group's workspace is a
+ * flat sort's of its items, so a call of any number of long rows needs no
+ * more than four rows of WS_SEG_LEAF_SIDE_ROW side by side always did. */
+#define WS_SEG_LEAF_GROUP ((size_t)(WS_SIDE_STREAMS + 1) * WS_SEG_LEAF_SIDE_ROW)
+
+/* Rows of len items a group of such a call of num_segments rows. */
+static inline size_t ws_seg_leaf_group(size_t len, size_t num_segments) {
+    const size_t g = len < WS_SEG_LEAF_GROUP ? WS_SEG_LEAF_GROUP / len : 1;
+    return g < num_segments ? g : num_segments;
+}
+
 /* Leaf calls of such a call queued at once (1 or more; the workspace holds
  * as many leaf workspaces). */
-static inline size_t ws_seg_leaf_ways(const ws_plan_t *leaf, size_t n, size_t num_segments) {
-    if (leaf->rows > 1 || n / num_segments > WS_SEG_LEAF_SIDE_ROW) return 1;
+static inline size_t ws_seg_leaf_ways(size_t n, size_t num_segments) {
+    if (n / num_segments > WS_SEG_LEAF_SIDE_ROW) return 1;
     return num_segments < WS_SIDE_STREAMS + 1 ? num_segments : WS_SIDE_STREAMS + 1;
 }
 
@@ -676,8 +688,9 @@ static inline unsigned ws_seg_run0(int nclasses) {
 /* What one call launches, decided on the host from n and the segments. */
 struct ws_seg_launch {
     ws_seg_layout lay;
-    int leaf_rows; /* rows sorted one by one by the leaf, with this plan */
+    int leaf_rows; /* rows sorted by the leaf, with this plan (leaf.rows rows a sort) */
     ws_plan_t leaf;
+    ws_plan_t leaf_rest; /* the last group's, of fewer rows (ws_seg_leaf_groups_run) */
     int class_used[WS_SEG_MAX_CLASSES]; /* 0: no segment can fall in this class */
     int long_used;
     int direct;     /* equal rows of a short class (or none to sort): no classify pass */
@@ -1001,14 +1014,48 @@ static void ws_seg_streams(const ws_cuda_state *st, cudaStream_t (&s)[WS_SIDE_ST
     s[WS_SIDE_STREAMS] = st->stream;
 }
 
-/* Long rows (ws_seg_leaf_rows): each row by the leaf, row r on stream
- * r % ways of ws_seg_streams with leaf workspace r % ways
+/* Long rows (ws_seg_leaf_rows) in groups of L.leaf.rows rows (the last
+ * group L.leaf_rest's), each group one sample sort whose level 0 cuts
+ * each row (ws_plan_rows), one after another on the call's stream; an
+ * argsort first writes each row's positions as its values, and sorts
+ * stably so equal keys keep them in order. */
+template <typename KB, typename V>
+static cudaError_t ws_seg_leaf_groups_run(warpsort_context_t *ctx, const ws_seg_call_t *c,
+                                          const ws_seg_launch &L, unsigned char *ws, KB *keys,
+                                          V *vals, const char **failed) {
+    ws_cuda_state *st = ws_state(ctx);
+    const size_t len = c->row_len;
+    const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
+    const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
+    cudaError_t err = cudaSuccess;
+    for (size_t g = 0; g < c->num_segments && err == cudaSuccess;) {
+        const bool whole = c->num_segments - g >= L.leaf.rows;
+        const ws_plan_t &p = whole ? L.leaf : L.leaf_rest; /* p.rows rows a sort */
+        const size_t rows = whole ? L.leaf.rows : c->num_segments - g;
+        if constexpr (warpsort::is_value<V>::value) {
+            for (size_t r = g; r < g + rows && err == cudaSuccess && c->argsort; r++) {
+                err = ws_iota(vals + r * len, len, 0, sizeof(V), st->dev.sm_count, st->stream);
+                *failed = "segment positions (iota)";
+            }
+        }
+        for (size_t r = g; r < g + rows && err == cudaSuccess; r += p.rows) {
+            V *v = nullptr;
+            if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
+            err = ws_device_sort(&p, keys + r * len, v, c->dtype, desc, stable, ws + L.lay.leaf,
+                                 st->stream, failed);
+        }
+        g += rows;
+    }
+    return err;
+}
+
+/* Long rows (ws_seg_leaf_rows): in groups of one sample sort each where
+ * the plan says so (ws_seg_leaf_groups_run), else each row by the leaf,
+ * row r on stream r % ways of ws_seg_streams with leaf workspace r % ways
  * (ws_seg_leaf_ways; in order on the call's stream with the first
- * workspace when it does not fork: side_streams.h), or all rows in one
- * sample sort whose level 0 cuts each row (a leaf plan of rows, which
- * keeps every kernel over all of them: ws_plan_rows); an argsort
- * first writes the row's positions as its values, and sorts stably so
- * equal keys keep them in order. */
+ * workspace when it does not fork: side_streams.h); an argsort first
+ * writes the row's positions as its values, and sorts stably so equal
+ * keys keep them in order. */
 template <typename KB, typename V>
 static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_seg_call_t *c,
                                               const ws_seg_launch &L, unsigned char *ws, KB *keys,
@@ -1017,7 +1064,13 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
     const size_t len = c->row_len;
     const int stable = c->argsort || (c->flags & WARPSORT_STABLE) != 0;
     const int desc = (c->flags & WARPSORT_DESCENDING) != 0;
-    const size_t ways = ws_seg_leaf_ways(&L.leaf, c->n, c->num_segments);
+    const char *failed = NULL;
+    if (L.leaf.rows > 1) {
+        const cudaError_t err = ws_seg_leaf_groups_run(ctx, c, L, ws, keys, vals, &failed);
+        if (err != cudaSuccess) return ws_cuda_fail(ctx, err, failed);
+        return WARPSORT_OK;
+    }
+    const size_t ways = ws_seg_leaf_ways(c->n, c->num_segments);
     const size_t stride = ws_seg_leaf_stride(&L.leaf);
     cudaError_t err = cudaSuccess;
     const int forked = ways > 1 && ws_fork(st, ctx->hooks.one_stream, &err);
@@ -1031,10 +1084,8 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
      * session). */
     ws_plan_t leaf = L.leaf;
     if (forked) leaf.pdl = 0;
-    const char *failed = NULL;
     for (size_t r = 0; r < c->num_segments && err == cudaSuccess; r++) {
-        /* leaf call r / leaf.rows sorts leaf.rows rows; way: its workspace */
-        const size_t call = r / leaf.rows, way = forked ? call % ways : 0;
+        const size_t way = forked ? r % ways : 0; /* its workspace */
         const cudaStream_t on = forked ? streams[way] : st->stream;
         V *v = nullptr;
         if constexpr (warpsort::is_value<V>::value) v = vals + r * len;
@@ -1043,10 +1094,8 @@ static warpsort_status_t ws_seg_leaf_rows_run(warpsort_context_t *ctx, const ws_
             failed = "segment positions (iota)";
             if (err != cudaSuccess) break;
         }
-        if ((r + 1) % leaf.rows) continue; /* the call's last row queues it */
-        const size_t first = call * leaf.rows * len;
-        err = ws_device_sort(&leaf, keys + first, v ? vals + first : nullptr, c->dtype, desc,
-                             stable, ws + L.lay.leaf + way * stride, on, &failed);
+        err = ws_device_sort(&leaf, keys + r * len, v, c->dtype, desc, stable,
+                             ws + L.lay.leaf + way * stride, on, &failed);
     }
     if (forked) {
         const cudaError_t joined = ws_join(st);

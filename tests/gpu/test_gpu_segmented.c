@@ -158,6 +158,11 @@ static void test_long_segments(void **state) {
          ((size_t)1 << 22) + 5},
         {WT_OP_PAIRS, WARPSORT_F32, 8, WARPSORT_STABLE, KEYGEN_FEW, 20, NULL, 3,
          ((size_t)3 << 20) + 1},
+        /* groups of 2^25 items (WS_SEG_LEAF_GROUP): 16 rows in one sample
+         * sort, the 17th alone; 7 rows, then 2 in one */
+        {WT_OP_SORT, WARPSORT_I32, 0, WARPSORT_DESCENDING, KEYGEN_RANDOM, 21, NULL, 17,
+         (size_t)1 << 21},
+        {WT_OP_ARGSORT, WARPSORT_F32, 4, 0, KEYGEN_FEW, 22, NULL, 9, ((size_t)1 << 22) + 1},
     };
     size_t failures = 0;
     for (size_t i = 0; i < SG_COUNT(cases); i++) {
