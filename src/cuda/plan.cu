@@ -215,13 +215,20 @@ static ws_plan_t ws_plan_base(const ws_device_info *dev, size_t n, size_t key_by
     return p;
 }
 
+/* Whether the sample sort takes one array of n items on dev. Its shapes
+ * are Hopper's (measured there); other families keep the merge passes,
+ * whose rows tuning.cuh has for them. */
+static bool ws_plan_takes_sample(const ws_device_info *dev, size_t n, size_t key_bytes,
+                                 size_t value_bytes) {
+    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
+    return n > tile && n >= ws_sample_min_n_for(&dev->sample, key_bytes, value_bytes) &&
+           dev->family == WS_FAMILY_SM90 && dev->sample_ok;
+}
+
 ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, size_t value_bytes) {
     ws_plan_t p = ws_plan_base(dev, n, key_bytes, value_bytes);
-    const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
-    /* The sample sort's shapes are Hopper's (measured there); other
-     * families keep the merge passes, whose rows tuning.cuh has for them. */
-    const size_t min_n = ws_sample_min_n_for(&dev->sample, key_bytes, value_bytes);
-    if (n <= tile || n < min_n || dev->family != WS_FAMILY_SM90 || !dev->sample_ok) {
+    if (!ws_plan_takes_sample(dev, n, key_bytes, value_bytes)) {
+        const size_t tile = ws_sort_tile_for(n, (int)key_bytes, (int)value_bytes, dev->family);
         const size_t coop = ws_coop_tile(&p, dev);
         if (coop) {
             p.path = WS_PATH_COOP;
@@ -245,8 +252,7 @@ ws_plan_t ws_plan_rows(const ws_device_info *dev, size_t rows, size_t row_len, s
     if (rows < 2 || row.path == WS_PATH_SMALL || row.path == WS_PATH_TILE ||
         row.path == WS_PATH_COOP || rows > UINT32_MAX / 2 || row_len > SIZE_MAX / rows)
         return row;
-    if (ws_plan_make(dev, rows * row_len, key_bytes, value_bytes).path != WS_PATH_SAMPLE)
-        return row;
+    if (!ws_plan_takes_sample(dev, rows * row_len, key_bytes, value_bytes)) return row;
     ws_plan_t p = ws_plan_base(dev, rows * row_len, key_bytes, value_bytes);
     p.rows = rows;
     p.path = WS_PATH_SAMPLE;
