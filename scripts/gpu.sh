@@ -36,12 +36,13 @@ stage() {
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DWARPSORT_BUILD_TESTS=ON -DWARPSORT_BUILD_BENCH=ON -DWARPSORT_TUNING_HEADER= >/dev/null
     ninja -C build-gpu warpsort test_gpu_props test_gpu_pipeline test_gpu_topk test_gpu_segmented \
-        test_radix_tile test_cli warpsort_bench test_device example_warp_sort_32x4 example_block_sort_pairs \
+        test_gpu_fuzz test_radix_tile test_cli warpsort_bench test_device example_warp_sort_32x4 example_block_sort_pairs \
         example_warp_compact
     rm -rf .gpu && mkdir -p .gpu
     cp build-gpu/tools/warpsort/warpsort build-gpu/tests/gpu/test_gpu_props \
        build-gpu/tests/gpu/test_gpu_pipeline build-gpu/tests/gpu/test_gpu_topk \
-       build-gpu/tests/gpu/test_gpu_segmented build-gpu/tests/gpu/test_radix_tile \
+       build-gpu/tests/gpu/test_gpu_segmented build-gpu/tests/gpu/test_gpu_fuzz \
+       build-gpu/tests/gpu/test_radix_tile \
        build-gpu/tests/cli/test_cli \
        build-gpu/bench/warpsort_bench build-gpu/tests/device/test_device \
        build-gpu/examples/example_* .gpu/
@@ -135,7 +136,8 @@ run() {
         case $what in
         info) step info nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
         tests) step gpu-tests .gpu/test_gpu_props
-            step radix-tile .gpu/test_radix_tile ;;
+            step radix-tile .gpu/test_radix_tile
+            step fuzz .gpu/test_gpu_fuzz ;;
         quick) step gpu-tests-quick .gpu/test_gpu_props --quick
             step radix-tile-quick .gpu/test_radix_tile --quick ;;
         jit80) # compute_80 PTX JIT-compiled, with the shared-memory limits (test hook,

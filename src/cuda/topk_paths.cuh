@@ -2563,13 +2563,9 @@ static warpsort_status_t ws_tk_filter_path(warpsort_context_t *ctx, const ws_tk_
         if (p.cand_block) {
             /* a dependent launch (pdl.cuh): its block starts as the read
              * ends instead of a launch's latency later */
-            cudaLaunchAttribute attr;
-            const cudaLaunchConfig_t cfg = ws_launch_config(
-                1, WS_TK_CAND_THREADS, cand_smem, stream, &attr, ws_pdl_attr(st->dev.pdl, &attr));
-            WS_CUDA_TRY(ctx,
-                        cudaLaunchKernelEx(&cfg, cand, (const ws_tk_filter *)fl,
-                                           (const unsigned long long *)ck, (const uint32_t *)ci, k,
-                                           p.cand_bar, row * k, codec, out));
+            WS_CUDA_TRY(ctx, ws_launch(cand, 1, WS_TK_CAND_THREADS, cand_smem, stream, st->dev.pdl,
+                                       (const ws_tk_filter *)fl, (const unsigned long long *)ck,
+                                       (const uint32_t *)ci, k, p.cand_bar, row * k, codec, out));
             continue;
         }
         WS_CUDA_TRY(ctx, ws_tk_pad(fl, ck, ci, ws_tk_grid(p.cap, 256, st), stream));

@@ -251,7 +251,7 @@ static const size_t sg_switch_lengths[] = {
 /* A shuffled copy of `count` lengths (each switch length once, several
  * empty and tiny ones besides), so every class of segment meets every other
  * in one call. */
-static size_t sg_mix(size_t *out, size_t cap, uint64_t seed) {
+static inline size_t sg_mix(size_t *out, size_t cap, uint64_t seed) {
     size_t m = 0;
     for (size_t i = 0; i < SG_COUNT(sg_switch_lengths) && m < cap; i++)
         out[m++] = sg_switch_lengths[i];
