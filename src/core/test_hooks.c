@@ -56,6 +56,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
     h->seg_no_radix = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_SEG_NO_CLUSTER");
     h->seg_no_cluster = v && *v && strcmp(v, "0") != 0;
+    v = getenv("WARPSORT_MERGE_NO_RADIX");
+    h->merge_no_radix = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_ONE_STREAM");
     h->one_stream = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_TRACE");

@@ -46,6 +46,14 @@
  *                                pairs (src/cuda/cluster_merge.cuh)
  *                                Hopper gives them: the A/B, and that
  *                                path's tests at those lengths
+ *   WARPSORT_MERGE_NO_RADIX=1    the merge path's tile sort of 4-byte keys
+ *                                alone takes the block sorts' tiles (4096
+ *                                or 8192 items) everywhere, not the radix
+ *                                blocks of 16384 or their cluster pairs of
+ *                                32768 (src/cuda/radix_tiles.cuh) that Hopper
+ *                                gives the sizes where they save a merge
+ *                                pass: the A/B, and the block sorts' tests
+ *                                at those sizes
  *   WARPSORT_ONE_STREAM=1        a call's kernels all go to the context's
  *                                stream, none to side streams
  *                                (src/cuda/side_streams.h): the A/B, and
@@ -108,6 +116,7 @@ typedef struct ws_test_hooks {
     int one_stream;                     /* 1: no side streams */
     int seg_no_radix;                   /* 1: classes 10..12, long runs by block sorts */
     int seg_no_cluster;                 /* 1: no class 13 (cluster pairs) */
+    int merge_no_radix;                 /* 1: the merge path's tiles by block sorts only */
 } ws_test_hooks;
 
 /* Fills *h from the environment (unset variables: the defaults above). */

@@ -154,6 +154,7 @@ warpsort_status_t ws_cuda_init(warpsort_context_t *ctx) {
     st->dev.no_coop = ctx->hooks.no_coop;
     st->dev.seg_no_radix = ctx->hooks.seg_no_radix;
     st->dev.seg_no_cluster = ctx->hooks.seg_no_cluster;
+    st->dev.merge_no_radix = ctx->hooks.merge_no_radix;
     st->dev.pdl = lim.cc_major >= 9 && !ctx->hooks.no_pdl;
     ws_device_guard g;
     st->dev.sample_ok = ws_enter_device(ctx->device, &g) == cudaSuccess && ws_sample_kernels_ok();

@@ -4,7 +4,9 @@
  *   1. block_sort_kernel sorts every tile of plan.tile items on chip (warp
  *      bitonic runs, then merges in shared memory: warpsort/block_sort.cuh)
  *      and writes sorted runs as ordered bits; with plan.sub = 2 a block
- *      sorts two tiles and merges them.
+ *      sorts two tiles and merges them. On Hopper, 4-byte keys alone take
+ *      radix blocks of 16384 items or cluster pairs of them instead
+ *      where those runs save a pass (plan.tiles, radix_tiles.cuh).
  *   2. plan.passes four-way merge passes (merge.cuh), each a cut launch and
  *      a merge launch; the last pass decodes the ordered bits.
  * The tile sort reads the input (keys_in, which may be the output array
@@ -22,6 +24,7 @@
 #include "device_sort.h"
 #include "dispatch.cuh"
 #include "kernel_shapes.cuh"
+#include "radix_tiles.cuh"
 
 template <typename KB, typename V, int F, bool STABLE, int SUB>
 static cudaError_t ws_launch_tiles_of(const KB *in, const V *vin, KB *out, V *vout, size_t n,
@@ -61,6 +64,14 @@ static cudaError_t ws_tile_sort(const ws_plan_t &p, const KB *in, const V *vin, 
                                 key_codec codec, bool stable, cudaStream_t stream,
                                 const char **what) {
     cudaError_t err = cudaSuccess;
+    /* Hopper's radix tiles: only 4-byte keys alone on the sm_90 family
+     * plan them (ws_plan_merge), so only those instances exist. */
+    if constexpr (sizeof(KB) == 4 && !is_value<V>::value && F == WS_FAMILY_SM90) {
+        if (p.tiles != WS_TILES_BLOCK) {
+            *what = "ws_radix_tile_kernel";
+            return ws_radix_tiles_run<KB>(p, in, out, codec, stream);
+        }
+    }
     if (p.full_tiles) {
         *what = "block_sort_kernel";
         err = stable ? ws_launch_tiles<KB, V, F, true>(p, in, vin, out, vout, 0,

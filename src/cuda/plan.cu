@@ -58,13 +58,43 @@ static void ws_plan_passes_of(ws_plan_t *p, size_t tile, int sub, size_t chunk) 
     p->lay.total = p->lay.cuts + ws_align256(4 * slots * sizeof(size_t));
 }
 
+/* Whether Hopper's radix tiles sort n 4-byte keys alone on dev, and
+ * which (WS_TILES_RADIX: 16384 items a block, WS_TILES_PAIR: 32768 a
+ * cluster pair; else WS_TILES_BLOCK): where their runs save a merge pass
+ * over the block sort's `tile` and their blocks cover at least three
+ * quarters of the SMs. A pass (its cuts and its merge) then costs more
+ * than their slower tile sort; with fewer blocks (2^18..2^20 on 132 SMs)
+ * the idle SMs cost more than the pass (bench/NOTES.md, forty-fifth
+ * session). */
+static int ws_plan_radix_tiles(const ws_device_info *dev, size_t n, int kb, int vb, size_t tile) {
+    if (kb != 4 || vb != 0 || dev->family != WS_FAMILY_SM90 || !dev->sample_ok ||
+        dev->merge_no_radix)
+        return WS_TILES_BLOCK;
+    const int now = ws_merge_passes(n, tile);
+    const int one = ws_merge_passes(n, WS_RADIX_TILE);
+    const int two = ws_merge_passes(n, 2 * (size_t)WS_RADIX_TILE);
+    if (one >= now && two >= now) return WS_TILES_BLOCK;
+    const unsigned pair = two < one;
+    const size_t units =
+        (n + ((size_t)WS_RADIX_TILE << pair) - 1) / ((size_t)WS_RADIX_TILE << pair);
+    if ((units << pair) * 4 < (size_t)dev->sm_count * 3) return WS_TILES_BLOCK;
+    return pair ? WS_TILES_PAIR : WS_TILES_RADIX;
+}
+
 /* The merge path: the family's tiles (two merged on chip where that saves
- * a pass) and merge blocks. */
-static void ws_plan_merge(ws_plan_t *p) {
+ * a pass), or Hopper's radix tiles (ws_plan_radix_tiles), and merge
+ * blocks. */
+static void ws_plan_merge(ws_plan_t *p, const ws_device_info *dev) {
     const int kb = (int)p->key_bytes, vb = (int)p->value_bytes;
     const size_t tile = ws_sort_tile_for(p->n, kb, vb, p->family);
-    ws_plan_passes_of(p, tile, (int)(tile / (size_t)ws_tile_items_total(kb, vb, p->family)),
-                      (size_t)ws_cut_chunk(kb, vb, p->family));
+    const size_t chunk = (size_t)ws_cut_chunk(kb, vb, p->family);
+    const int tiles = ws_plan_radix_tiles(dev, p->n, kb, vb, tile);
+    if (tiles != WS_TILES_BLOCK) {
+        ws_plan_passes_of(p, (size_t)WS_RADIX_TILE << (tiles == WS_TILES_PAIR), 1, chunk);
+        p->tiles = tiles;
+        return;
+    }
+    ws_plan_passes_of(p, tile, (int)(tile / (size_t)ws_tile_items_total(kb, vb, p->family)), chunk);
 }
 
 /* The tile of the one-launch path of a small array (coop_sort.cu), or 0
@@ -236,7 +266,7 @@ ws_plan_t ws_plan_make(const ws_device_info *dev, size_t n, size_t key_bytes, si
             return p;
         }
         p.path = n <= tile ? WS_PATH_TILE : WS_PATH_MERGE;
-        ws_plan_merge(&p);
+        ws_plan_merge(&p, dev);
         /* Sizes and passes as one tile; the launch fitted to n. */
         if (n <= WS_SMALL_MAX) p.path = WS_PATH_SMALL;
         return p;

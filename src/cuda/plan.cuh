@@ -181,6 +181,14 @@ enum ws_path {
     WS_PATH_COOP = 4
 };
 
+/* What sorts the merge path's tiles (ws_plan_t.tiles): the family's block
+ * sort (tile_sort.cuh), or on Hopper, for 4-byte keys alone, a radix block
+ * of WS_RADIX_TILE items or a cluster pair of two (radix_tiles.cuh), at
+ * the sizes where their longer runs save a merge pass. */
+enum { WS_TILES_BLOCK = 0, WS_TILES_RADIX = 1, WS_TILES_PAIR = 2 };
+/* Items of a radix tile: a block of 1024 threads x WS_RX_ITEMS (16). */
+#define WS_RADIX_TILE 16384
+
 /* Largest n of the small path (small_sort.cu): one warp or one block of at
  * most 256 threads x 8 items, whose static shared memory (8-byte keys and
  * values) stays within the 48 KiB every device gives a block. */
@@ -194,6 +202,7 @@ struct ws_device_info {
     int no_coop;        /* 1: no one-launch small merge sort (test hook) */
     int seg_no_radix;   /* 1: segment classes 10..12 by block sorts (test hook) */
     int seg_no_cluster; /* 1: no segment class 13, the cluster pairs (test hook) */
+    int merge_no_radix; /* 1: the merge path's tiles by block sorts only (test hook) */
     int pdl;            /* 1: dependent launches (pdl.cuh): 9.0 and up, no WARPSORT_NO_PDL */
     ws_sample_limits sample;
 };
@@ -222,6 +231,7 @@ struct ws_plan_t {
     /* tile and merge paths */
     size_t tile;            /* sorted run length the tile sort leaves (ws_sort_tile_for) */
     int sub;                /* tiles per tile-sort block: 1, or 2 merged on chip */
+    int tiles;              /* WS_TILES_*: what sorts them */
     size_t full_tiles, rem; /* whole tiles, and items of the partial last one */
     int passes;             /* four-way merge passes */
     ws_pass_shape pass[WS_MAX_PASSES];

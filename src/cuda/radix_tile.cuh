@@ -74,6 +74,18 @@ struct ws_rx_smem {
     unsigned long_run; /* a run of equal prefixes longer than WS_RX_MAX_RUN; zero between jobs */
 };
 
+/* The codec a sort kernel runs under: KIND >= 0 fixes its kind
+ * (unsigned, signed, float) at compile time, so the encode on load and
+ * decode on store carry no dispatch over kinds (the segments' warp and block
+ * classes ran faster so for every width, keys alone and with values, and
+ * the radix blocks for float keys alone: bench/NOTES.md, thirty-fourth and
+ * thirty-fifth sessions); KIND < 0 keeps the call's run-time codec (one
+ * instance for the three kinds). */
+template <int KIND>
+__device__ __forceinline__ key_codec ws_kind_codec(key_codec c) {
+    return KIND >= 0 ? key_codec{KIND, c.desc} : c;
+}
+
 /* Whether a bucket class of `cap` items takes the radix sort: a block of
  * cap / WS_RX_ITEMS threads, at most 1024 (the scan gives each thread
  * whole digits, or none). */

@@ -18,7 +18,7 @@
  * the call reads the 8-byte verdict back before queuing the sorts, so it
  * can return INVALID_ARGUMENT itself. Keys are sorted as raw bits under a
  * codec: one instantiation per key width and value width, and per kind
- * (unsigned, signed, float) where that ran faster (ws_seg_codec).
+ * (unsigned, signed, float) where that ran faster (ws_kind_codec).
  *
  * This file checks, plans, sizes and stages a call, and classifies its
  * segments; the sorts it then queues are segmented_sorts.cuh's, stamped

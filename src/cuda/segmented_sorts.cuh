@@ -137,18 +137,6 @@ __device__ __forceinline__ V *ws_seg_vals_at(const ws_seg_args<KB, V> &a, V *val
         return nullptr;
 }
 
-/* The codec a sort kernel runs under: KIND >= 0 fixes its kind
- * (unsigned, signed, float) at compile time, so the encode on load and
- * decode on store carry no dispatch over kinds (the warp and block classes
- * ran faster so for every width, keys alone and with values, and the radix
- * blocks for float keys alone: bench/NOTES.md, thirty-fourth and
- * thirty-fifth sessions); KIND < 0 keeps the call's run-time codec (one
- * instance for the three kinds). */
-template <int KIND>
-__device__ __forceinline__ key_codec ws_seg_codec(key_codec c) {
-    return KIND >= 0 ? key_codec{KIND, c.desc} : c;
-}
-
 /* Occupancy floor of a warp-class kernel: as many blocks of 256 as leave a
  * register cap (64K / (256 x blocks)) that still holds the network of K
  * items a lane. The short classes wait on memory more than they issue, so
@@ -174,12 +162,12 @@ __host__ __device__ constexpr int ws_seg_warp_min_blocks() {
 }
 
 /* Classes 0 .. 7: 32 / WIDTH segments per warp, grid-stride over the list
- * (KIND: ws_seg_codec). */
+ * (KIND: ws_kind_codec). */
 template <int WIDTH, int K, typename KB, typename V, int KIND>
 __global__ void __launch_bounds__(256,
                                   ws_min_blocks_fit(256, ws_seg_warp_min_blocks<WIDTH, K, KB, V>()))
     ws_seg_warp_kernel(ws_seg_args<KB, V> a, int c) {
-    const key_codec codec = ws_seg_codec<KIND>(a.codec);
+    const key_codec codec = ws_kind_codec<KIND>(a.codec);
     if (ws_seg_rejected(a)) return;
     constexpr unsigned GROUPS = 32 / WIDTH;
     const unsigned count = ws_seg_count(a, c);
@@ -241,11 +229,11 @@ __host__ __device__ constexpr int ws_seg_class_block_min_blocks() {
 }
 
 /* Classes 8 .. 12: a block per segment, grid-stride over the list (KIND:
- * ws_seg_codec). */
+ * ws_kind_codec). */
 template <int THREADS, int K, typename KB, typename V, int KIND>
 __global__ void __launch_bounds__(THREADS, ws_seg_class_block_min_blocks<THREADS, K, KB, V>())
     ws_seg_block_kernel(ws_seg_args<KB, V> a, int c) {
-    const key_codec codec = ws_seg_codec<KIND>(a.codec);
+    const key_codec codec = ws_kind_codec<KIND>(a.codec);
     segment_sort_storage<KB, V, THREADS, K> &storage = ws_seg_block_storage<THREADS, K, KB, V>();
     if (ws_seg_rejected(a)) return;
     const unsigned count = ws_seg_count(a, c);
@@ -351,7 +339,7 @@ __device__ __forceinline__ void ws_seg_prefetch_job(const KB *k, const V *v,
  * sort's kernels' arch guard. LONG: the same for the first runs of long
  * segments (c unused), each run stored as ordered bits where the tile
  * kernel below stores it (ws_seg_long_tile_kernel), where a radix block
- * of the run's length fits. KIND: ws_seg_codec. */
+ * of the run's length fits. KIND: ws_kind_codec. */
 template <typename KB, typename V, bool STABLE, int THREADS, int KIND, bool LONG>
 __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
     ws_seg_radix_kernel(ws_seg_args<KB, V> a, int c, KB *sk, V *sv) {
@@ -365,7 +353,7 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
      * were not measured. */
     constexpr bool PREFETCH =
         warpsort::is_value<V>::value && sizeof(KB) == 4 && sizeof(V) == 4 && RUN0 <= 8192;
-    const key_codec codec = ws_seg_codec<KIND>(a.codec);
+    const key_codec codec = ws_kind_codec<KIND>(a.codec);
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, THREADS> &s = *(ws_seg_rx_smem<KB, V, THREADS> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return;
@@ -410,12 +398,12 @@ __global__ void __launch_bounds__(THREADS, ws_rx_min_blocks<KB, V>(THREADS))
  * two runs, finds cuts and merges them in two more launches. Launched
  * with the cluster size as a launch attribute (ws_seg_launch_pairs), so
  * that the fat build's older targets compile it (empty there, never
- * launched). Same contract as the radix kernel; KIND: ws_seg_codec. */
+ * launched). Same contract as the radix kernel; KIND: ws_kind_codec. */
 template <typename KB, typename V, bool STABLE, int KIND>
 __global__ void __launch_bounds__(1024, 1) ws_seg_pair_kernel(ws_seg_args<KB, V> a, int c) {
 #if WS_SAMPLE_ARCH
     constexpr int N = 1024 * WS_RX_ITEMS;
-    const key_codec codec = ws_seg_codec<KIND>(a.codec);
+    const key_codec codec = ws_kind_codec<KIND>(a.codec);
     extern __shared__ __align__(16) unsigned char ws_seg_rx_dyn[];
     ws_seg_rx_smem<KB, V, 1024> &s = *(ws_seg_rx_smem<KB, V, 1024> *)ws_seg_rx_dyn;
     if (ws_seg_rejected(a)) return; /* both blocks of the pair alike */
@@ -709,7 +697,7 @@ static inline unsigned ws_seg_grid(unsigned long long work, unsigned per_block, 
     return g ? (unsigned)g : 1u;
 }
 
-/* The kernels by KIND (ws_seg_codec): `of<KIND>()` is the instance. */
+/* The kernels by KIND (ws_kind_codec): `of<KIND>()` is the instance. */
 template <int WIDTH, int K, typename KB, typename V>
 struct ws_seg_warp_kernels {
     template <int KIND>
@@ -811,7 +799,7 @@ __host__ __device__ constexpr bool ws_seg_radix_fits() {
  * first runs, at most `work` of them; else class c's `work` segments):
  * stable with values when the call is (keys alone need not be: equal keys
  * are the same bits). Float keys alone take the float instance
- * (ws_seg_codec); the others keep the run-time codec: fixed at compile
+ * (ws_kind_codec); the others keep the run-time codec: fixed at compile
  * time, unsigned keys ran slower in these blocks (bench/NOTES.md,
  * thirty-fifth session). */
 template <int THREADS, bool LONG, typename KB, typename V>

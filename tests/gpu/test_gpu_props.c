@@ -590,6 +590,30 @@ static warpsort_status_t create_with_smem_limit(warpsort_context_t **ctx, const 
     return st;
 }
 
+/* 4-byte keys alone at the merge path's sizes that Hopper sorts in radix
+ * tiles of 16384 (2^22) or cluster pairs of 32768 (2^21, 2^23;
+ * src/cuda/radix_tiles.cuh): whole tiles, a last tile of one item, a last
+ * pair tile with an empty or a short second half, every key kind, both
+ * orders, every distribution; 2^20 - 1 takes them on smaller GPUs.
+ * Elsewhere (WARPSORT_MERGE_NO_RADIX, other chips) the same sizes take the
+ * block sort's tiles. */
+static void test_radix_tiles(void **state) {
+    (void)state;
+    REQUIRE_GPU();
+    const size_t sizes[] = {((size_t)1 << 20) - 1,     ((size_t)1 << 21) + 100,
+                            ((size_t)1 << 21) + 32769, ((size_t)1 << 22) + 7,
+                            ((size_t)1 << 23) - 16390, ((size_t)1 << 23) - 5};
+    const warpsort_dtype_t dts[] = {WARPSORT_U32, WARPSORT_I32, WARPSORT_F32};
+    for (size_t s = 0; s < COUNT(sizes); s++)
+        for (size_t d = 0; d < COUNT(dts); d++)
+            for (int dist = 0; dist < KEYGEN_DIST_COUNT; dist++) {
+                if (g_quick && (dist + (int)s + (int)d) % 4) continue;
+                run_one(&wt_device_memory, WT_OP_SORT, dts[d], 0,
+                        (unsigned)(dist + (int)s) % 2 ? WARPSORT_DESCENDING : 0u, sizes[s],
+                        (keygen_dist_t)dist, g_cpu);
+            }
+}
+
 /* Each smaller chip's row on this device: the limits of a T4 (64 KB), an
  * A10/L4/RTX 40xx (99 KB) and an A100 (163 KB) select the sm_75, sm_86 and
  * sm_80 rows, and each sorts correctly through every path it has (one
@@ -701,6 +725,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_small_graph),
         cmocka_unit_test(test_large_graph),
         cmocka_unit_test(test_rows_of_smaller_chips),
+        cmocka_unit_test(test_radix_tiles),
         cmocka_unit_test(test_no_kernel_image),
         cmocka_unit_test(test_2_24_every_dtype),
         cmocka_unit_test(test_2_28_u32),

@@ -186,6 +186,28 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
                      : n <= tile       ? WS_PATH_TILE
                                        : WS_PATH_MERGE));
     if (coop) CHECK(p.tile == coop_tile && p.sub == 1);
+    /* The tiles: Hopper's radix blocks (16384) or their pairs (32768) for
+     * 4-byte keys alone where their runs take fewer passes than the block
+     * sort's, the pair only where it saves a pass over the single block;
+     * else the block sort's. */
+    if (!coop && p.path != WS_PATH_SMALL) {
+        const int now = ws_merge_passes(n, tile);
+        const int one = ws_merge_passes(n, WS_RADIX_TILE);
+        const int two = ws_merge_passes(n, 2 * (size_t)WS_RADIX_TILE);
+        const size_t blocks = two < one ? (n + 32767) / 32768 * 2 : (n + 16383) / 16384;
+        const bool radix = kb == 4 && vb == 0 && dev->family == WS_FAMILY_SM90 && dev->sample_ok &&
+                           !dev->merge_no_radix && (one < now || two < now) &&
+                           4 * blocks >= 3 * (size_t)dev->sm_count;
+        if (!radix) {
+            CHECK(p.tiles == WS_TILES_BLOCK && p.tile == tile && p.passes == now);
+        } else if (two < one) {
+            CHECK(p.tiles == WS_TILES_PAIR && p.tile == 2 * (size_t)WS_RADIX_TILE);
+            CHECK(p.passes == two && p.sub == 1);
+        } else {
+            CHECK(p.tiles == WS_TILES_RADIX && p.tile == WS_RADIX_TILE);
+            CHECK(p.passes == one && p.sub == 1);
+        }
+    }
     /* Merge passes grow runs of the tile 4x each until one run holds n. */
     size_t run = p.tile;
     for (int i = 0; i < p.passes; i++) run *= 4;
@@ -353,13 +375,50 @@ static void test_measured_plans(void **state) {
     CHECK(p.tree_log == WS_TREE_LOG_NARROW && p.levels == 3);
 }
 
+/* The merge path's radix tiles (radix_tiles.cuh) at the sizes measured
+ * for them: every power of two from 2^18 to 2^23 would save one pass, by
+ * the single block at even powers and by the pair at odd ones, but on 132
+ * SMs only 2^21 .. 2^23 have blocks enough; never for other widths, other
+ * families, without Hopper's kernels or with the test hook. */
+static void test_radix_tiles(void **state) {
+    (void)state;
+    ws_device_info d = device_of(132, default_limits());
+    const ws_device_info *dev = &d;
+    size_t n = 0, kb = 4, vb = 0;
+    for (int e = 18; e <= 23; e++) {
+        n = (size_t)1 << e;
+        const ws_plan_t p = ws_plan_make(dev, n, kb, vb);
+        const int block_passes =
+            ws_merge_passes(n, ws_sort_tile_for(n, (int)kb, (int)vb, dev->family));
+        if (e < 21) {
+            CHECK(p.path == WS_PATH_MERGE && p.tiles == WS_TILES_BLOCK);
+            CHECK(p.passes == block_passes);
+            continue;
+        }
+        CHECK(p.path == WS_PATH_MERGE && p.tiles == (e % 2 ? WS_TILES_PAIR : WS_TILES_RADIX));
+        CHECK(p.passes == block_passes - 1);
+    }
+    n = (size_t)1 << 22;
+    static const size_t others[][2] = {{4, 4}, {8, 0}, {4, 8}};
+    for (size_t w = 0; w < COUNT(others); w++)
+        CHECK(ws_plan_make(dev, n, others[w][0], others[w][1]).tiles == WS_TILES_BLOCK);
+    d.merge_no_radix = 1;
+    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
+    d.merge_no_radix = 0;
+    d.sample_ok = 0;
+    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
+    d.sample_ok = 1;
+    d.family = WS_FAMILY_SM80;
+    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
+}
+
 int main(int argc, char **argv) {
     g_quick = wt_cmocka_options(argc, argv);
     if (g_quick < 0) return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_limits), cmocka_unit_test(test_hook_limits),
         cmocka_unit_test(test_measured_plans), cmocka_unit_test(test_rows_plans),
-        cmocka_unit_test(test_coop_gates),
+        cmocka_unit_test(test_coop_gates),     cmocka_unit_test(test_radix_tiles),
     };
     return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
