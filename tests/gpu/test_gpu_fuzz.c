@@ -87,6 +87,13 @@ static double now_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Appends the failed case and its memory to msg (the reason); returns 1. */
+static int failed_case(char *msg, size_t len, const char *what, const wt_memory_t *mem) {
+    const size_t used = strlen(msg);
+    snprintf(msg + used, len - used, " [%s, %s memory]", what, mem->name);
+    return 1;
+}
+
 /* Runs case i = 0, 1, ... of `what` until the test's share of the budget
  * is spent (or case WARPSORT_FUZZ_CASE alone); one(rng, i, msg) draws and
  * runs a case, returning 0 or 1 with msg set. Fails the test at the first
@@ -130,9 +137,7 @@ static int sort_case(rng_t *r, long long i, char *msg, size_t len) {
     if (wt_run_case(g_gpu, mem, &c, g_cpu, msg, len) == 0) return 0;
     char what[200];
     wt_case_describe(&c, what, sizeof what);
-    const size_t used = strlen(msg);
-    snprintf(msg + used, len - used, " [%s, %s memory]", what, mem->name);
-    return 1;
+    return failed_case(msg, len, what, mem);
 }
 
 static void test_sorts(void **state) {
@@ -275,9 +280,7 @@ static int topk_case(rng_t *r, long long i, char *msg, size_t len) {
     if (tk_run_case(g_gpu, mem, &c, g_cpu, msg, len) == 0) return 0;
     char what[200];
     tk_describe(&c, what, sizeof what);
-    const size_t used = strlen(msg);
-    snprintf(msg + used, len - used, " [%s, %s memory]", what, mem->name);
-    return 1;
+    return failed_case(msg, len, what, mem);
 }
 
 static void test_topk(void **state) {
