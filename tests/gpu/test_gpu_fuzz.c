@@ -16,9 +16,14 @@
  *   WARPSORT_FUZZ_SEED     the seed (default: from the clock, printed)
  *   WARPSORT_FUZZ_CASE     run only this case of each test
  *   WARPSORT_FUZZ_MAX_LOG  largest array, log2 items (default 25, quick 22)
+ *   WARPSORT_FUZZ_BACKEND  cpu: the same cases (host memory only) on the
+ *                          CPU backend, judged by the oracle alone; ctest
+ *                          cpu_fuzz runs it with a fixed seed, so CI, which
+ *                          has no GPU, fuzzes the CPU backend the same way
+ *                          every time
  *
  * Standalone (--quick, --filter); without a CUDA backend or device every
- * test reports SKIPPED and the program exits 77.
+ * test reports SKIPPED and the program exits 77 (but for the CPU run).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cuda_runtime_api.h>
@@ -33,8 +38,10 @@
 
 #define WT_EXIT_SKIPPED 77
 
-static warpsort_context_t *g_gpu; /* NULL: no CUDA backend or device */
-static warpsort_context_t *g_cpu; /* the oracle */
+static warpsort_context_t *g_ctx; /* under test; NULL: no CUDA backend or device */
+static warpsort_context_t *g_ref; /* the CPU backend, the byte-for-byte reference; NULL
+                                     when g_ctx is the CPU backend itself */
+static int g_cpu_run;             /* WARPSORT_FUZZ_BACKEND=cpu */
 static uint64_t g_seed;
 static double g_seconds;      /* each test's share of the budget */
 static long long g_only = -1; /* WARPSORT_FUZZ_CASE */
@@ -78,6 +85,7 @@ static size_t draw_size(rng_t *r, int max_log) {
 
 static const wt_memory_t *draw_memory(rng_t *r) {
     const size_t m = below(r, 20);
+    if (g_cpu_run) return &wt_host_memory;
     return m == 0 ? &wt_pinned_memory : m <= 2 ? &wt_host_memory : &wt_device_memory;
 }
 
@@ -101,7 +109,7 @@ static int failed_case(char *msg, size_t len, const char *what, const wt_memory_
 typedef int (*fuzz_case_fn)(rng_t *r, long long i, char *msg, size_t len);
 
 static void fuzz_loop(const char *what, uint64_t stream, fuzz_case_fn one) {
-    WT_REQUIRE_GPU(g_gpu);
+    WT_REQUIRE_GPU(g_ctx);
     const double end = now_s() + g_seconds;
     long long i = g_only >= 0 ? g_only : 0, ran = 0;
     char msg[1024];
@@ -109,9 +117,10 @@ static void fuzz_loop(const char *what, uint64_t stream, fuzz_case_fn one) {
         rng_t r = {wt_mix(g_seed ^ stream) + (uint64_t)i * 0x9E3779B97F4A7C15ull};
         msg[0] = 0;
         if (one(&r, i, msg, sizeof msg))
-            fail_msg("%s case %lld failed (WARPSORT_FUZZ_SEED=%llu WARPSORT_FUZZ_CASE=%lld "
+            fail_msg("%s case %lld failed (%sWARPSORT_FUZZ_SEED=%llu WARPSORT_FUZZ_CASE=%lld "
                      "--filter 'gpu_fuzz_%s'): %s",
-                     what, i, (unsigned long long)g_seed, i, what, msg);
+                     what, i, g_cpu_run ? "WARPSORT_FUZZ_BACKEND=cpu " : "",
+                     (unsigned long long)g_seed, i, what, msg);
         ran++;
         i++;
     } while (g_only < 0 && now_s() < end);
@@ -134,7 +143,7 @@ static int sort_case(rng_t *r, long long i, char *msg, size_t len) {
      * smaller, so the budget covers more shapes */
     c.n = draw_size(r, mem == &wt_device_memory ? g_max_log : g_max_log - 2);
     if (c.op == WT_OP_ARGSORT && c.second_bytes == 4 && c.n > 0xFFFFFFFFull) c.second_bytes = 8;
-    if (wt_run_case(g_gpu, mem, &c, g_cpu, msg, len) == 0) return 0;
+    if (wt_run_case(g_ctx, mem, &c, g_ref, msg, len) == 0) return 0;
     char what[200];
     wt_case_describe(&c, what, sizeof what);
     return failed_case(msg, len, what, mem);
@@ -212,7 +221,7 @@ static int segments_case(rng_t *r, long long i, char *msg, size_t len) {
     const wt_memory_t *mem = draw_memory(r);
     /* offsets in host memory beside device arrays too */
     const wt_memory_t *offs = mem == &wt_device_memory && chance(r, 20) ? &wt_host_memory : mem;
-    const int bad = sg_run_case(g_gpu, mem, offs, &c, g_cpu, msg, len);
+    const int bad = sg_run_case(g_ctx, mem, offs, &c, g_ref, msg, len);
     if (bad) {
         char what[300];
         sg_describe(&c, what, sizeof what);
@@ -277,7 +286,7 @@ static int topk_case(rng_t *r, long long i, char *msg, size_t len) {
     if (c.k == 0) c.k = 1;
     if (c.k > c.row_len) c.k = c.row_len;
     const wt_memory_t *mem = draw_memory(r);
-    if (tk_run_case(g_gpu, mem, &c, g_cpu, msg, len) == 0) return 0;
+    if (tk_run_case(g_ctx, mem, &c, g_ref, msg, len) == 0) return 0;
     char what[200];
     tk_describe(&c, what, sizeof what);
     return failed_case(msg, len, what, mem);
@@ -296,6 +305,12 @@ static double env_double(const char *name, double fallback) {
 int main(int argc, char **argv) {
     const int quick = wt_cmocka_options(argc, argv);
     if (quick < 0) return 2;
+    const char *backend = getenv("WARPSORT_FUZZ_BACKEND");
+    g_cpu_run = backend && strcmp(backend, "cpu") == 0;
+    if (backend && *backend && !g_cpu_run && strcmp(backend, "cuda") != 0) {
+        fprintf(stderr, "WARPSORT_FUZZ_BACKEND must be cpu or cuda\n");
+        return 2;
+    }
     const char *seed = getenv("WARPSORT_FUZZ_SEED");
     g_seed = seed && *seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL);
     const char *only = getenv("WARPSORT_FUZZ_CASE");
@@ -306,20 +321,27 @@ int main(int argc, char **argv) {
         fprintf(stderr, "WARPSORT_FUZZ_MAX_LOG must be 4 .. 30\n");
         return 2;
     }
-    fprintf(stderr, "gpu_fuzz: WARPSORT_FUZZ_SEED=%llu, %.0f s a test, arrays up to 2^%d\n",
-            (unsigned long long)g_seed, g_seconds, g_max_log);
-    if (wt_gpu_probe(&g_gpu) < 0) return 1;
+    fprintf(stderr, "gpu_fuzz: %sWARPSORT_FUZZ_SEED=%llu, %.0f s a test, arrays up to 2^%d\n",
+            g_cpu_run ? "WARPSORT_FUZZ_BACKEND=cpu " : "", (unsigned long long)g_seed, g_seconds,
+            g_max_log);
     warpsort_config_t cfg = WARPSORT_CONFIG_INIT;
     cfg.backend = WARPSORT_BACKEND_CPU;
-    if (warpsort_create(&g_cpu, &cfg) != WARPSORT_OK) return 2;
+    warpsort_context_t *cpu = NULL;
+    if (warpsort_create(&cpu, &cfg) != WARPSORT_OK) return 2;
+    if (g_cpu_run) {
+        g_ctx = cpu;
+    } else {
+        g_ref = cpu;
+        if (wt_gpu_probe(&g_ctx) < 0) return 1;
+    }
     const struct CMUnitTest tests[] = {
         {"gpu_fuzz_sorts", test_sorts, NULL, NULL, NULL},
         {"gpu_fuzz_segments", test_segments, NULL, NULL, NULL},
         {"gpu_fuzz_topk", test_topk, NULL, NULL, NULL},
     };
     const int failed = _cmocka_run_group_tests("gpu_fuzz", tests, 3, NULL, NULL);
-    const int skipped = g_gpu == NULL;
-    warpsort_destroy(g_gpu);
-    warpsort_destroy(g_cpu);
+    const int skipped = g_ctx == NULL;
+    if (g_ctx != cpu) warpsort_destroy(g_ctx);
+    warpsort_destroy(cpu);
     return failed ? 1 : skipped ? WT_EXIT_SKIPPED : 0;
 }
