@@ -9,10 +9,10 @@
  * The block sort's tiles are 4096 or 8192 items, and a merge pass (a cuts
  * launch and a merge launch) multiplies the runs by four, so at 2^18 ..
  * 2^23 items a run of 16384 or 32768 saves one pass where the other does
- * not (plan.cu, ws_plan_radix_tiles picks). Their tile sort costs a
- * quarter more than the block sort's at 2^22 and two fifths more (the
- * pairs) at 2^23, less than the pass it saves (bench/NOTES.md,
- * forty-fifth session). Internal; CUDA translation units only.
+ * not (plan.cu, ws_plan_radix_tiles picks). Their tile sort costs more
+ * than the block sort's, and less than the pass it saves (the figures:
+ * bench/NOTES.md, forty-fifth session). Internal; CUDA translation units
+ * only.
  */
 #ifndef WARPSORT_CUDA_RADIX_TILES_CUH
 #define WARPSORT_CUDA_RADIX_TILES_CUH

@@ -103,10 +103,10 @@ static int failed_case(char *msg, size_t len, const char *what, const wt_memory_
 }
 
 /* Runs case i = 0, 1, ... of `what` until the test's share of the budget
- * is spent (or case WARPSORT_FUZZ_CASE alone); one(rng, i, msg) draws and
+ * is spent (or case WARPSORT_FUZZ_CASE alone); one(rng, msg) draws and
  * runs a case, returning 0 or 1 with msg set. Fails the test at the first
  * failing case, naming how to run it again. */
-typedef int (*fuzz_case_fn)(rng_t *r, long long i, char *msg, size_t len);
+typedef int (*fuzz_case_fn)(rng_t *r, char *msg, size_t len);
 
 static void fuzz_loop(const char *what, uint64_t stream, fuzz_case_fn one) {
     WT_REQUIRE_GPU(g_ctx);
@@ -116,7 +116,7 @@ static void fuzz_loop(const char *what, uint64_t stream, fuzz_case_fn one) {
     do {
         rng_t r = {wt_mix(g_seed ^ stream) + (uint64_t)i * 0x9E3779B97F4A7C15ull};
         msg[0] = 0;
-        if (one(&r, i, msg, sizeof msg))
+        if (one(&r, msg, sizeof msg))
             fail_msg("%s case %lld failed (%sWARPSORT_FUZZ_SEED=%llu WARPSORT_FUZZ_CASE=%lld "
                      "--filter 'gpu_fuzz_%s'): %s",
                      what, i, g_cpu_run ? "WARPSORT_FUZZ_BACKEND=cpu " : "",
@@ -129,8 +129,7 @@ static void fuzz_loop(const char *what, uint64_t stream, fuzz_case_fn one) {
 
 /*--- flat sorts ---*/
 
-static int sort_case(rng_t *r, long long i, char *msg, size_t len) {
-    (void)i;
+static int sort_case(rng_t *r, char *msg, size_t len) {
     wt_case_t c;
     c.op = (wt_op_t)below(r, WT_OP_COUNT);
     c.dtype = (warpsort_dtype_t)below(r, WARPSORT_DTYPE_COUNT_);
@@ -173,8 +172,7 @@ static size_t draw_length(rng_t *r, size_t cap) {
     return len;
 }
 
-static int segments_case(rng_t *r, long long i, char *msg, size_t len) {
-    (void)i;
+static int segments_case(rng_t *r, char *msg, size_t len) {
     sg_case_t c;
     memset(&c, 0, sizeof c);
     c.op = (wt_op_t)below(r, WT_OP_COUNT);
@@ -246,8 +244,7 @@ static void test_segments(void **state) {
 
 /*--- top-k ---*/
 
-static int topk_case(rng_t *r, long long i, char *msg, size_t len) {
-    (void)i;
+static int topk_case(rng_t *r, char *msg, size_t len) {
     tk_case_t c;
     memset(&c, 0, sizeof c);
     c.dtype = (warpsort_dtype_t)below(r, WARPSORT_DTYPE_COUNT_);
