@@ -58,11 +58,14 @@ struct ws_small_sort_op {
             ws_small_warp_kernel<1, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
         else if (m <= 128)
             ws_small_warp_kernel<4, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
-        else if (m <= 512 && PAIRS)
-            ws_small_block_kernel<64, 8, KB, V><<<1, 64, 0, s>>>(ki, vi, k, v, m, codec, st);
-        else if (m <= 512)
-            ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
-        else if (m <= 1024)
+        else if (m <= 512) {
+            /* if constexpr: the shape a width never takes is not compiled
+             * (the warp of 16 with values was most of this file's build) */
+            if constexpr (PAIRS)
+                ws_small_block_kernel<64, 8, KB, V><<<1, 64, 0, s>>>(ki, vi, k, v, m, codec, st);
+            else
+                ws_small_warp_kernel<16, KB, V><<<1, 32, 0, s>>>(ki, vi, k, v, m, codec, st);
+        } else if (m <= 1024)
             ws_small_block_kernel<128, 8, KB, V><<<1, 128, 0, s>>>(ki, vi, k, v, m, codec, st);
         else
             ws_small_block_kernel<256, 8, KB, V><<<1, 256, 0, s>>>(ki, vi, k, v, m, codec, st);

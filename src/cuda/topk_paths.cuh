@@ -1636,6 +1636,18 @@ __device__ __forceinline__ void ws_tk_warp_finish_n(const W *sw, unsigned s, uns
         if (j < k) ws_tk_put(out, out_base + j, decode(it.k[r], codec), it.p[r]);
     }
 }
+/* The same, not inlined: the network of 512 64-bit keys and their
+ * indices was most of the compile time of each of the four kernels that
+ * inlined it (three row blocks, the candidates); called once a row by one
+ * warp, one copy a translation unit serves them all, at no cost measured.
+ * Smaller networks stay inlined: 256 items cost the row blocks of 64-bit
+ * keys up to 5 % as a call (bench/NOTES.md, forty-sixth session). */
+template <typename KB, int SI, typename W>
+__device__ __noinline__ void ws_tk_warp_finish_call(const W *sw, unsigned s, unsigned k,
+                                                    size_t out_base, key_codec codec,
+                                                    ws_tk_outputs out) {
+    ws_tk_warp_finish_n<KB, SI>(sw, s, k, out_base, codec, out);
+}
 /* The same with the smallest network that holds s (s <= 32 x SI). */
 template <typename KB, int SI, typename W>
 __device__ __forceinline__ void ws_tk_warp_finish(const W *sw, unsigned s, unsigned k,
@@ -1647,7 +1659,10 @@ __device__ __forceinline__ void ws_tk_warp_finish(const W *sw, unsigned s, unsig
             return;
         }
     }
-    ws_tk_warp_finish_n<KB, SI>(sw, s, k, out_base, codec, out);
+    if constexpr (sizeof(KB) == 8 && SI >= 16)
+        ws_tk_warp_finish_call<KB, SI>(sw, s, k, out_base, codec, out);
+    else
+        ws_tk_warp_finish_n<KB, SI>(sw, s, k, out_base, codec, out);
 }
 
 /* The rank of word w among the s unique words at sw (how many are
