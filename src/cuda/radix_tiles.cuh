@@ -86,8 +86,8 @@ static cudaError_t ws_radix_tiles_run(const ws_plan_t &p, const KB *in, KB *out,
     if (err != cudaSuccess) return err;
     /* with passes to come the runs stay ordered bits; alone, the caller's */
     const key_codec out_codec = p.passes ? key_codec{0, 0} : codec;
-    const size_t tile = (size_t)WS_RADIX_TILE << (pair ? 1 : 0);
-    const size_t tiles = (p.n + tile - 1) / tile;
+    /* the plan's tiles: WS_RADIX_TILE items, a pair's twice that */
+    const size_t tiles = p.full_tiles + (p.rem != 0);
     cudaLaunchAttribute attr = {};
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim.x = 2;
