@@ -181,24 +181,40 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     if (p.rows_block) {
         /* survivors: at least 2k, 32 x rows_si of them */
         p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
-        /* a tile of them takes at most 8 items a thread */
-        size_t t = WS_TK_ROWS_MIN_THREADS;
-        while (t < WS_TK_ROWS_MAX_THREADS &&
-               (t * per_thread < row_len || t * WS_TK_ROWS_TILE_ITEMS(kb) < 32u * p.rows_si))
-            t *= 2;
-        p.rows_threads = (int)t;
+        /* Threads for keys_per items a thread (the row in registers:
+         * per_thread), and a tile of survivors at most 8 items a thread. */
+        const auto threads_for = [&](size_t keys_per) {
+            size_t t = WS_TK_ROWS_MIN_THREADS;
+            while (t < WS_TK_ROWS_MAX_THREADS &&
+                   (t * keys_per < row_len || t * WS_TK_ROWS_TILE_ITEMS(kb) < 32u * p.rows_si))
+                t *= 2;
+            return t;
+        };
         /* The threads' bar (ws_tk_thread_bar) for k at most a quarter of
          * the threads (above, its larger survivor sort cost more than the
          * narrowing saved: bench/NOTES.md); it keeps up to about 3.3k
          * survivors, so 32-bit keys get room for 4k, 64-bit keys take it
-         * where the room is there already. */
+         * where the room is there already. Its keys are staged in shared
+         * memory: at most WS_TK_ROWS_STAGE_MAX (a few blocks an SM), within
+         * what a block may have. */
         const int bar_si = k <= 64 ? 8 : 16;
-        /* its keys staged in shared memory: at most WS_TK_ROWS_STAGE_MAX
-         * (a few blocks an SM), within what a block may have */
-        const size_t stage = ws_tk_rows_stage_bytes(row_len, kb, t);
-        p.rows_bar = 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
-                     (kb == 4 || bar_si <= p.rows_si) && stage <= WS_TK_ROWS_STAGE_MAX &&
-                     stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(st->dev.family).smem_block;
+        const auto bar_at = [&](size_t t) {
+            const size_t stage = ws_tk_rows_stage_bytes(row_len, kb, t);
+            return 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
+                   (kb == 4 || bar_si <= p.rows_si) && stage <= WS_TK_ROWS_STAGE_MAX &&
+                   stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(st->dev.family).smem_block;
+        };
+        size_t t = threads_for(per_thread);
+        /* A staged row needs no registers: 64-bit keys take the threads of
+         * 32-bit keys (16 a thread), half as many or fewer where the bar
+         * allows it (rows of 4096 u64 keys, k = 32: -29 %, bench/NOTES.md,
+         * forty-sixth session). */
+        if (kb == 8) {
+            const size_t ts = threads_for(WS_TK_ROWS_ITEMS / 4);
+            if (ts < t && bar_at(ts)) t = ts;
+        }
+        p.rows_threads = (int)t;
+        p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
         p.total = at;
         return p;
