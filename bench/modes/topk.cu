@@ -37,7 +37,7 @@ const char *const kUsage =
     "default cases (the targets of issue 24; --dtype alone filters them):\n"
     "  f32 2^24 keys, k = 1,8,32,100,256,1024,4096,65536;  f32 2^28, k = 100;\n"
     "  f32 rows 4096x4096 k=32, 1024x16384 k=128, 8192x128000 k=100;\n"
-    "  u64 and f64 2^24, k = 100 and 4096\n"
+    "  u64 and f64 2^24, k = 100 and 4096; rows 4096x4096 k=32, 1024x16384 k=128\n"
     "selection (any of --n / --rows / --k: the product dtype x shape x k instead):\n"
     "  --dtype LIST        u32,f32,u64,f64 or all (default f32 with --n/--rows/--k)\n"
     "  --n LIST            single arrays of these sizes (1000, 10M, 2^24)\n"
@@ -171,7 +171,11 @@ std::vector<TopkCase> make_plan(const Options &o) {
             add(Dtype::F32, 4096, 4096, {32});
             add(Dtype::F32, 1024, 16384, {128});
             add(Dtype::F32, 8192, 128000, {100});
-            for (Dtype d : {Dtype::U64, Dtype::F64}) add(d, 1, M, {100, 4096});
+            for (Dtype d : {Dtype::U64, Dtype::F64}) {
+                add(d, 1, M, {100, 4096});
+                add(d, 4096, 4096, {32});
+                add(d, 1024, 16384, {128});
+            }
             continue;
         }
         std::vector<std::pair<size_t, size_t>> shapes;
