@@ -206,8 +206,9 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         };
         size_t t = threads_for(per_thread);
         /* A staged row needs no registers: 64-bit keys take the threads of
-         * 32-bit keys (16 a thread), half as many or fewer where the bar
-         * allows it (rows of 4096 u64 keys, k = 32: -29 %, bench/NOTES.md,
+         * 32-bit keys (16 a thread), half as many or fewer, where the bar
+         * allows it. Blocks sized for registers left most of their threads
+         * waiting on the one warp that sorts the survivors (bench/NOTES.md,
          * forty-sixth session). */
         if (kb == 8) {
             const size_t ts = threads_for(WS_TK_ROWS_ITEMS / 4);

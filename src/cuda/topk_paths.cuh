@@ -1637,11 +1637,11 @@ __device__ __forceinline__ void ws_tk_warp_finish_n(const W *sw, unsigned s, uns
     }
 }
 /* The same, not inlined: the network of 512 64-bit keys and their
- * indices was most of the compile time of each of the four kernels that
- * inlined it (three row blocks, the candidates); called once a row by one
- * warp, one copy a translation unit serves them all, at no cost measured.
- * Smaller networks stay inlined: 256 items cost the row blocks of 64-bit
- * keys up to 5 % as a call (bench/NOTES.md, forty-sixth session). */
+ * indices was most of the code, and of the compile time, of each of the
+ * four kernels that inlined it (three row blocks, the candidates); it runs
+ * once a row on one warp, so the call costs nothing measurable. Smaller
+ * networks stay inlined: as calls they slowed the 64-bit row blocks
+ * (bench/NOTES.md, forty-sixth session). */
 template <typename KB, int SI, typename W>
 __device__ __noinline__ void ws_tk_warp_finish_call(const W *sw, unsigned s, unsigned k,
                                                     size_t out_base, key_codec codec,
