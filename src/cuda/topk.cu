@@ -217,8 +217,20 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.rows_threads = (int)t;
         p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
-        p.total = at;
-        return p;
+        /* 64-bit keys the blocks cannot stage, k <= 32, rows enough for
+         * a few blocks an SM: a warp's run of 32 in registers over its
+         * chunk (the warp path, below) beats the block's narrowing passes
+         * over the row in L2; with fewer rows the blocks stay faster
+         * (bench/NOTES.md, forty-sixth session). Forced row blocks stay. */
+        const bool to_warps = kb == 8 && !p.rows_bar && k <= 32 &&
+                              rows >= 4 * (size_t)st->dev.sm_count && force == WS_TOPK_PATH_PLAN;
+        if (!to_warps) {
+            p.total = at;
+            return p;
+        }
+        p.rows_block = 0;
+        p.rows_threads = 0;
+        p.rows_si = 0;
     }
     const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&
