@@ -231,23 +231,35 @@ static void check_plan(const ws_device_info *dev, size_t n, size_t kb, size_t vb
     CHECK(p.lay.total - p.lay.cuts >= 4 * slots * sizeof(size_t));
 }
 
+/* A choice only Hopper's kernels make: on(plan) on d, and off(plan) when
+ * its test hook (d.*hook) is set, without the sample kernels' code, and on
+ * the sm_80 family (d comes back with that family). */
+static void check_hopper_gates(ws_device_info &d, int ws_device_info::*hook, size_t n, size_t kb,
+                               size_t vb, bool (*on)(const ws_plan_t &),
+                               bool (*off)(const ws_plan_t &)) {
+    const ws_device_info *dev = &d; /* for CHECK's message */
+    CHECK(on(ws_plan_make(dev, n, kb, vb)));
+    d.*hook = 1;
+    CHECK(off(ws_plan_make(dev, n, kb, vb)));
+    d.*hook = 0;
+    d.sample_ok = 0;
+    CHECK(off(ws_plan_make(dev, n, kb, vb)));
+    d.sample_ok = 1;
+    d.family = WS_FAMILY_SM80;
+    CHECK(off(ws_plan_make(dev, n, kb, vb)));
+}
+
 /* The one-launch path needs Hopper's kernels (sample_ok) and may be
  * switched off (WARPSORT_NO_COOP): then the merge path. */
+static bool takes_coop(const ws_plan_t &p) { return p.path == WS_PATH_COOP; }
+static bool takes_merge(const ws_plan_t &p) { return p.path == WS_PATH_MERGE; }
 static void test_coop_gates(void **state) {
     (void)state;
     ws_device_info d = device_of(132, default_limits());
     const ws_device_info *dev = &d;
-    size_t n = (size_t)1 << 16, kb = 4, vb = 0;
-    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_COOP);
+    const size_t n = (size_t)1 << 16, kb = 4, vb = 0;
     CHECK(ws_plan_make(dev, WS_COOP_MAX + 1, kb, vb).path == WS_PATH_MERGE);
-    d.no_coop = 1;
-    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
-    d.no_coop = 0;
-    d.sample_ok = 0;
-    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
-    d.sample_ok = 1;
-    d.family = WS_FAMILY_SM80;
-    CHECK(ws_plan_make(dev, n, kb, vb).path == WS_PATH_MERGE);
+    check_hopper_gates(d, &ws_device_info::no_coop, n, kb, vb, takes_coop, takes_merge);
 }
 
 static const size_t k_widths[][2] = {{4, 0}, {8, 0}, {4, 4}, {4, 8}, {8, 4}, {8, 8}};
@@ -375,6 +387,8 @@ static void test_measured_plans(void **state) {
     CHECK(p.tree_log == WS_TREE_LOG_NARROW && p.levels == 3);
 }
 
+static bool takes_radix_tiles(const ws_plan_t &p) { return p.tiles != WS_TILES_BLOCK; }
+static bool takes_block_tiles(const ws_plan_t &p) { return p.tiles == WS_TILES_BLOCK; }
 /* The merge path's radix tiles (radix_tiles.cuh) at the sizes measured
  * for them: every power of two from 2^18 to 2^23 would save one pass, by
  * the single block at even powers and by the pair at odd ones, but on 132
@@ -402,14 +416,8 @@ static void test_radix_tiles(void **state) {
     static const size_t others[][2] = {{4, 4}, {8, 0}, {4, 8}};
     for (size_t w = 0; w < COUNT(others); w++)
         CHECK(ws_plan_make(dev, n, others[w][0], others[w][1]).tiles == WS_TILES_BLOCK);
-    d.merge_no_radix = 1;
-    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
-    d.merge_no_radix = 0;
-    d.sample_ok = 0;
-    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
-    d.sample_ok = 1;
-    d.family = WS_FAMILY_SM80;
-    CHECK(ws_plan_make(dev, n, kb, vb).tiles == WS_TILES_BLOCK);
+    check_hopper_gates(d, &ws_device_info::merge_no_radix, n, kb, vb, takes_radix_tiles,
+                       takes_block_tiles);
 }
 
 int main(int argc, char **argv) {
