@@ -18,7 +18,8 @@
  *    it on chip by a radix select over (ordered key, index) words
  *    (ws_tk_narrow: digits below the bits every word shares, until at
  *    most 256 .. 2048, at least 2k, can still be among the best k) and
- *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp).
+ *    sorts those (32-bit keys: as one block tile; 64-bit keys: one warp,
+ *    or on rows of 4096 or more every thread ranks them).
  *    For k at most a quarter of the threads a cheaper limit comes first,
  *    from the threads' best keys (ws_tk_thread_bar); the narrowing runs
  *    only when more keys than the block's room are within it. Those

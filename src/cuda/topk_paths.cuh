@@ -170,6 +170,9 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_SM_THREADS_STAGED 1536
 #endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
+/* Rows at least this long rank a 64-bit block's survivors with every
+ * thread (ws_tk_rows_kernel). */
+#define WS_TK_ROWS_RANK_MIN_LEN 4096u
 #define WS_TK_ROWS_STATIC_SMEM (12u << 10)
 /* Filter pass: 16-byte loads per thread per step, threads per block (the
  * select's: the launch runs it when the filter misses), and the blocks an
@@ -2122,7 +2125,8 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
  * 32 x SI (word i is (ordered key i, i); with BAR, first by the threads'
  * bar), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
- * (key, index) items, or above 512 by the block's two tiles); the first
+ * (key, index) items, or above 512 by the block's two tiles, or on rows
+ * of WS_TK_ROWS_RANK_MIN_LEN or more ranked by the block); the first
  * k are the row's results. */
 template <typename KB, int T, int SI, bool BAR>
 __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BAR))
@@ -2202,7 +2206,14 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
     }
     const size_t out_base = (size_t)blockIdx.x * k;
-    if constexpr (WIDE_TILES) {
+    /* 64-bit keys on rows of WS_TK_ROWS_RANK_MIN_LEN or more (blocks of
+     * 512): every thread ranks the survivors (ws_tk_rank_finish) instead
+     * of one warp sorting them while the rest wait (bench/NOTES.md,
+     * forty-seventh session: 32-bit keys and shorter rows lost). */
+    constexpr bool RANK = WIDE && T == WS_TK_ROWS_MAX_THREADS;
+    if (RANK && n >= WS_TK_ROWS_RANK_MIN_LEN && c.s <= (unsigned)T) {
+        ws_tk_rank_finish<KB, T>(sw, c.s, k, out_base, codec, out);
+    } else if constexpr (WIDE_TILES) {
         static_assert((int)CAP % T == 0 && (int)CAP / T <= WS_TK_ROWS_ITEMS64, "the tiles' shape");
         ws_tk_wide_tile_sort<KB, T, (int)CAP / T>(sw, su.tiles, (int)c.s, (int)k, out_base, codec,
                                                   out);

@@ -296,6 +296,23 @@ static void test_rows_thread_bar(void **state) {
         }
         free(hk);
     }
+    /* 64-bit keys around k = 64 (staged with the bar up to it, the
+     * narrowing above) on rows either side of 4096 (from there the block
+     * ranks the survivors, below one warp sorts them), rows padded to the
+     * pass: every distribution, so the bar keeps too many now and then */
+    const warpsort_dtype_t wide[] = {WARPSORT_U64, WARPSORT_F64, WARPSORT_I64};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_NAN_MIX,
+                                   KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW};
+    const size_t wshapes[][3] = {{8, 4096, 100}, {5, 8192, 128}, {3, 2049, 65},
+                                 {4, 4096, 128}, {6, 8191, 64},  {2, 4097, 127}};
+    for (size_t i = 0; i < sizeof wshapes / sizeof wshapes[0]; i++)
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+            const size_t at = i * 6 + d;
+            if (g_quick && at % 2) continue;
+            run_on(&wt_device_memory, (tk_case_t){wide[at % 3], (int)(at / 3 % 2), wshapes[i][0],
+                                                  wshapes[i][1], wshapes[i][2], dists[d], 1300 + at,
+                                                  at & 1 ? 8 : 4, at % 4 == 2 ? 8 : 0, TK_BOTH});
+        }
 }
 
 /* Every top-k path forced (WARPSORT_TOPK_PATH, read when a context is
