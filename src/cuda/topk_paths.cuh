@@ -2118,6 +2118,16 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
     }
 }
 
+/* How far a 64-bit row block narrows: to the smallest warp network (32
+ * x 2^j items) that holds k with room for the cut bin, at most cap. With
+ * cap alone a row of at most cap keys was sorted whole by the largest
+ * network, one warp working (bench/NOTES.md, forty-seventh session). */
+__device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
+    unsigned p = 32;
+    while (p < k + k / 8 + 8 && p < cap) p *= 2;
+    return p;
+}
+
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
  * T x L, k <= 16 x SI): the row's first T x L keys are read once into
  * registers (the rest, for rows over T x L, again from L2 at every pass;
@@ -2202,7 +2212,7 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     }
     if (c.s > CAP) {
         const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
-        c = ws_tk_narrow<W, T, L>(sm, item, n, k, CAP, w0);
+        c = ws_tk_narrow<W, T, L>(sm, item, n, k, WIDE ? ws_tk_rows_keep(k, CAP) : CAP, w0);
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
     }
     const size_t out_base = (size_t)blockIdx.x * k;
