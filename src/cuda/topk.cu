@@ -44,7 +44,9 @@
  *    More candidates: the leaf sorts them all. When fewer than k or more than
  *    the buffer holds pass, the read's launch runs the radix select below
  *    after its grid barrier, writing the k instead.
- *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1): every warp owns a
+ *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1), and
+ *    where measured faster than the row blocks (many rows of 32..256
+ *    keys; 64-bit rows too long to stage with k <= 32): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
  *    items in registers (ITEMS = 1..8). The chunk's first 32 x ITEMS items
@@ -218,13 +220,21 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.rows_threads = (int)t;
         p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
-        /* 64-bit keys the blocks cannot stage, k <= 32, rows enough for
-         * a few blocks an SM: a warp's run of 32 in registers over its
-         * chunk (the warp path, below) beats the block's narrowing passes
-         * over the row in L2; with fewer rows the blocks stay faster
-         * (bench/NOTES.md, forty-sixth session). Forced row blocks stay. */
-        const bool to_warps = kb == 8 && !p.rows_bar && k <= 32 &&
-                              rows >= 4 * (size_t)st->dev.sm_count && force == WS_TOPK_PATH_PLAN;
+        /* The warp path (below) instead, where it measured faster
+         * (bench/NOTES.md, forty-sixth and forty-seventh sessions); with
+         * fewer rows the blocks stay faster. Forced row blocks stay.
+         *  - 64-bit keys the blocks cannot stage, k <= 32, rows enough for
+         *    a few blocks an SM: a warp's run of 32 in registers over its
+         *    chunk beats the block's narrowing passes over the row in L2;
+         *  - short rows, many of them: a block of 128 threads or more a
+         *    row of 32..256 keys (512 for k <= 8) is mostly fixed cost. */
+        const size_t sms = (size_t)st->dev.sm_count;
+        const bool short_rows =
+            rows >= WS_TK_SHORT_ROWS_PER_SM * sms && row_len >= WS_TK_SHORT_ROW_MIN &&
+            (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
+        const bool to_warps =
+            force == WS_TOPK_PATH_PLAN && k <= WS_TK_WARP_MAX_K &&
+            (short_rows || (kb == 8 && !p.rows_bar && k <= 32 && rows >= 4 * sms));
         if (!to_warps) {
             p.total = at;
             return p;

@@ -170,6 +170,11 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_SM_THREADS_STAGED 1536
 #endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
+/* Rows of SHORT_ROW_MIN .. SHORT_ROW_MAX keys (twice that for k <= 8), at
+ * least SHORT_ROWS_PER_SM of them an SM, take the warp path (topk.cu). */
+#define WS_TK_SHORT_ROW_MIN 32
+#define WS_TK_SHORT_ROW_MAX 256
+#define WS_TK_SHORT_ROWS_PER_SM 16
 /* Rows at least this long rank a 64-bit block's survivors with every
  * thread (ws_tk_rows_kernel). */
 #define WS_TK_ROWS_RANK_MIN_LEN 4096u

@@ -227,6 +227,24 @@ static void test_rows_block(void **state) {
                                               992 + (size_t)sm, 8, 8, TK_BOTH});
         run_on(&wt_device_memory, (tk_case_t){WARPSORT_U32, sm, 1000, 10007, 1000, KEYGEN_NAN_MIX,
                                               994 + (size_t)sm, 4, 4, TK_BOTH});
+        /* many short rows: the warp path from 32 keys (the plan's
+         * WS_TK_SHORT_ROW_*: at least 16 rows an SM, 4500 covers 281
+         * SMs), the row blocks either side of it */
+        const size_t shorts[][3] = {{4500, 32, 1},    {4500, 32, 31},  {4500, 33, 32},
+                                    {4500, 100, 100}, {4500, 128, 64}, {4500, 255, 200},
+                                    {4500, 256, 256}, {4500, 257, 16}, {4500, 512, 8},
+                                    {4500, 512, 9},   {4500, 31, 8},   {3000, 200, 128}};
+        const warpsort_dtype_t sdt[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_I32,
+                                        WARPSORT_F64, WARPSORT_U32, WARPSORT_I64};
+        const keygen_dist_t sdist[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,  KEYGEN_NAN_MIX,
+                                       KEYGEN_FEW,    KEYGEN_SORTED, KEYGEN_REVERSED};
+        for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++) {
+            const size_t j = i + (size_t)sm * 5;
+            if (g_quick && (i + (size_t)sm) % 2) continue;
+            run_on(&wt_device_memory, (tk_case_t){sdt[j % 6], sm, shorts[i][0], shorts[i][1],
+                                                  shorts[i][2], sdist[(j / 2) % 6], 1400 + j,
+                                                  j & 1 ? 8 : 4, j % 3 == 1 ? 4 : 0, TK_BOTH});
+        }
         /* 64-bit keys above 512 survivors: the block's two tiles (ties by index) */
         run_on(&wt_device_memory, (tk_case_t){sm ? WARPSORT_F64 : WARPSORT_I64, sm, 600, 4096,
                                               sm ? 1000 : 300, sm ? KEYGEN_NAN_MIX : KEYGEN_EQUAL,
