@@ -5,13 +5,17 @@
  * orientation (descending bits for the largest), compared
  * lexicographically: the lower index wins ties and the order is total.
  *
- * Five paths, chosen per call from k, the rows and the row length
+ * Six paths, chosen per call from k, the rows and the row length
  * (ws_tk_plan_for):
  *  - best path, k = 1 on rows of WS_TK_BEST_MIN_LEN or more: one launch
  *    (after a memset of the rows' counters). Each block keeps the best
  *    (key, index) of its chunk of a row, one read of the keys, then the
  *    last block of the row to finish (a ticket counter) picks the best of
  *    the row's blocks and writes the result.
+ *  - short rows, rows of at most 64 keys: one launch, a group of 8 or
+ *    16 lanes a row sorts it whole in registers as (ordered key, index)
+ *    items (warp_sort.cuh's network, the index breaking ties) and writes
+ *    the first k.
  *  - row blocks, k <= 1024 (64-bit keys: 256) on rows of up to 32768
  *    (16384) keys, any number of rows, one array included: one launch, a
  *    block per row. The block reads its row once into registers, narrows
@@ -45,7 +49,7 @@
  *    the buffer holds pass, the read's launch runs the radix select below
  *    after its grid barrier, writing the k instead.
  *  - warp path, k <= 256 on longer rows (shorter than 2^32 - 1), and
- *    where measured faster than the row blocks (many rows of 32..256
+ *    where measured faster than the row blocks (many rows of 65..256
  *    keys; 64-bit rows too long to stage with k <= 32): every warp owns a
  *    chunk of one row (about one wave of warps in all, several per row when
  *    rows are few) and keeps the best k of it as a sorted run of 32 x ITEMS
@@ -174,6 +178,14 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.total = at;
         return p;
     }
+    /* Short rows: a group of lanes sorts each whole (a block of 128
+     * threads or more a row is mostly fixed cost there: bench/NOTES.md,
+     * forty-seventh session). Forced paths skip it. */
+    p.short_rows = row_len <= WS_TK_SHORT_MAX && ctx->hooks.topk_path == WS_TOPK_PATH_PLAN;
+    if (p.short_rows) {
+        p.total = at;
+        return p;
+    }
     /* Rows that a few blocks' registers hold: one block each. */
     const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
     const int force = ctx->hooks.topk_path; /* WARPSORT_TOPK_PATH (test_hooks.h) */
@@ -227,14 +239,15 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
          *    a few blocks an SM: a warp's run of 32 in registers over its
          *    chunk beats the block's narrowing passes over the row in L2;
          *  - short rows, many of them: a block of 128 threads or more a
-         *    row of 32..256 keys (512 for k <= 8) is mostly fixed cost. */
+         *    row of 65..256 keys (512 for k <= 8) is mostly fixed cost;
+         *    sorting such rows whole (the short path) lost for small k. */
         const size_t sms = (size_t)st->dev.sm_count;
-        const bool short_rows =
-            rows >= WS_TK_SHORT_ROWS_PER_SM * sms && row_len >= WS_TK_SHORT_ROW_MIN &&
+        const bool many_short =
+            rows >= WS_TK_SHORT_ROWS_PER_SM * sms && row_len > WS_TK_SHORT_MAX &&
             (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
         const bool to_warps =
             force == WS_TOPK_PATH_PLAN && k <= WS_TK_WARP_MAX_K &&
-            (short_rows || (kb == 8 && !p.rows_bar && k <= 32 && rows >= 4 * sms));
+            (many_short || (kb == 8 && !p.rows_bar && k <= 32 && rows >= 4 * sms));
         if (!to_warps) {
             p.total = at;
             return p;

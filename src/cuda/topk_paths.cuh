@@ -170,11 +170,16 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_SM_THREADS_STAGED 1536
 #endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
-/* Rows of SHORT_ROW_MIN .. SHORT_ROW_MAX keys (twice that for k <= 8), at
- * least SHORT_ROWS_PER_SM of them an SM, take the warp path (topk.cu). */
-#define WS_TK_SHORT_ROW_MIN 32
+/* Short rows: at most this many keys, a group of lanes a row sorting it
+ * whole in registers (ws_tk_short_kernel; longer rows lost for small k
+ * against the warp path). Many rows of up to SHORT_ROW_MAX keys (twice
+ * that for k <= 8), at least SHORT_ROWS_PER_SM an SM, take the warp path
+ * (topk.cu). */
+#define WS_TK_SHORT_MAX 64
 #define WS_TK_SHORT_ROW_MAX 256
 #define WS_TK_SHORT_ROWS_PER_SM 16
+#define WS_TK_SHORT_THREADS 256
+#define WS_TK_SHORT_BLOCKS_PER_SM 32
 /* Rows at least this long rank a 64-bit block's survivors with every
  * thread (ws_tk_rows_kernel). */
 #define WS_TK_ROWS_RANK_MIN_LEN 4096u
@@ -2065,6 +2070,68 @@ __global__ void __launch_bounds__(WS_TK_CAND_THREADS)
     }
 }
 
+/*=== short rows ===*/
+
+/* Rows of at most WIDTH x K keys (k <= len): each group of WIDTH lanes
+ * sorts one row whole in registers as (ordered key, index) items, the
+ * index breaking ties (warp_sort.cuh: one bitonic network, no shared
+ * memory, no barrier), and writes the first k; rows grid-stride, 32 /
+ * WIDTH of them a warp. */
+template <typename KB, int WIDTH, int K>
+__global__ void __launch_bounds__(WS_TK_SHORT_THREADS)
+    ws_tk_short_kernel(const KB *keys, size_t rows, unsigned len, unsigned k, key_codec codec,
+                       ws_tk_outputs out) {
+    constexpr unsigned GROUPS = 32 / WIDTH;
+    const unsigned lane = threadIdx.x & 31, glane = lane & (WIDTH - 1), group = lane / WIDTH;
+    const size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+    for (size_t r0 = warp * GROUPS; r0 < rows; r0 += warps * GROUPS) {
+        const size_t row = r0 + group;
+        const unsigned n = row < rows ? len : 0;
+        const KB *rk = keys + (row < rows ? row : 0) * (size_t)len;
+        warp_items<KB, no_value, uint32_t, K> it;
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            const unsigned j = (unsigned)i * WIDTH + glane;
+            it.k[i] = j < n ? encode(rk[j], codec) : sentinel<KB>();
+            it.p[i] = j; /* padding after every key: the sentinel, then j >= n */
+        }
+        warpsort::warp_sort_registers<WIDTH * K>(it, (int)(glane * K));
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            const unsigned j = glane * K + (unsigned)i;
+            if (j < k && row < rows) ws_tk_put(out, row * k + j, decode(it.k[i], codec), it.p[i]);
+        }
+    }
+}
+
+template <typename KB, int WIDTH, int K>
+static cudaError_t ws_tk_launch_short(const ws_topk_args_t *a, const void *keys, key_codec codec,
+                                      const ws_tk_outputs &out, const ws_cuda_state *st,
+                                      cudaStream_t stream) {
+    const size_t per_block = (size_t)WS_TK_SHORT_THREADS / WIDTH;
+    size_t grid = ws_tk_div_up(a->rows, per_block);
+    const size_t most = (size_t)st->dev.sm_count * WS_TK_SHORT_BLOCKS_PER_SM;
+    if (grid > most) grid = most;
+    ws_tk_short_kernel<KB, WIDTH, K><<<(unsigned)grid, WS_TK_SHORT_THREADS, 0, stream>>>(
+        (const KB *)keys, a->rows, (unsigned)a->row_len, (unsigned)a->k, codec, out);
+    return cudaGetLastError();
+}
+
+/* Short rows: one launch, the smallest group shape that holds a row. */
+template <typename KB>
+static warpsort_status_t ws_tk_short_path(warpsort_context_t *ctx, const ws_topk_args_t *a,
+                                          const void *keys, key_codec codec,
+                                          const ws_tk_outputs &out, cudaStream_t stream) {
+    static_assert(WS_TK_SHORT_MAX == 64, "one shape for up to 32 keys, one for up to 64");
+    const ws_cuda_state *st = ws_state(ctx);
+    const cudaError_t err = a->row_len <= 32
+                                ? ws_tk_launch_short<KB, 8, 4>(a, keys, codec, out, st, stream)
+                                : ws_tk_launch_short<KB, 16, 4>(a, keys, codec, out, st, stream);
+    WS_CUDA_TRY(ctx, err);
+    return WARPSORT_OK;
+}
+
 /*=== row blocks ===*/
 
 /* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or half
@@ -2267,6 +2334,7 @@ struct ws_tk_plan {
     int best;          /* best path (k = 1) */
     unsigned best_cpr; /* best path: blocks per row, each a chunk of best_chunk */
     size_t best_chunk, best_part, best_done;
+    int short_rows;   /* short rows (ws_tk_short_kernel) */
     int rows_block;   /* row blocks (ws_tk_rows_kernel) */
     int rows_threads; /* ... threads per block */
     int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
@@ -2637,6 +2705,7 @@ static warpsort_status_t
 ws_tk_paths(warpsort_context_t *ctx, const ws_tk_plan &p, const ws_topk_args_t *a, const void *keys,
             key_codec codec, unsigned char *ws, const ws_tk_outputs &out, cudaStream_t stream) {
     if (p.best) return ws_tk_best_path<KB>(ctx, p, a, keys, codec, ws, out, stream);
+    if (p.short_rows) return ws_tk_short_path<KB>(ctx, a, keys, codec, out, stream);
     if (p.rows_block) return ws_tk_rows_path<KB>(ctx, p, a, keys, codec, out, stream);
     if (p.filter) return ws_tk_filter_path<KB>(ctx, p, a, keys, codec, ws, out, stream);
     if (p.warp_path) return ws_tk_warp_path<KB>(ctx, p, a, keys, codec, ws, out, stream);

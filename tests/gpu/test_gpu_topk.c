@@ -227,13 +227,15 @@ static void test_rows_block(void **state) {
                                               992 + (size_t)sm, 8, 8, TK_BOTH});
         run_on(&wt_device_memory, (tk_case_t){WARPSORT_U32, sm, 1000, 10007, 1000, KEYGEN_NAN_MIX,
                                               994 + (size_t)sm, 4, 4, TK_BOTH});
-        /* many short rows: the warp path from 32 keys (the plan's
-         * WS_TK_SHORT_ROW_*: at least 16 rows an SM, 4500 covers 281
-         * SMs), the row blocks either side of it */
-        const size_t shorts[][3] = {{4500, 32, 1},    {4500, 32, 31},  {4500, 33, 32},
-                                    {4500, 100, 100}, {4500, 128, 64}, {4500, 255, 200},
-                                    {4500, 256, 256}, {4500, 257, 16}, {4500, 512, 8},
-                                    {4500, 512, 9},   {4500, 31, 8},   {3000, 200, 128}};
+        /* many short rows: up to 64 keys the short path (rows sorted
+         * whole by lane groups), then the warp path (WS_TK_SHORT_*: at
+         * least 16 rows an SM, 4500 covers 281 SMs), the row blocks
+         * after it */
+        const size_t shorts[][3] = {
+            {4500, 32, 1},   {4500, 32, 31},   {4500, 33, 32},   {4500, 100, 100},
+            {4500, 128, 64}, {4500, 255, 200}, {4500, 256, 256}, {4500, 257, 16},
+            {4500, 512, 8},  {4500, 512, 9},   {4500, 31, 8},    {3000, 200, 128},
+            {4500, 64, 64},  {4500, 65, 8},    {9000, 3, 2},     {7, 64, 5}};
         const warpsort_dtype_t sdt[] = {WARPSORT_F32, WARPSORT_U64, WARPSORT_I32,
                                         WARPSORT_F64, WARPSORT_U32, WARPSORT_I64};
         const keygen_dist_t sdist[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,  KEYGEN_NAN_MIX,
