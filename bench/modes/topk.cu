@@ -37,6 +37,7 @@ const char *const kUsage =
     "default cases (the targets of issue 24; --dtype alone filters them):\n"
     "  f32 2^24 keys, k = 1,8,32,100,256,1024,4096,65536;  f32 2^28, k = 100;\n"
     "  f32 rows 4096x4096 k=32, 1024x16384 k=128, 8192x128000 k=100;\n"
+    "  f32 short rows 524288x32 k=8, 65536x256 k=8;\n"
     "  u64 and f64 2^24, k = 100 and 4096; rows 4096x4096 k=32, 1024x16384 k=128\n"
     "selection (any of --n / --rows / --k: the product dtype x shape x k instead):\n"
     "  --dtype LIST        u32,f32,u64,f64 or all (default f32 with --n/--rows/--k)\n"
@@ -171,6 +172,9 @@ std::vector<TopkCase> make_plan(const Options &o) {
             add(Dtype::F32, 4096, 4096, {32});
             add(Dtype::F32, 1024, 16384, {128});
             add(Dtype::F32, 8192, 128000, {100});
+            /* many short rows (e.g. routing over 32 or 256 experts) */
+            add(Dtype::F32, 524288, 32, {8});
+            add(Dtype::F32, 65536, 256, {8});
             for (Dtype d : {Dtype::U64, Dtype::F64}) {
                 add(d, 1, M, {100, 4096});
                 add(d, 4096, 4096, {32});
