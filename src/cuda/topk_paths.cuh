@@ -2190,10 +2190,12 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
     }
 }
 
-/* How far a 64-bit row block narrows: to the smallest warp network (32
- * x 2^j items) that holds k with room for the cut bin, at most cap. With
- * cap alone a row of at most cap keys was sorted whole by the largest
- * network, one warp working (bench/NOTES.md, forty-seventh session). */
+/* How far a 64-bit row block whose survivors one warp sorts narrows: to
+ * the smallest warp network (32 x 2^j items) that holds k with room for
+ * the cut bin, at most cap. With cap alone a row of at most cap keys was
+ * sorted whole by the largest network, one warp working (bench/NOTES.md,
+ * forty-seventh session; the blocks' two tiles, k > 256, keep cap: not
+ * measured). */
 __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
     unsigned p = 32;
     while (p < k + k / 8 + 8 && p < cap) p *= 2;
@@ -2284,7 +2286,8 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     }
     if (c.s > CAP) {
         const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
-        c = ws_tk_narrow<W, T, L>(sm, item, n, k, WIDE ? ws_tk_rows_keep(k, CAP) : CAP, w0);
+        const unsigned keep = WIDE && !WIDE_TILES ? ws_tk_rows_keep(k, CAP) : CAP;
+        c = ws_tk_narrow<W, T, L>(sm, item, n, k, keep, w0);
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
     }
     const size_t out_base = (size_t)blockIdx.x * k;
