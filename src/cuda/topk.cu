@@ -114,10 +114,6 @@ cudaError_t ws_tk_pad(const ws_tk_filter *fl, unsigned long long *ck, uint32_t *
 
 /*=== host side ===*/
 
-struct ws_tk_staging {
-    int keys_in, vals_in, out_keys, out_idx, out_vals;
-};
-
 /* Warps per segment for a level of segs segments of len items whose chunks
  * hold at least min_chunk items, and the chunk (a whole number of steps). */
 static void ws_tk_split(size_t segs, size_t len, size_t min_chunk, size_t step, size_t target,
@@ -147,9 +143,8 @@ static void ws_tk_filter_size(size_t n, size_t k, unsigned *rank, size_t *cap) {
     *cap = ws_tk_div_up(c, 256) * 256;
 }
 
-static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, size_t row_len,
-                                 size_t kb, size_t vb, size_t k, size_t ib, ws_tk_staging sg) {
-    const ws_cuda_state *st = ws_state(ctx);
+ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, size_t row_len,
+                          size_t kb, size_t vb, size_t k, size_t ib, ws_tk_staging sg) {
     ws_tk_plan p;
     memset(&p, 0, sizeof p);
     size_t at = 0;
@@ -167,7 +162,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     p.best = k == 1 && row_len >= WS_TK_BEST_MIN_LEN;
     if (p.best) {
         const size_t T = WS_TK_BEST_THREADS;
-        const size_t target = (size_t)st->dev.sm_count * WS_TK_BEST_BLOCKS_PER_SM;
+        const size_t target = (size_t)dev->sm_count * WS_TK_BEST_BLOCKS_PER_SM;
         size_t cpr = ws_tk_div_up(target, rows);
         const size_t most = ws_tk_div_up(row_len, T * WS_TK_BEST_UNROLL);
         if (cpr > most) cpr = most;
@@ -181,14 +176,13 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
     /* Short rows: a group of lanes sorts each whole (a block of 128
      * threads or more a row is mostly fixed cost there: bench/NOTES.md,
      * forty-seventh session). Forced paths skip it. */
-    p.short_rows = row_len <= WS_TK_SHORT_MAX && ctx->hooks.topk_path == WS_TOPK_PATH_PLAN;
+    p.short_rows = row_len <= WS_TK_SHORT_MAX && force == WS_TOPK_PATH_PLAN;
     if (p.short_rows) {
         p.total = at;
         return p;
     }
     /* Rows that a few blocks' registers hold: one block each. */
     const size_t per_thread = WS_TK_ROWS_ITEMS / kb;
-    const int force = ctx->hooks.topk_path; /* WARPSORT_TOPK_PATH (test_hooks.h) */
     p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
                    row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread &&
                    (force == WS_TOPK_PATH_PLAN || force == WS_TOPK_PATH_ROWS ||
@@ -217,7 +211,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
             const size_t stage = ws_tk_rows_stage_bytes(row_len, kb, t);
             return 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
                    (kb == 4 || bar_si <= p.rows_si) && stage <= WS_TK_ROWS_STAGE_MAX &&
-                   stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(st->dev.family).smem_block;
+                   stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(dev->family).smem_block;
         };
         size_t t = threads_for(per_thread);
         /* A staged row needs no registers: 64-bit keys take the threads of
@@ -241,7 +235,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
          *  - short rows, many of them: a block of 128 threads or more a
          *    row of 65..256 keys (512 for k <= 8) is mostly fixed cost;
          *    sorting such rows whole (the short path) lost for small k. */
-        const size_t sms = (size_t)st->dev.sm_count;
+        const size_t sms = (size_t)dev->sm_count;
         const bool many_short =
             rows >= WS_TK_SHORT_ROWS_PER_SM * sms && row_len > WS_TK_SHORT_MAX &&
             (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
@@ -283,7 +277,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.ranked = few && wide_k && p.rank <= WS_TK_BUCKET_SAMPLE &&
                    force != WS_TOPK_PATH_FILTER_NARROW && force != WS_TOPK_PATH_FILTER_SINGLE;
         p.cand_block = few && !p.ranked &&
-                       ws_tk_cand_smem_bytes(kb, k) <= ws_family_of(st->dev.family).smem_block &&
+                       ws_tk_cand_smem_bytes(kb, k) <= ws_family_of(dev->family).smem_block &&
                        (kb == 4 || k <= WS_TK_CAND_TILE64);
         if (k < WS_TK_FILTER_MIN_K && !p.cand_block && !p.ranked) p.filter = 0;
         if (force == WS_TOPK_PATH_WARP || force == WS_TOPK_PATH_RADIX) p.filter = 0;
@@ -310,19 +304,19 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         const bool leaf = !p.ranked && !p.cand_block; /* the leaf sorts the candidates */
         if (kb == 8 && leaf) {
             /* by index, then stably by key: (key, index) order */
-            p.sort_plan = ws_plan_make(&st->dev, p.cap, 4, 8);
-            p.sort_plan2 = ws_plan_make(&st->dev, p.cap, 8, 4);
+            p.sort_plan = ws_plan_make(dev, p.cap, 4, 8);
+            p.sort_plan2 = ws_plan_make(dev, p.cap, 8, 4);
             const size_t a = p.sort_plan.lay.total, b = p.sort_plan2.lay.total;
             p.sort = take(a > b ? a : b);
         } else if (leaf) {
-            p.sort_plan = ws_plan_make(&st->dev, p.cap, 8, 0);
+            p.sort_plan = ws_plan_make(dev, p.cap, 8, 0);
             p.sort = take(p.sort_plan.lay.total);
         }
     } else if (p.warp_path) {
         p.items = k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : 8;
         const size_t batch = 32 * (size_t)p.items;
         const size_t step = 32 * (32 / kb); /* ws_tk_warp::STEP */
-        const size_t target = (size_t)st->dev.sm_count * WS_TK_WAVE_WARPS;
+        const size_t target = (size_t)dev->sm_count * WS_TK_WAVE_WARPS;
         size_t len = row_len, first_out = 0;
         for (int lev = 0; lev < WS_TK_MAX_LEVELS; lev++) {
             size_t min_chunk = (size_t)WS_TK_MIN_CHUNK_RUNS * batch;
@@ -357,7 +351,7 @@ static ws_tk_plan ws_tk_plan_for(const warpsort_context_t *ctx, size_t rows, siz
         p.blk_base = take(2 * p.tiles * sizeof(unsigned long long)); /* grid <= tiles */
         p.surv_keys = take(k * kb);
         p.surv_idx = take(k * sizeof(unsigned long long));
-        p.sort_plan = ws_plan_make(&st->dev, k, kb, sizeof(unsigned long long));
+        p.sort_plan = ws_plan_make(dev, k, kb, sizeof(unsigned long long));
         p.sort = take(p.sort_plan.lay.total);
     }
     p.total = at;
@@ -379,7 +373,8 @@ static warpsort_status_t ws_tk_run(warpsort_context_t *ctx, const ws_topk_args_t
     const size_t kb = warpsort_dtype_size(a->dtype), vb = a->value_bytes, ib = a->index_bytes;
     const size_t n = a->rows * a->row_len, m = a->rows * a->k;
     const ws_tk_staging sg = ws_tk_staging_of(a);
-    const ws_tk_plan p = ws_tk_plan_for(ctx, a->rows, a->row_len, kb, vb, a->k, ib, sg);
+    const ws_tk_plan p =
+        ws_tk_plan_for(&st->dev, ctx->hooks.topk_path, a->rows, a->row_len, kb, vb, a->k, ib, sg);
     unsigned char *ws = NULL;
     warpsort_status_t s = ws_acquire(ctx, p.total, &ws);
     if (s != WARPSORT_OK) return s;
@@ -438,7 +433,8 @@ warpsort_status_t ws_cuda_topk_workspace_size(const warpsort_context_t *ctx, siz
                                               size_t row_len, warpsort_dtype_t dtype,
                                               size_t value_bytes, size_t k, size_t *bytes) {
     const ws_tk_staging none = {0, 0, 0, 0, 0};
-    *bytes = ws_tk_plan_for(ctx, rows, row_len, warpsort_dtype_size(dtype), value_bytes, k, 8, none)
+    *bytes = ws_tk_plan_for(&ws_state(ctx)->dev, ctx->hooks.topk_path, rows, row_len,
+                            warpsort_dtype_size(dtype), value_bytes, k, 8, none)
                  .total;
     return WARPSORT_OK;
 }

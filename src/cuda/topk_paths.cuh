@@ -2373,6 +2373,18 @@ static inline size_t ws_tk_rows_stage_bytes(size_t row_len, size_t kb, size_t th
     return (row_len + pass - 1) / pass * pass * kb;
 }
 
+/* Which of a call's arrays are host memory, staged through the workspace. */
+struct ws_tk_staging {
+    int keys_in, vals_in, out_keys, out_idx, out_vals;
+};
+
+/* The plan of a top-k call (topk.cu): rows of row_len keys of kb bytes (vb
+ * of values, ib of indices), k each, on dev; force: the test hook
+ * WARPSORT_TOPK_PATH (test_hooks.h). Host code with no CUDA call, so
+ * tests/gpu/test_topk_plan checks it without a GPU. */
+ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, size_t row_len,
+                          size_t kb, size_t vb, size_t k, size_t ib, ws_tk_staging sg);
+
 /* Pads the filter's candidates to its capacity: ws_tk_pad_kernel, topk.cu;
  * `grid` blocks of 256. */
 cudaError_t ws_tk_pad(const ws_tk_filter *fl, unsigned long long *ck, uint32_t *ci, unsigned grid,

@@ -1,0 +1,179 @@
+/*
+ * test_topk_plan.cu - top-k's plan (ws_tk_plan_for, src/cuda/topk.cu)
+ * checked on the host: it is host code with no CUDA call, so these run
+ * with or without a GPU, in CI too. The GPU tests check each path's
+ * results; these pin which path a call takes where the choice is a
+ * measured rule (bench/NOTES.md, forty-sixth and forty-seventh sessions):
+ *   - rows of at most WS_TK_SHORT_MAX keys take the short path, unless a
+ *     path is forced (WARPSORT_TOPK_PATH);
+ *   - many rows (WS_TK_SHORT_ROWS_PER_SM an SM) of up to
+ *     WS_TK_SHORT_ROW_MAX keys, or twice that with k <= 8, take the warp
+ *     path, fewer the row blocks;
+ *   - 64-bit rows too long to stage with k <= 32 take the warp path from
+ *     four rows an SM;
+ *   - every plan takes one path, and its workspace holds the staged arrays.
+ */
+/* cmocka.h (included by wt_cmocka.h) declares C functions without
+ * extern "C" */
+extern "C" {
+#include "wt_cmocka.h"
+}
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/topk_paths.cuh"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const int g_sms[] = {46, 132, 148};
+static const int g_forced[] = {WS_TOPK_PATH_PLAN,          WS_TOPK_PATH_ROWS,
+                               WS_TOPK_PATH_ROWS_NARROW,   WS_TOPK_PATH_WARP,
+                               WS_TOPK_PATH_FILTER,        WS_TOPK_PATH_RADIX,
+                               WS_TOPK_PATH_FILTER_NARROW, WS_TOPK_PATH_FILTER_SINGLE};
+
+/* A device like an H100 (132 SMs) or another sm_90 part. */
+static ws_device_info device_of(int sm_count) {
+    ws_device_info d = {};
+    d.family = WS_FAMILY_SM90;
+    d.sm_count = sm_count;
+    d.sample_ok = 1;
+    d.pdl = 1;
+    ws_sample_limits l = {
+        WS_SAMPLE_MIN_N, WS_SAMPLE_MIN_N_KEYS, WS_TREE_SLOTS_MAX - 1, WS_MAX_LEVELS, 0, 0};
+    d.sample = l;
+    return d;
+}
+
+static ws_tk_plan plan(const ws_device_info &d, int force, size_t rows, size_t len, size_t kb,
+                       size_t k, ws_tk_staging sg = ws_tk_staging{0, 0, 0, 0, 0}) {
+    return ws_tk_plan_for(&d, force, rows, len, kb, 0, k, 4, sg);
+}
+
+static int paths_of(const ws_tk_plan &p) {
+    return !!p.best + !!p.short_rows + !!p.rows_block + !!p.filter + !!p.warp_path;
+}
+
+#define EXPECT(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fail_msg("sms=%d force=%d rows=%zu len=%zu kb=%zu k=%zu: %s", d.sm_count, force, rows, \
+                     len, kb, k, #cond);                                                           \
+    } while (0)
+
+/* Short rows: the short path exactly when the plan chooses, and no
+ * workspace beyond the staged arrays. */
+static void test_short_rows(void **state) {
+    (void)state;
+    const size_t lens[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 256};
+    const size_t rowss[] = {1, 7, 5000, (size_t)1 << 20};
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        for (int force : g_forced)
+            for (size_t kb = 4; kb <= 8; kb += 4)
+                for (size_t len : lens)
+                    for (size_t rows : rowss) {
+                        const size_t ks[] = {1, len / 2 + 1, len};
+                        for (size_t k : ks) {
+                            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+                            const bool want = len <= WS_TK_SHORT_MAX && force == WS_TOPK_PATH_PLAN;
+                            EXPECT(!!p.short_rows == want);
+                            EXPECT(paths_of(p) <= 1);
+                            if (want) EXPECT(p.total == 0);
+                        }
+                    }
+    }
+}
+
+/* Many rows of 65..256 keys (512 for k <= 8): the warp path from
+ * WS_TK_SHORT_ROWS_PER_SM rows an SM, the row blocks below it, and the
+ * row blocks whenever a path is forced to them. */
+static void test_many_short_rows(void **state) {
+    (void)state;
+    const size_t lens[] = {65, 128, 255, 256, 257, 511, 512};
+    const size_t ks[] = {1, 8, 9, 64, 65, 200, 256};
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        const size_t many = (size_t)WS_TK_SHORT_ROWS_PER_SM * (size_t)sms;
+        for (size_t kb = 4; kb <= 8; kb += 4)
+            for (size_t len : lens)
+                for (size_t k : ks) {
+                    if (k > len) continue;
+                    const bool shape =
+                        len <= WS_TK_SHORT_ROW_MAX || (len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8);
+                    int force = WS_TOPK_PATH_PLAN;
+                    size_t rows = many;
+                    ws_tk_plan p = plan(d, force, rows, len, kb, k);
+                    EXPECT(paths_of(p) == 1);
+                    if (shape) EXPECT(p.warp_path && !p.rows_block);
+                    /* (64-bit rows the blocks do not stage, k <= 32: the
+                     * warp path from four rows an SM, test_wide_rows) */
+                    rows = many - 1;
+                    p = plan(d, force, rows, len, kb, k);
+                    if (kb == 4 || k > 32) EXPECT(p.rows_block);
+                    force = WS_TOPK_PATH_ROWS;
+                    rows = many * 4;
+                    p = plan(d, force, rows, len, kb, k);
+                    EXPECT(p.rows_block && !p.warp_path);
+                }
+    }
+}
+
+/* 64-bit rows too long to stage, k <= 32: the warp path from four rows
+ * an SM; 32-bit rows, larger k and fewer rows keep the row blocks. */
+static void test_wide_rows(void **state) {
+    (void)state;
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        const int force = WS_TOPK_PATH_PLAN;
+        const size_t len = 16384, four = 4 * (size_t)sms;
+        struct {
+            size_t rows, kb, k;
+            int warp;
+        } cases[] = {{four, 8, 16, 1}, {four, 8, 32, 1}, {four - 1, 8, 16, 0},
+                     {four, 8, 33, 0}, {four, 4, 16, 0}, {four * 8, 8, 2, 1}};
+        for (const auto &c : cases) {
+            const size_t rows = c.rows, kb = c.kb, k = c.k;
+            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+            EXPECT(paths_of(p) == 1);
+            EXPECT(!!p.warp_path == !!c.warp && !!p.rows_block == !c.warp);
+        }
+    }
+}
+
+/* Over shapes of every size class: one path at most (none: the radix
+ * path), and a workspace that holds the staged arrays. */
+static void test_one_path(void **state) {
+    (void)state;
+    const size_t lens[] = {1, 40, 64, 65, 300, 2048, 4096, 16384, 16385, 100000, (size_t)1 << 24};
+    const size_t rowss[] = {1, 3, 200, 5000};
+    const size_t ks[] = {1, 2, 32, 33, 100, 256, 257, 1024, 1025, 4096, 70000};
+    const ws_tk_staging all = {1, 1, 1, 1, 1};
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        for (int force : g_forced)
+            for (size_t kb = 4; kb <= 8; kb += 4)
+                for (size_t len : lens)
+                    for (size_t rows : rowss) {
+                        if (rows * len > ((size_t)1 << 26)) continue;
+                        for (size_t k : ks) {
+                            if (k > len) continue;
+                            const ws_tk_plan p = plan(d, force, rows, len, kb, k, all);
+                            EXPECT(paths_of(p) <= 1);
+                            /* keys, and outputs of keys and 4-byte indices */
+                            EXPECT(p.total >= rows * len * kb + rows * k * (kb + 4));
+                        }
+                    }
+    }
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    const struct CMUnitTest tests[] = {
+        {"topk_plan_short_rows", test_short_rows, NULL, NULL, NULL},
+        {"topk_plan_many_short_rows", test_many_short_rows, NULL, NULL, NULL},
+        {"topk_plan_wide_rows", test_wide_rows, NULL, NULL, NULL},
+        {"topk_plan_one_path", test_one_path, NULL, NULL, NULL},
+    };
+    return _cmocka_run_group_tests("topk_plan", tests, COUNT(tests), NULL, NULL);
+}
