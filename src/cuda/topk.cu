@@ -236,8 +236,9 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
          *    row of 65..256 keys (512 for k <= 8) is mostly fixed cost;
          *    sorting such rows whole (the short path) lost for small k. */
         const size_t sms = (size_t)dev->sm_count;
+        /* (rows of up to WS_TK_SHORT_MAX keys took the short path above) */
         const bool many_short =
-            rows >= WS_TK_SHORT_ROWS_PER_SM * sms && row_len > WS_TK_SHORT_MAX &&
+            rows >= WS_TK_SHORT_ROWS_PER_SM * sms &&
             (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
         const bool to_warps =
             force == WS_TOPK_PATH_PLAN && k <= WS_TK_WARP_MAX_K &&

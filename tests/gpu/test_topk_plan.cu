@@ -53,6 +53,19 @@ static int paths_of(const ws_tk_plan &p) {
     return !!p.best + !!p.short_rows + !!p.rows_block + !!p.filter + !!p.warp_path;
 }
 
+/* Calls f(device, forced path, key bytes, row length, rows) over every
+ * SM count, forced path and key width, for these lengths and row counts. */
+template <size_t NL, size_t NR, typename F>
+static void sweep(const size_t (&lens)[NL], const size_t (&rowss)[NR], F f) {
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        for (int force : g_forced)
+            for (size_t kb = 4; kb <= 8; kb += 4)
+                for (size_t len : lens)
+                    for (size_t rows : rowss) f(d, force, kb, len, rows);
+    }
+}
+
 #define EXPECT(cond)                                                                               \
     do {                                                                                           \
         if (!(cond))                                                                               \
@@ -66,22 +79,16 @@ static void test_short_rows(void **state) {
     (void)state;
     const size_t lens[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 256};
     const size_t rowss[] = {1, 7, 5000, (size_t)1 << 20};
-    for (int sms : g_sms) {
-        const ws_device_info d = device_of(sms);
-        for (int force : g_forced)
-            for (size_t kb = 4; kb <= 8; kb += 4)
-                for (size_t len : lens)
-                    for (size_t rows : rowss) {
-                        const size_t ks[] = {1, len / 2 + 1, len};
-                        for (size_t k : ks) {
-                            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
-                            const bool want = len <= WS_TK_SHORT_MAX && force == WS_TOPK_PATH_PLAN;
-                            EXPECT(!!p.short_rows == want);
-                            EXPECT(paths_of(p) <= 1);
-                            if (want) EXPECT(p.total == 0);
-                        }
-                    }
-    }
+    sweep(lens, rowss, [](const ws_device_info &d, int force, size_t kb, size_t len, size_t rows) {
+        const size_t ks[] = {1, len / 2 + 1, len};
+        for (size_t k : ks) {
+            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+            const bool want = len <= WS_TK_SHORT_MAX && force == WS_TOPK_PATH_PLAN;
+            EXPECT(!!p.short_rows == want);
+            EXPECT(paths_of(p) <= 1);
+            if (want) EXPECT(p.total == 0);
+        }
+    });
 }
 
 /* Many rows of 65..256 keys (512 for k <= 8): the warp path from
@@ -146,24 +153,18 @@ static void test_one_path(void **state) {
     (void)state;
     const size_t lens[] = {1, 40, 64, 65, 300, 2048, 4096, 16384, 16385, 100000, (size_t)1 << 24};
     const size_t rowss[] = {1, 3, 200, 5000};
-    const size_t ks[] = {1, 2, 32, 33, 100, 256, 257, 1024, 1025, 4096, 70000};
-    const ws_tk_staging all = {1, 1, 1, 1, 1};
-    for (int sms : g_sms) {
-        const ws_device_info d = device_of(sms);
-        for (int force : g_forced)
-            for (size_t kb = 4; kb <= 8; kb += 4)
-                for (size_t len : lens)
-                    for (size_t rows : rowss) {
-                        if (rows * len > ((size_t)1 << 26)) continue;
-                        for (size_t k : ks) {
-                            if (k > len) continue;
-                            const ws_tk_plan p = plan(d, force, rows, len, kb, k, all);
-                            EXPECT(paths_of(p) <= 1);
-                            /* keys, and outputs of keys and 4-byte indices */
-                            EXPECT(p.total >= rows * len * kb + rows * k * (kb + 4));
-                        }
-                    }
-    }
+    sweep(lens, rowss, [](const ws_device_info &d, int force, size_t kb, size_t len, size_t rows) {
+        const size_t ks[] = {1, 2, 32, 33, 100, 256, 257, 1024, 1025, 4096, 70000};
+        const ws_tk_staging all = {1, 1, 1, 1, 1};
+        if (rows * len > ((size_t)1 << 26)) return;
+        for (size_t k : ks) {
+            if (k > len) continue;
+            const ws_tk_plan p = plan(d, force, rows, len, kb, k, all);
+            EXPECT(paths_of(p) <= 1);
+            /* keys, and outputs of keys and 4-byte indices */
+            EXPECT(p.total >= rows * len * kb + rows * k * (kb + 4));
+        }
+    });
 }
 
 int main(int argc, char **argv) {
