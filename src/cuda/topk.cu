@@ -227,22 +227,29 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
         /* The warp path (below) instead, where it measured faster
-         * (bench/NOTES.md, forty-sixth and forty-seventh sessions); with
+         * (bench/NOTES.md, forty-sixth to forty-eighth sessions); with
          * fewer rows the blocks stay faster. Forced row blocks stay.
          *  - 64-bit keys the blocks cannot stage, k <= 32, rows enough for
          *    a few blocks an SM: a warp's run of 32 in registers over its
          *    chunk beats the block's narrowing passes over the row in L2;
          *  - short rows, many of them: a block of 128 threads or more a
          *    row of 65..256 keys (512 for k <= 8) is mostly fixed cost;
-         *    sorting such rows whole (the short path) lost for small k. */
+         *    sorting such rows whole (the short path) lost for small k;
+         *  - 64-bit rows of 2049..4096 keys, many of them, or fewer with k
+         *    over 128 (WS_TK_WIDE_WARP_*): the blocks' narrowing and
+         *    ranking of 128-bit words cost more than the warps' runs
+         *    there. */
         const size_t sms = (size_t)dev->sm_count;
         /* (rows of up to WS_TK_SHORT_MAX keys took the short path above) */
+        const bool some = rows >= WS_TK_SHORT_ROWS_PER_SM * sms;
         const bool many_short =
-            rows >= WS_TK_SHORT_ROWS_PER_SM * sms &&
-            (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
+            some && (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
+        const bool many_wide =
+            kb == 8 && row_len > WS_TK_WIDE_WARP_MAX_LEN / 2 && row_len <= WS_TK_WIDE_WARP_MAX_LEN &&
+            (rows >= WS_TK_WIDE_WARP_ROWS_PER_SM * sms || (k > WS_TK_WIDE_WARP_BIG_K && some));
         const bool to_warps =
             force == WS_TOPK_PATH_PLAN && k <= WS_TK_WARP_MAX_K &&
-            (many_short || (kb == 8 && !p.rows_bar && k <= 32 && rows >= 4 * sms));
+            (many_short || many_wide || (kb == 8 && !p.rows_bar && k <= 32 && rows >= 4 * sms));
         if (!to_warps) {
             p.total = at;
             return p;

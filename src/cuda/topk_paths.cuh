@@ -180,6 +180,13 @@ using warpsort::warp_items;
 #define WS_TK_SHORT_ROWS_PER_SM 16
 #define WS_TK_SHORT_THREADS 256
 #define WS_TK_SHORT_BLOCKS_PER_SM 32
+/* 64-bit rows of more than half of WIDE_WARP_MAX_LEN keys, and at most
+ * that, take the warp path (topk.cu) where it measured faster than the
+ * row blocks: from WIDE_WARP_ROWS_PER_SM rows an SM, or for k above
+ * WIDE_WARP_BIG_K from WS_TK_SHORT_ROWS_PER_SM. */
+#define WS_TK_WIDE_WARP_MAX_LEN 4096u
+#define WS_TK_WIDE_WARP_ROWS_PER_SM 23
+#define WS_TK_WIDE_WARP_BIG_K 128
 /* Rows at least this long rank a 64-bit block's survivors with every
  * thread (ws_tk_rows_kernel). */
 #define WS_TK_ROWS_RANK_MIN_LEN 4096u
@@ -2195,11 +2202,14 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
  * the cut bin, at most cap. With cap alone a row of at most cap keys was
  * sorted whole by the largest network, one warp working (bench/NOTES.md,
  * forty-seventh session; the blocks' two tiles, k > 256, keep cap: not
- * measured). */
+ * measured). But k <= 256 keeps 256: the 512-item network (a call, out of
+ * line) cost far more than the digit passes that narrow to 256 (k = 256
+ * on rows of 1024 keys 2.5x the time of k = 252: bench/NOTES.md,
+ * forty-eighth session). */
 __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
     unsigned p = 32;
     while (p < k + k / 8 + 8 && p < cap) p *= 2;
-    return p;
+    return k <= 256 && p > 256 ? 256 : p;
 }
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x

@@ -247,6 +247,15 @@ static void test_rows_block(void **state) {
                                                   shorts[i][2], sdist[(j / 2) % 6], 1400 + j,
                                                   j & 1 ? 8 : 4, j % 3 == 1 ? 4 : 0, TK_BOTH});
         }
+        /* many 64-bit rows of 2049..4096 keys with large k: the warp path
+         * (WS_TK_WIDE_WARP_*, 4500 rows cover 281 SMs); of 1024 keys with
+         * k = 250: the row blocks, narrowed to 256 survivors */
+        run_on(&wt_device_memory,
+               (tk_case_t){sm ? WARPSORT_F64 : WARPSORT_U64, sm, 4500, 2100, 200,
+                           sm ? KEYGEN_FEW : KEYGEN_RANDOM, 1420 + (size_t)sm, 8, 0, TK_BOTH});
+        run_on(&wt_device_memory,
+               (tk_case_t){sm ? WARPSORT_I64 : WARPSORT_F64, sm, 4500, 1024, 250,
+                           sm ? KEYGEN_SORTED : KEYGEN_NAN_MIX, 1422 + (size_t)sm, 4, 8, TK_BOTH});
         /* 64-bit keys above 512 survivors: the block's two tiles (ties by index) */
         run_on(&wt_device_memory, (tk_case_t){sm ? WARPSORT_F64 : WARPSORT_I64, sm, 600, 4096,
                                               sm ? 1000 : 300, sm ? KEYGEN_NAN_MIX : KEYGEN_EQUAL,
@@ -254,27 +263,26 @@ static void test_rows_block(void **state) {
     }
 }
 
-/* keys (host, f32) through the GPU (device memory) and the CPU backend:
- * identical keys and 8-byte indices. */
-static void compare_f32_rows(const float *hk, size_t rows, size_t len, size_t k, unsigned flags) {
+/* keys (host, dtype dt of kb bytes) through the GPU (device memory) and
+ * the CPU backend: identical keys and 8-byte indices. */
+static void compare_rows(const void *hk, warpsort_dtype_t dt, size_t kb, size_t rows, size_t len,
+                         size_t k, unsigned flags) {
     const size_t n = rows * len, m = rows * k;
-    float *want_k = malloc(m * 4), *got_k = malloc(m * 4);
+    unsigned char *want_k = malloc(m * kb), *got_k = malloc(m * kb);
     uint64_t *want_i = malloc(m * 8), *got_i = malloc(m * 8);
     assert_true(want_k && got_k && want_i && got_i);
     void *dk, *dok, *doi;
-    CUDA_OK(cudaMalloc(&dk, n * 4));
-    CUDA_OK(cudaMalloc(&dok, m * 4));
+    CUDA_OK(cudaMalloc(&dk, n * kb));
+    CUDA_OK(cudaMalloc(&dok, m * kb));
     CUDA_OK(cudaMalloc(&doi, m * 8));
-    CUDA_OK(cudaMemcpy(dk, hk, n * 4, cudaMemcpyHostToDevice));
-    const warpsort_status_t st =
-        warpsort_topk_rows(g_gpu, dk, rows, len, WARPSORT_F32, k, flags, dok, doi, 8);
+    CUDA_OK(cudaMemcpy(dk, hk, n * kb, cudaMemcpyHostToDevice));
+    const warpsort_status_t st = warpsort_topk_rows(g_gpu, dk, rows, len, dt, k, flags, dok, doi, 8);
     if (st != WARPSORT_OK) fail_msg("gpu: %s", warpsort_last_error(g_gpu));
-    CUDA_OK(cudaMemcpy(got_k, dok, m * 4, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(got_k, dok, m * kb, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(got_i, doi, m * 8, cudaMemcpyDeviceToHost));
-    assert_int_equal(
-        warpsort_topk_rows(g_cpu, hk, rows, len, WARPSORT_F32, k, flags, want_k, want_i, 8),
-        WARPSORT_OK);
-    assert_memory_equal(got_k, want_k, m * 4);
+    assert_int_equal(warpsort_topk_rows(g_cpu, hk, rows, len, dt, k, flags, want_k, want_i, 8),
+                     WARPSORT_OK);
+    assert_memory_equal(got_k, want_k, m * kb);
     assert_memory_equal(got_i, want_i, m * 8);
     CUDA_OK(cudaFree(dk));
     CUDA_OK(cudaFree(dok));
@@ -312,19 +320,23 @@ static void test_rows_thread_bar(void **state) {
                                              : (float)(x >> 40) / 16777216.0f;
                 }
             for (int sm = 0; sm < 2; sm++)
-                compare_f32_rows(hk, rows, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
+                compare_rows(hk, WARPSORT_F32, 4, rows, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
         }
         free(hk);
     }
     /* 64-bit keys around k = 64 (staged with the bar up to it, the
      * narrowing above) on rows either side of 4096 (from there the block
      * ranks the survivors, below one warp sorts them), rows padded to the
-     * pass: every distribution, so the bar keeps too many now and then */
+     * pass, and rows too long to stage (8193..16384 keys, narrowed from
+     * registers and L2): every distribution, so the bar keeps too many now
+     * and then */
     const warpsort_dtype_t wide[] = {WARPSORT_U64, WARPSORT_F64, WARPSORT_I64};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_NAN_MIX,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW};
-    const size_t wshapes[][3] = {{8, 4096, 100}, {5, 8192, 128}, {3, 2049, 65},
-                                 {4, 4096, 128}, {6, 8191, 64},  {2, 4097, 127}};
+    const size_t wshapes[][3] = {{8, 4096, 100},  {5, 8192, 128},  {3, 2049, 65},
+                                 {4, 4096, 128},  {6, 8191, 64},   {2, 4097, 127},
+                                 {4, 16384, 128}, {3, 12289, 100}, {2, 16384, 33},
+                                 {5, 9000, 64},   {3, 16383, 127}, {2, 8193, 128}};
     for (size_t i = 0; i < sizeof wshapes / sizeof wshapes[0]; i++)
         for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
             const size_t at = i * 6 + d;
@@ -333,6 +345,23 @@ static void test_rows_thread_bar(void **state) {
                                                   wshapes[i][1], wshapes[i][2], dists[d], 1300 + at,
                                                   at & 1 ? 8 : 4, at % 4 == 2 ? 8 : 0, TK_BOTH});
         }
+    /* 64-bit keys that rank by position modulo B (512: each thread of a
+     * block of 512 holds one band; 64: eight threads share one), rows
+     * staged and not: the narrowing's digits over keys whose best sit in
+     * a few threads */
+    const size_t bshapes[][4] = {
+        {3, 16384, 128, 512}, {2, 16384, 100, 64}, {4, 12000, 64, 512}, {2, 8192, 128, 64}};
+    for (size_t i = 0; i < sizeof bshapes / sizeof bshapes[0]; i++) {
+        const size_t rows = bshapes[i][0], len = bshapes[i][1], k = bshapes[i][2];
+        const size_t band = bshapes[i][3];
+        uint64_t *hk = malloc(rows * len * sizeof *hk);
+        assert_non_null(hk);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < len; j++) hk[r * len + j] = (j % band) * 65536 + j / band;
+        for (int sm = 0; sm < 2; sm++)
+            compare_rows(hk, WARPSORT_U64, 8, rows, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
+        free(hk);
+    }
 }
 
 /* Every top-k path forced (WARPSORT_TOPK_PATH, read when a context is
@@ -458,9 +487,9 @@ static void test_filter(void **state) {
             hk[i] = i % 64 ? (sm ? 1e6f : -1e6f) : (sm ? 1.0f : -1.0f) * (float)(i / 64);
         keygen_fill(hk + len, len, WARPSORT_F32, KEYGEN_RANDOM, 77);
         const unsigned flags = sm ? WARPSORT_TOPK_SMALLEST : 0;
-        compare_f32_rows(hk, 1, len, 4096, flags);
-        compare_f32_rows(hk, 1, len, 300, flags);
-        compare_f32_rows(hk, 2, len, 2000, flags);
+        compare_rows(hk, WARPSORT_F32, 4, 1, len, 4096, flags);
+        compare_rows(hk, WARPSORT_F32, 4, 1, len, 300, flags);
+        compare_rows(hk, WARPSORT_F32, 4, 2, len, 2000, flags);
     }
     free(hk);
 }
@@ -503,7 +532,7 @@ static void test_filter_narrow(void **state) {
                 }
                 if (pat == 3 && !sm)
                     for (size_t i = 0; i < len; i++) hk[i] = -hk[i]; /* zeros the largest */
-                compare_f32_rows(hk, 1, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
+                compare_rows(hk, WARPSORT_F32, 4, 1, len, k, sm ? WARPSORT_TOPK_SMALLEST : 0);
             }
     }
     free(hk);
@@ -551,7 +580,7 @@ static void test_filter_buckets(void **state) {
                 }
                 if (sm)
                     for (size_t i = 0; i < len; i++) hk[i] = -hk[i]; /* the same keys best */
-                compare_f32_rows(hk, 1, len, ks[ki], sm ? WARPSORT_TOPK_SMALLEST : 0);
+                compare_rows(hk, WARPSORT_F32, 4, 1, len, ks[ki], sm ? WARPSORT_TOPK_SMALLEST : 0);
             }
     free(hk);
 }

@@ -3,14 +3,15 @@
  * checked on the host: it is host code with no CUDA call, so these run
  * with or without a GPU, in CI too. The GPU tests check each path's
  * results; these pin which path a call takes where the choice is a
- * measured rule (bench/NOTES.md, forty-sixth and forty-seventh sessions):
+ * measured rule (bench/NOTES.md, forty-sixth to forty-eighth sessions):
  *   - rows of at most WS_TK_SHORT_MAX keys take the short path, unless a
  *     path is forced (WARPSORT_TOPK_PATH);
  *   - many rows (WS_TK_SHORT_ROWS_PER_SM an SM) of up to
  *     WS_TK_SHORT_ROW_MAX keys, or twice that with k <= 8, take the warp
  *     path, fewer the row blocks;
  *   - 64-bit rows too long to stage with k <= 32 take the warp path from
- *     four rows an SM;
+ *     four rows an SM, and rows of 2049..4096 keys by row count and k
+ *     (WS_TK_WIDE_WARP_*);
  *   - every plan takes one path, and its workspace holds the staged arrays.
  */
 /* cmocka.h (included by wt_cmocka.h) declares C functions without
@@ -147,6 +148,39 @@ static void test_wide_rows(void **state) {
     }
 }
 
+/* 64-bit rows of 2049..4096 keys take the warp path from
+ * WS_TK_WIDE_WARP_ROWS_PER_SM rows an SM, or with k over
+ * WS_TK_WIDE_WARP_BIG_K from WS_TK_SHORT_ROWS_PER_SM; shorter or longer
+ * rows, fewer rows, smaller k and 32-bit keys keep the row blocks. */
+static void test_wide_many_rows(void **state) {
+    (void)state;
+    for (int sms : g_sms) {
+        const ws_device_info d = device_of(sms);
+        const int force = WS_TOPK_PATH_PLAN;
+        const size_t many = (size_t)WS_TK_WIDE_WARP_ROWS_PER_SM * (size_t)sms;
+        const size_t some = (size_t)WS_TK_SHORT_ROWS_PER_SM * (size_t)sms;
+        const size_t big = WS_TK_WIDE_WARP_BIG_K;
+        struct {
+            size_t rows, len, kb, k;
+            int warp;
+        } cases[] = {{many, 4096, 8, 8, 1},          {many, 4096, 8, 64, 1},
+                     {many, 4096, 8, 128, 1},        {many, 2049, 8, 32, 1},
+                     {many - 1, 4096, 8, 64, 0},     {many, 2048, 8, 128, 0},
+                     {many, 4097, 8, 100, 0},        {many * 4, 4096, 4, 64, 0},
+                     {some, 2049, 8, big + 1, 1},    {some, 4096, 8, 256, 1},
+                     {some, 2049, 8, big, 0},        {some - 1, 4096, 8, 256, 0},
+                     {some, 2048, 8, big + 1, 0},    {many * 4, 2048, 8, 256, 0},
+                     {many * 4, 1024, 8, 256, 0},    {some * 4, 8192, 8, 256, 0},
+                     {some * 4, 2049, 4, 256, 0}};
+        for (const auto &c : cases) {
+            const size_t rows = c.rows, len = c.len, kb = c.kb, k = c.k;
+            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+            EXPECT(paths_of(p) == 1);
+            EXPECT(!!p.warp_path == !!c.warp && !!p.rows_block == !c.warp);
+        }
+    }
+}
+
 /* Over shapes of every size class: one path at most (none: the radix
  * path), and a workspace that holds the staged arrays. */
 static void test_one_path(void **state) {
@@ -174,6 +208,7 @@ int main(int argc, char **argv) {
         {"topk_plan_short_rows", test_short_rows, NULL, NULL, NULL},
         {"topk_plan_many_short_rows", test_many_short_rows, NULL, NULL, NULL},
         {"topk_plan_wide_rows", test_wide_rows, NULL, NULL, NULL},
+        {"topk_plan_wide_many_rows", test_wide_many_rows, NULL, NULL, NULL},
         {"topk_plan_one_path", test_one_path, NULL, NULL, NULL},
     };
     return _cmocka_run_group_tests("topk_plan", tests, COUNT(tests), NULL, NULL);
