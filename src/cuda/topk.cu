@@ -242,10 +242,11 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         const size_t sms = (size_t)dev->sm_count;
         /* (rows of up to WS_TK_SHORT_MAX keys took the short path above) */
         const bool some = rows >= WS_TK_SHORT_ROWS_PER_SM * sms;
-        const bool many_short =
-            some && (row_len <= WS_TK_SHORT_ROW_MAX || (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
+        const bool many_short = some && (row_len <= WS_TK_SHORT_ROW_MAX ||
+                                         (row_len <= 2 * WS_TK_SHORT_ROW_MAX && k <= 8));
         const bool many_wide =
-            kb == 8 && row_len > WS_TK_WIDE_WARP_MAX_LEN / 2 && row_len <= WS_TK_WIDE_WARP_MAX_LEN &&
+            kb == 8 && row_len > WS_TK_WIDE_WARP_MAX_LEN / 2 &&
+            row_len <= WS_TK_WIDE_WARP_MAX_LEN &&
             (rows >= WS_TK_WIDE_WARP_ROWS_PER_SM * sms || (k > WS_TK_WIDE_WARP_BIG_K && some));
         const bool to_warps =
             force == WS_TOPK_PATH_PLAN && k <= WS_TK_WARP_MAX_K &&

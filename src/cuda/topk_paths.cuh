@@ -2203,9 +2203,8 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
  * sorted whole by the largest network, one warp working (bench/NOTES.md,
  * forty-seventh session; the blocks' two tiles, k > 256, keep cap: not
  * measured). But k <= 256 keeps 256: the 512-item network (a call, out of
- * line) cost far more than the digit passes that narrow to 256 (k = 256
- * on rows of 1024 keys 2.5x the time of k = 252: bench/NOTES.md,
- * forty-eighth session). */
+ * line) cost far more than the digit passes that narrow to 256
+ * (bench/NOTES.md, forty-eighth session). */
 __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
     unsigned p = 32;
     while (p < k + k / 8 + 8 && p < cap) p *= 2;

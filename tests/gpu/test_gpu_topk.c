@@ -276,7 +276,8 @@ static void compare_rows(const void *hk, warpsort_dtype_t dt, size_t kb, size_t 
     CUDA_OK(cudaMalloc(&dok, m * kb));
     CUDA_OK(cudaMalloc(&doi, m * 8));
     CUDA_OK(cudaMemcpy(dk, hk, n * kb, cudaMemcpyHostToDevice));
-    const warpsort_status_t st = warpsort_topk_rows(g_gpu, dk, rows, len, dt, k, flags, dok, doi, 8);
+    const warpsort_status_t st =
+        warpsort_topk_rows(g_gpu, dk, rows, len, dt, k, flags, dok, doi, 8);
     if (st != WARPSORT_OK) fail_msg("gpu: %s", warpsort_last_error(g_gpu));
     CUDA_OK(cudaMemcpy(got_k, dok, m * kb, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(got_i, doi, m * 8, cudaMemcpyDeviceToHost));
@@ -333,10 +334,9 @@ static void test_rows_thread_bar(void **state) {
     const warpsort_dtype_t wide[] = {WARPSORT_U64, WARPSORT_F64, WARPSORT_I64};
     const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_NAN_MIX,
                                    KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW};
-    const size_t wshapes[][3] = {{8, 4096, 100},  {5, 8192, 128},  {3, 2049, 65},
-                                 {4, 4096, 128},  {6, 8191, 64},   {2, 4097, 127},
-                                 {4, 16384, 128}, {3, 12289, 100}, {2, 16384, 33},
-                                 {5, 9000, 64},   {3, 16383, 127}, {2, 8193, 128}};
+    const size_t wshapes[][3] = {{8, 4096, 100}, {5, 8192, 128}, {3, 2049, 65},   {4, 4096, 128},
+                                 {6, 8191, 64},  {2, 4097, 127}, {4, 16384, 128}, {3, 12289, 100},
+                                 {2, 16384, 33}, {5, 9000, 64},  {3, 16383, 127}, {2, 8193, 128}};
     for (size_t i = 0; i < sizeof wshapes / sizeof wshapes[0]; i++)
         for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
             const size_t at = i * 6 + d;

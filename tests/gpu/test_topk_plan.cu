@@ -163,15 +163,13 @@ static void test_wide_many_rows(void **state) {
         struct {
             size_t rows, len, kb, k;
             int warp;
-        } cases[] = {{many, 4096, 8, 8, 1},          {many, 4096, 8, 64, 1},
-                     {many, 4096, 8, 128, 1},        {many, 2049, 8, 32, 1},
-                     {many - 1, 4096, 8, 64, 0},     {many, 2048, 8, 128, 0},
-                     {many, 4097, 8, 100, 0},        {many * 4, 4096, 4, 64, 0},
-                     {some, 2049, 8, big + 1, 1},    {some, 4096, 8, 256, 1},
-                     {some, 2049, 8, big, 0},        {some - 1, 4096, 8, 256, 0},
-                     {some, 2048, 8, big + 1, 0},    {many * 4, 2048, 8, 256, 0},
-                     {many * 4, 1024, 8, 256, 0},    {some * 4, 8192, 8, 256, 0},
-                     {some * 4, 2049, 4, 256, 0}};
+        } cases[] = {
+            {many, 4096, 8, 8, 1},       {many, 4096, 8, 64, 1},      {many, 4096, 8, 128, 1},
+            {many, 2049, 8, 32, 1},      {many - 1, 4096, 8, 64, 0},  {many, 2048, 8, 128, 0},
+            {many, 4097, 8, 100, 0},     {many * 4, 4096, 4, 64, 0},  {some, 2049, 8, big + 1, 1},
+            {some, 4096, 8, 256, 1},     {some, 2049, 8, big, 0},     {some - 1, 4096, 8, 256, 0},
+            {some, 2048, 8, big + 1, 0}, {many * 4, 2048, 8, 256, 0}, {many * 4, 1024, 8, 256, 0},
+            {some * 4, 8192, 8, 256, 0}, {some * 4, 2049, 4, 256, 0}};
         for (const auto &c : cases) {
             const size_t rows = c.rows, len = c.len, kb = c.kb, k = c.k;
             const ws_tk_plan p = plan(d, force, rows, len, kb, k);
