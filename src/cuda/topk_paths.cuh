@@ -2112,33 +2112,6 @@ __global__ void __launch_bounds__(WS_TK_SHORT_THREADS)
     }
 }
 
-template <typename KB, int WIDTH, int K>
-static cudaError_t ws_tk_launch_short(const ws_topk_args_t *a, const void *keys, key_codec codec,
-                                      const ws_tk_outputs &out, const ws_cuda_state *st,
-                                      cudaStream_t stream) {
-    const size_t per_block = (size_t)WS_TK_SHORT_THREADS / WIDTH;
-    size_t grid = ws_tk_div_up(a->rows, per_block);
-    const size_t most = (size_t)st->dev.sm_count * WS_TK_SHORT_BLOCKS_PER_SM;
-    if (grid > most) grid = most;
-    ws_tk_short_kernel<KB, WIDTH, K><<<(unsigned)grid, WS_TK_SHORT_THREADS, 0, stream>>>(
-        (const KB *)keys, a->rows, (unsigned)a->row_len, (unsigned)a->k, codec, out);
-    return cudaGetLastError();
-}
-
-/* Short rows: one launch, the smallest group shape that holds a row. */
-template <typename KB>
-static warpsort_status_t ws_tk_short_path(warpsort_context_t *ctx, const ws_topk_args_t *a,
-                                          const void *keys, key_codec codec,
-                                          const ws_tk_outputs &out, cudaStream_t stream) {
-    static_assert(WS_TK_SHORT_MAX == 64, "one shape for up to 32 keys, one for up to 64");
-    const ws_cuda_state *st = ws_state(ctx);
-    const cudaError_t err = a->row_len <= 32
-                                ? ws_tk_launch_short<KB, 8, 4>(a, keys, codec, out, st, stream)
-                                : ws_tk_launch_short<KB, 16, 4>(a, keys, codec, out, st, stream);
-    WS_CUDA_TRY(ctx, err);
-    return WARPSORT_OK;
-}
-
 /*=== row blocks ===*/
 
 /* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or half
@@ -2399,11 +2372,18 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
 cudaError_t ws_tk_pad(const ws_tk_filter *fl, unsigned long long *ck, uint32_t *ci, unsigned grid,
                       cudaStream_t stream);
 
-static inline unsigned ws_tk_grid(size_t items, unsigned threads, const ws_cuda_state *st) {
-    size_t g = ws_tk_div_up(items, threads);
-    const size_t most = (size_t)st->dev.sm_count * 8;
+/* A grid-stride launch's blocks: one for every per_block items, at most
+ * per_sm an SM, at least one. */
+static inline unsigned ws_tk_grid_of(size_t items, size_t per_block, size_t per_sm,
+                                     const ws_cuda_state *st) {
+    size_t g = ws_tk_div_up(items, per_block);
+    const size_t most = (size_t)st->dev.sm_count * per_sm;
     if (g > most) g = most;
     return (unsigned)(g ? g : 1);
+}
+/* ... an item a thread, at most 8 blocks an SM */
+static inline unsigned ws_tk_grid(size_t items, unsigned threads, const ws_cuda_state *st) {
+    return ws_tk_grid_of(items, threads, 8, st);
 }
 
 template <typename KB, int ITEMS>
@@ -2635,6 +2615,31 @@ static warpsort_status_t ws_tk_rows_path(warpsort_context_t *ctx, const ws_tk_pl
     case 256: err = ws_tk_launch_rows<KB, 256>(p, a, keys, codec, out, stream); break;
     default: err = ws_tk_launch_rows<KB, 512>(p, a, keys, codec, out, stream); break;
     }
+    WS_CUDA_TRY(ctx, err);
+    return WARPSORT_OK;
+}
+
+template <typename KB, int WIDTH, int K>
+static cudaError_t ws_tk_launch_short(const ws_topk_args_t *a, const void *keys, key_codec codec,
+                                      const ws_tk_outputs &out, const ws_cuda_state *st,
+                                      cudaStream_t stream) {
+    const unsigned grid =
+        ws_tk_grid_of(a->rows, WS_TK_SHORT_THREADS / WIDTH, WS_TK_SHORT_BLOCKS_PER_SM, st);
+    ws_tk_short_kernel<KB, WIDTH, K><<<grid, WS_TK_SHORT_THREADS, 0, stream>>>(
+        (const KB *)keys, a->rows, (unsigned)a->row_len, (unsigned)a->k, codec, out);
+    return cudaGetLastError();
+}
+
+/* Short rows: one launch, the smallest group shape that holds a row. */
+template <typename KB>
+static warpsort_status_t ws_tk_short_path(warpsort_context_t *ctx, const ws_topk_args_t *a,
+                                          const void *keys, key_codec codec,
+                                          const ws_tk_outputs &out, cudaStream_t stream) {
+    static_assert(WS_TK_SHORT_MAX == 64, "one shape for up to 32 keys, one for up to 64");
+    const ws_cuda_state *st = ws_state(ctx);
+    const cudaError_t err = a->row_len <= 32
+                                ? ws_tk_launch_short<KB, 8, 4>(a, keys, codec, out, st, stream)
+                                : ws_tk_launch_short<KB, 16, 4>(a, keys, codec, out, st, stream);
     WS_CUDA_TRY(ctx, err);
     return WARPSORT_OK;
 }
