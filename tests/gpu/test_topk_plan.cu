@@ -126,25 +126,29 @@ static void test_many_short_rows(void **state) {
     }
 }
 
+/* The plan's path for one shape (no path forced): the warp path when
+ * warp, else the row blocks. */
+static void expect_warp(const ws_device_info &d, size_t rows, size_t len, size_t kb, size_t k,
+                        int warp) {
+    const int force = WS_TOPK_PATH_PLAN;
+    const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+    EXPECT(paths_of(p) == 1);
+    EXPECT(!!p.warp_path == !!warp && !!p.rows_block == !warp);
+}
+
 /* 64-bit rows too long to stage, k <= 32: the warp path from four rows
  * an SM; 32-bit rows, larger k and fewer rows keep the row blocks. */
 static void test_wide_rows(void **state) {
     (void)state;
     for (int sms : g_sms) {
         const ws_device_info d = device_of(sms);
-        const int force = WS_TOPK_PATH_PLAN;
         const size_t len = 16384, four = 4 * (size_t)sms;
         struct {
             size_t rows, kb, k;
             int warp;
         } cases[] = {{four, 8, 16, 1}, {four, 8, 32, 1}, {four - 1, 8, 16, 0},
                      {four, 8, 33, 0}, {four, 4, 16, 0}, {four * 8, 8, 2, 1}};
-        for (const auto &c : cases) {
-            const size_t rows = c.rows, kb = c.kb, k = c.k;
-            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
-            EXPECT(paths_of(p) == 1);
-            EXPECT(!!p.warp_path == !!c.warp && !!p.rows_block == !c.warp);
-        }
+        for (const auto &c : cases) expect_warp(d, c.rows, len, c.kb, c.k, c.warp);
     }
 }
 
@@ -156,7 +160,6 @@ static void test_wide_many_rows(void **state) {
     (void)state;
     for (int sms : g_sms) {
         const ws_device_info d = device_of(sms);
-        const int force = WS_TOPK_PATH_PLAN;
         const size_t many = (size_t)WS_TK_WIDE_WARP_ROWS_PER_SM * (size_t)sms;
         const size_t some = (size_t)WS_TK_SHORT_ROWS_PER_SM * (size_t)sms;
         const size_t big = WS_TK_WIDE_WARP_BIG_K;
@@ -170,12 +173,7 @@ static void test_wide_many_rows(void **state) {
             {some, 4096, 8, 256, 1},     {some, 2049, 8, big, 0},     {some - 1, 4096, 8, 256, 0},
             {some, 2048, 8, big + 1, 0}, {many * 4, 2048, 8, 256, 0}, {many * 4, 1024, 8, 256, 0},
             {some * 4, 8192, 8, 256, 0}, {some * 4, 2049, 4, 256, 0}};
-        for (const auto &c : cases) {
-            const size_t rows = c.rows, len = c.len, kb = c.kb, k = c.k;
-            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
-            EXPECT(paths_of(p) == 1);
-            EXPECT(!!p.warp_path == !!c.warp && !!p.rows_block == !c.warp);
-        }
+        for (const auto &c : cases) expect_warp(d, c.rows, c.len, c.kb, c.k, c.warp);
     }
 }
 
