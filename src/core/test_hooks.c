@@ -43,8 +43,8 @@ void ws_test_hooks_read(ws_test_hooks *h) {
     h->spread = v && *v && strcmp(v, "0") != 0;
     v = getenv("WARPSORT_TOPK_PATH");
     if (v && *v) {
-        static const char *const names[] = {"rows",  "rows-narrow",   "warp",         "filter",
-                                            "radix", "filter-narrow", "filter-single"};
+        static const char *const names[] = {"rows",  "rows-narrow",   "warp",          "filter",
+                                            "radix", "filter-narrow", "filter-single", "rows-l2"};
         for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
             if (strcmp(v, names[i]) == 0) h->topk_path = WS_TOPK_PATH_ROWS + i;
     }

@@ -18,7 +18,9 @@
  *   WARPSORT_FORCE_NO_KERNEL_IMAGE=1  CUDA initialisation fails as on a chip
  *                                the build has no code for
  *   WARPSORT_TOPK_PATH=P         top-k takes path P (rows, rows-narrow: the
- *                                row blocks without the threads' bar, warp,
+ *                                row blocks without the threads' bar,
+ *                                rows-l2: nor keys past the registers in
+ *                                shared memory (read from L2), warp,
  *                                filter, filter-single: its candidates
  *                                to one block instead of the read's own
  *                                grid, filter-narrow: that block without
@@ -97,7 +99,8 @@ enum {
     WS_TOPK_PATH_FILTER,
     WS_TOPK_PATH_RADIX,
     WS_TOPK_PATH_FILTER_NARROW,
-    WS_TOPK_PATH_FILTER_SINGLE
+    WS_TOPK_PATH_FILTER_SINGLE,
+    WS_TOPK_PATH_ROWS_L2
 };
 
 typedef struct ws_test_hooks {

@@ -186,7 +186,7 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
     p.rows_block = k <= WS_TK_ROWS_MAX_K && rows <= 0x7FFFFFFFull &&
                    row_len <= (size_t)WS_TK_ROWS_MAX_PASSES * WS_TK_ROWS_MAX_THREADS * per_thread &&
                    (force == WS_TOPK_PATH_PLAN || force == WS_TOPK_PATH_ROWS ||
-                    force == WS_TOPK_PATH_ROWS_NARROW);
+                    force == WS_TOPK_PATH_ROWS_NARROW || force == WS_TOPK_PATH_ROWS_L2);
     if (p.rows_block) {
         /* survivors: at least 2k, 32 x rows_si of them */
         p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
@@ -210,7 +210,8 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         const auto bar_at = [&](size_t t) {
             const size_t stage = ws_tk_rows_stage_bytes(row_len, kb, t);
             return 4 * k <= t && row_len >= t && force != WS_TOPK_PATH_ROWS_NARROW &&
-                   (kb == 4 || bar_si <= p.rows_si) && stage <= WS_TK_ROWS_STAGE_MAX &&
+                   force != WS_TOPK_PATH_ROWS_L2 && (kb == 4 || bar_si <= p.rows_si) &&
+                   stage <= WS_TK_ROWS_STAGE_MAX &&
                    stage + WS_TK_ROWS_STATIC_SMEM <= ws_family_of(dev->family).smem_block;
         };
         size_t t = threads_for(per_thread);
@@ -226,6 +227,17 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         p.rows_threads = (int)t;
         p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
+        /* Without the bar, a row of more than two of the registers' passes
+         * keeps the rest in shared memory, read once, where two blocks an
+         * SM still fit (the passes over it from L2 were the blocks' main
+         * stall; with one pass left in L2 it measured even: bench/NOTES.md,
+         * forty-eighth and forty-ninth sessions). */
+        const size_t rest = ws_tk_rows_rest_bytes(row_len, kb, t);
+        const ws_family_info fam = ws_family_of(dev->family);
+        p.rows_rest = !p.rows_bar && rest > t * WS_TK_ROWS_ITEMS && t == WS_TK_ROWS_MAX_THREADS &&
+                      p.rows_si <= 16 && force != WS_TOPK_PATH_ROWS_L2 &&
+                      2 * (rest + WS_TK_ROWS_REST_SLACK) <= fam.smem_sm &&
+                      rest + WS_TK_ROWS_REST_SLACK <= fam.smem_block;
         /* The warp path (below) instead, where it measured faster
          * (bench/NOTES.md, forty-sixth to forty-eighth sessions); with
          * fewer rows the blocks stay faster. Forced row blocks stay.
@@ -258,6 +270,7 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         p.rows_block = 0;
         p.rows_threads = 0;
         p.rows_si = 0;
+        p.rows_rest = 0;
     }
     const size_t filter_min_k = WS_TK_FILTER_MIN_K_BLOCK;
     if (k >= filter_min_k && k <= WS_TK_FILTER_MAX_K && row_len >= WS_TK_FILTER_MIN_LEN &&

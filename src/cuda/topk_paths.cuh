@@ -170,6 +170,12 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_SM_THREADS_STAGED 1536
 #endif
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
+/* ... and without the bar, rows longer than the registers hold (T x L
+ * keys) keep the rest in shared memory, read once (REST), where two blocks
+ * an SM still fit with this much more a block (their static shared memory
+ * and the system's reserve): the narrowing's passes then read it on chip
+ * instead of from L2 (bench/NOTES.md, forty-ninth session) */
+#define WS_TK_ROWS_REST_SLACK (14u << 10)
 /* Short rows: at most this many keys, a group of lanes a row sorting it
  * whole in registers (ws_tk_short_kernel; longer rows lost for small k
  * against the warp path). Many rows of up to SHORT_ROW_MAX keys (twice
@@ -2186,15 +2192,16 @@ __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
  * T x L, k <= 16 x SI): the row's first T x L keys are read once into
- * registers (the rest, for rows over T x L, again from L2 at every pass;
- * with BAR the whole row into shared memory), narrowed on chip to at most
+ * registers (the rest, for rows over T x L, again from L2 at every pass,
+ * or with REST once into shared memory; with BAR the whole row into
+ * shared memory), narrowed on chip to at most
  * 32 x SI (word i is (ordered key i, i); with BAR, first by the threads'
  * bar), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
  * (key, index) items, or above 512 by the block's two tiles, or on rows
  * of WS_TK_ROWS_RANK_MIN_LEN or more ranked by the block); the first
  * k are the row's results. */
-template <typename KB, int T, int SI, bool BAR>
+template <typename KB, int T, int SI, bool BAR, bool REST = false>
 __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BAR))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
                       ws_tk_outputs out) {
@@ -2234,20 +2241,27 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     extern __shared__ __align__(16) unsigned char ws_tk_row_keys[];
     KB *const sk = (KB *)ws_tk_row_keys;
     const auto key = [&](unsigned j) -> KB { return encode(j < n ? rk[j] : KB(0), codec); };
+    static_assert(!(BAR && REST), "one staging");
+    constexpr unsigned PASS = (unsigned)(T * L);
     KB o[BAR ? 1 : L];
     KB bk = KB(0); /* BAR: the best of the keys this thread staged */
     uint32_t bp = 0;
     if constexpr (BAR) {
-        const unsigned pass = (unsigned)(T * L);
-        ws_tk_stage_row<KB, T>(rk, n, (n + pass - 1) / pass * pass, codec, sk, bk, bp);
+        ws_tk_stage_row<KB, T>(rk, n, (n + PASS - 1) / PASS * PASS, codec, sk, bk, bp);
     } else {
 #pragma unroll
         for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
+        /* REST: keys PASS .. n to sk[0 .. n - PASS), padded to passes
+         * (the bests it finds are not used) */
+        if (REST && n > PASS)
+            ws_tk_stage_row<KB, T>(rk + PASS, n - PASS, (n - 1) / PASS * PASS, codec, sk, bk, bp);
     }
     __syncthreads();
     const auto okey = [&](unsigned b, int u) -> KB {
         if constexpr (BAR)
             return sk[b + (unsigned)(u * T + t)];
+        else if constexpr (REST)
+            return b == 0 ? o[u] : sk[b - PASS + (unsigned)(u * T + t)];
         else
             return b == 0 ? o[u] : key(b + (unsigned)(u * T + t));
     };
@@ -2324,6 +2338,7 @@ struct ws_tk_plan {
     int rows_threads; /* ... threads per block */
     int rows_si;      /* ... survivors' items per lane (32 x rows_si of them) */
     int rows_bar;     /* ... limit from the threads' bests first (ws_tk_thread_bar) */
+    int rows_rest;    /* ... keys past the registers' in shared memory (REST) */
     int warp_path;
     int filter;     /* filter path (else radix when not the warp path) */
     unsigned rank;  /* filter path: the threshold's rank in the sample */
@@ -2353,6 +2368,13 @@ struct ws_tk_plan {
 static inline size_t ws_tk_rows_stage_bytes(size_t row_len, size_t kb, size_t threads) {
     const size_t pass = threads * (WS_TK_ROWS_ITEMS / kb);
     return (row_len + pass - 1) / pass * pass * kb;
+}
+
+/* ... and those of REST: the keys past the registers' first pass. */
+static inline size_t ws_tk_rows_rest_bytes(size_t row_len, size_t kb, size_t threads) {
+    const size_t pass_bytes = threads * WS_TK_ROWS_ITEMS;
+    const size_t all = ws_tk_rows_stage_bytes(row_len, kb, threads);
+    return all > pass_bytes ? all - pass_bytes : 0;
 }
 
 /* Which of a call's arrays are host memory, staged through the workspace. */
@@ -2563,11 +2585,14 @@ static warpsort_status_t ws_tk_radix_path(warpsort_context_t *ctx, const ws_tk_p
     return WARPSORT_OK;
 }
 
-template <typename KB, int T, int SI>
+/* Row blocks with keys in dynamic shared memory: the whole row (BAR) or
+ * the rest past the registers (REST). */
+template <typename KB, int T, int SI, bool BAR>
 static cudaError_t ws_tk_launch_staged(const ws_topk_args_t *a, const KB *in, key_codec codec,
                                        const ws_tk_outputs &out, cudaStream_t stream) {
-    auto kernel = ws_tk_rows_kernel<KB, T, SI, true>;
-    const size_t smem = ws_tk_rows_stage_bytes(a->row_len, sizeof(KB), T);
+    auto kernel = ws_tk_rows_kernel<KB, T, SI, BAR, !BAR>;
+    const size_t smem = BAR ? ws_tk_rows_stage_bytes(a->row_len, sizeof(KB), T)
+                            : ws_tk_rows_rest_bytes(a->row_len, sizeof(KB), T);
     /* above the default 48 KB only: the call costs host time on every top-k */
     if (smem > (48u << 10)) {
         const cudaError_t err =
@@ -2586,9 +2611,15 @@ static cudaError_t ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *
     const size_t len = a->row_len;
     const KB *in = (const KB *)keys;
     if (p.rows_bar) {
-        if (p.rows_si == 8) return ws_tk_launch_staged<KB, T, 8>(a, in, codec, out, stream);
+        if (p.rows_si == 8) return ws_tk_launch_staged<KB, T, 8, true>(a, in, codec, out, stream);
         if constexpr (sizeof(KB) == 4)
-            return ws_tk_launch_staged<KB, T, 16>(a, in, codec, out, stream);
+            return ws_tk_launch_staged<KB, T, 16, true>(a, in, codec, out, stream);
+    } else if (p.rows_rest && T == WS_TK_ROWS_MAX_THREADS && p.rows_si <= 16) {
+        /* only the largest blocks leave keys past the registers */
+        if constexpr (T == WS_TK_ROWS_MAX_THREADS)
+            return p.rows_si == 8
+                       ? ws_tk_launch_staged<KB, T, 8, false>(a, in, codec, out, stream)
+                       : ws_tk_launch_staged<KB, T, 16, false>(a, in, codec, out, stream);
     } else if (p.rows_si == 8)
         ws_tk_rows_kernel<KB, T, 8, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     else if (p.rows_si == 16)

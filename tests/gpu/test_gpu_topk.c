@@ -187,8 +187,9 @@ static void test_paths(void **state) {
 
 /* The row blocks' switches: threads per block (rows of up to 8 x 64 ..
  * 8 x 512 32-bit keys, 4 x 64 .. 4 x 512 64-bit keys in registers), rows
- * read again from L2 (up to 4 times that), the longest row either takes
- * (16384 / 8192 keys) and one more (the warp path), 256 .. 2048 survivors
+ * read again from L2 or shared memory (up to 4 times that), the longest
+ * 64-bit row (16384 keys; 32-bit rows to 32768 in test_rows_rest) and one
+ * more (the warp path), 256 .. 2048 survivors
  * (k 128 / 129, 256 / 257, 512 / 513), the largest k (1024 for 32-bit
  * keys, 256 for 64-bit) and one more; ties (all keys equal:
  * the cut reaches the index bits), few values, NaNs and +-0.0, sorted and
@@ -364,6 +365,55 @@ static void test_rows_thread_bar(void **state) {
     }
 }
 
+/* Row blocks that keep the keys past the registers' first pass in shared
+ * memory (REST: rows of more than two passes, 16384 32-bit or 8192 64-bit
+ * keys, without the bar): lengths either side of two and three passes and
+ * the longest rows, rows that start off 16 bytes (odd lengths: the
+ * staging's scalar loads), k either side of the survivors' 256 / 512 and
+ * where the bar would apply, every distribution, each also with the rest
+ * read from L2 (WARPSORT_TOPK_PATH=rows-l2): both must give the CPU
+ * backend's results. */
+static void test_rows_rest(void **state) {
+    REQUIRE_GPU();
+    (void)state;
+    const warpsort_dtype_t narrow[] = {WARPSORT_F32, WARPSORT_U32, WARPSORT_I32};
+    const warpsort_dtype_t wide[] = {WARPSORT_U64, WARPSORT_F64, WARPSORT_I64};
+    const size_t lens4[] = {16384, 16385, 24576, 24577, 32767, 32768};
+    const size_t lens8[] = {8192, 8193, 12288, 12289, 16383, 16384};
+    const size_t ks[] = {1, 32, 100, 128, 129, 256, 257};
+    const keygen_dist_t dists[] = {KEYGEN_RANDOM, KEYGEN_EQUAL,    KEYGEN_NAN_MIX,
+                                   KEYGEN_SORTED, KEYGEN_REVERSED, KEYGEN_FEW};
+    warpsort_context_t *ctx[2] = {g_gpu, NULL};
+    setenv("WARPSORT_TOPK_PATH", "rows-l2", 1);
+    ctx[1] = wt_gpu_context(0, 0);
+    unsetenv("WARPSORT_TOPK_PATH");
+    size_t at = 0;
+    for (int w = 0; w < 2; w++)
+        for (size_t li = 0; li < 6; li++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++, at++) {
+                if (g_quick && at % 4) continue;
+                const tk_case_t c = {w ? wide[at % 3] : narrow[at % 3],
+                                     (int)(at / 3 % 2),
+                                     1 + at % 3,
+                                     w ? lens8[li] : lens4[li],
+                                     ks[ki],
+                                     dists[at % 6],
+                                     1500 + at,
+                                     at & 1 ? 8 : 4,
+                                     at % 5 == 2 ? 8 : 0,
+                                     TK_BOTH};
+                for (int l2 = 0; l2 < 2; l2++) {
+                    char msg[768];
+                    tk_case_t cc = c;
+                    if (tk_run_case(ctx[l2], &wt_device_memory, &cc, g_cpu, msg, sizeof msg)) {
+                        warpsort_destroy(ctx[1]);
+                        fail_msg("%s, case %zu: %s", l2 ? "rows-l2" : "plan", at, msg);
+                    }
+                }
+            }
+    warpsort_destroy(ctx[1]);
+}
+
 /* Every top-k path forced (WARPSORT_TOPK_PATH, read when a context is
  * made) on shapes where the plan picks another, or where the forced path
  * does not apply and the plan's next choice runs: each must give the CPU
@@ -371,13 +421,15 @@ static void test_rows_thread_bar(void **state) {
 static void test_forced_paths(void **state) {
     REQUIRE_GPU();
     (void)state;
-    static const char *const paths[] = {"rows",  "rows-narrow",   "warp",         "filter",
-                                        "radix", "filter-narrow", "filter-single"};
+    static const char *const paths[] = {"rows",  "rows-narrow",   "warp",          "filter",
+                                        "radix", "filter-narrow", "filter-single", "rows-l2"};
     const tk_case_t cases[] = {
         {WARPSORT_F32, 0, 64, 4096, 32, KEYGEN_RANDOM, 1200, 4, 0, TK_BOTH},
         {WARPSORT_U32, 1, 8, 16384, 128, KEYGEN_FEW, 1201, 8, 4, TK_BOTH},
         {WARPSORT_F64, 0, 1, 100000, 100, KEYGEN_NAN_MIX, 1202, 4, 0, TK_BOTH},
         {WARPSORT_I64, 1, 3, 70000, 256, KEYGEN_EQUAL, 1203, 8, 8, TK_BOTH},
+        {WARPSORT_U64, 0, 4, 12289, 100, KEYGEN_RANDOM, 1204, 4, 0, TK_BOTH},
+        {WARPSORT_F32, 1, 2, 24577, 200, KEYGEN_NAN_MIX, 1205, 8, 4, TK_BOTH},
     };
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         setenv("WARPSORT_TOPK_PATH", paths[p], 1);
@@ -777,6 +829,7 @@ int main(int argc, char **argv) {
         {"gpu_topk_filter", test_filter, NULL, NULL, NULL},
         {"gpu_topk_rows_block", test_rows_block, NULL, NULL, NULL},
         {"gpu_topk_rows_thread_bar", test_rows_thread_bar, NULL, NULL, NULL},
+        {"gpu_topk_rows_rest", test_rows_rest, NULL, NULL, NULL},
         {"gpu_topk_forced_paths", test_forced_paths, NULL, NULL, NULL},
         {"gpu_topk_filter_narrow", test_filter_narrow, NULL, NULL, NULL},
         {"gpu_topk_filter_buckets", test_filter_buckets, NULL, NULL, NULL},

@@ -12,6 +12,9 @@
  *   - 64-bit rows too long to stage with k <= 32 take the warp path from
  *     four rows an SM, and rows of 2049..4096 keys by row count and k
  *     (WS_TK_WIDE_WARP_*);
+ *   - row blocks without the bar keep a row of more than two register
+ *     passes past the first in shared memory where two blocks an SM fit
+ *     (REST), never when forced to L2 (WARPSORT_TOPK_PATH=rows-l2);
  *   - every plan takes one path, and its workspace holds the staged arrays.
  */
 /* cmocka.h (included by wt_cmocka.h) declares C functions without
@@ -27,10 +30,10 @@ extern "C" {
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const int g_sms[] = {46, 132, 148};
-static const int g_forced[] = {WS_TOPK_PATH_PLAN,          WS_TOPK_PATH_ROWS,
-                               WS_TOPK_PATH_ROWS_NARROW,   WS_TOPK_PATH_WARP,
-                               WS_TOPK_PATH_FILTER,        WS_TOPK_PATH_RADIX,
-                               WS_TOPK_PATH_FILTER_NARROW, WS_TOPK_PATH_FILTER_SINGLE};
+static const int g_forced[] = {
+    WS_TOPK_PATH_PLAN,          WS_TOPK_PATH_ROWS,          WS_TOPK_PATH_ROWS_NARROW,
+    WS_TOPK_PATH_WARP,          WS_TOPK_PATH_FILTER,        WS_TOPK_PATH_RADIX,
+    WS_TOPK_PATH_FILTER_NARROW, WS_TOPK_PATH_FILTER_SINGLE, WS_TOPK_PATH_ROWS_L2};
 
 /* A device like an H100 (132 SMs) or another sm_90 part. */
 static ws_device_info device_of(int sm_count) {
@@ -177,6 +180,61 @@ static void test_wide_many_rows(void **state) {
     }
 }
 
+/* REST: row blocks without the bar whose rows take more than two passes
+ * of the registers (512 threads x 16 32-bit or 8 64-bit keys) keep the
+ * keys past the first pass in shared memory when two blocks an SM fit
+ * beside WS_TK_ROWS_REST_SLACK (sm_90: every such row; sm_80: up to 64 KB
+ * of them; sm_86 and sm_75: none), and only with 512 threads, k <= 256
+ * and no forced L2; every REST plan is one the launch has an instance
+ * for. */
+static void test_rows_rest(void **state) {
+    (void)state;
+    struct {
+        int family;
+        size_t kb, len, k;
+        int force, rest;
+    } cases[] = {
+        {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 12289, 100, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 8193, 128, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 8192, 128, WS_TOPK_PATH_PLAN, 0}, /* two passes */
+        {WS_FAMILY_SM90, 8, 16384, 256, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 16384, 257, WS_TOPK_PATH_ROWS, 0}, /* 32 survivors a lane */
+        {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_ROWS_L2, 0},
+        {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_ROWS_NARROW, 1},
+        {WS_FAMILY_SM90, 8, 16384, 16, WS_TOPK_PATH_ROWS, 1},
+        {WS_FAMILY_SM90, 4, 16385, 128, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 4, 16384, 256, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM90, 4, 32768, 256, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 4, 32768, 512, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM90, 4, 8192, 64, WS_TOPK_PATH_PLAN, 0}, /* staged whole (the bar) */
+        {WS_FAMILY_SM80, 8, 12288, 100, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM80, 8, 12289, 100, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM80, 4, 24576, 128, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM86, 8, 12288, 100, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM75, 4, 24576, 128, WS_TOPK_PATH_PLAN, 0},
+    };
+    for (const auto &c : cases) {
+        ws_device_info d = device_of(132);
+        d.family = c.family;
+        const size_t rows = 8, len = c.len, kb = c.kb, k = c.k;
+        const int force = c.force;
+        const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+        EXPECT(p.rows_block && !!p.rows_rest == !!c.rest);
+    }
+    const size_t lens[] = {4096, 8192, 8193, 12288, 16384, 16385, 24577, 32768};
+    const size_t rowss[] = {1, 200, 5000};
+    sweep(lens, rowss, [](const ws_device_info &d, int force, size_t kb, size_t len, size_t rows) {
+        const size_t ks[] = {1, 16, 32, 33, 64, 65, 128, 129, 256, 257, 1024};
+        for (size_t k : ks) {
+            const ws_tk_plan p = plan(d, force, rows, len, kb, k);
+            if (!p.rows_rest) continue;
+            EXPECT(p.rows_block && !p.rows_bar && force != WS_TOPK_PATH_ROWS_L2);
+            EXPECT(p.rows_threads == WS_TK_ROWS_MAX_THREADS && p.rows_si <= 16);
+        }
+    });
+}
+
 /* Over shapes of every size class: one path at most (none: the radix
  * path), and a workspace that holds the staged arrays. */
 static void test_one_path(void **state) {
@@ -205,6 +263,7 @@ int main(int argc, char **argv) {
         {"topk_plan_many_short_rows", test_many_short_rows, NULL, NULL, NULL},
         {"topk_plan_wide_rows", test_wide_rows, NULL, NULL, NULL},
         {"topk_plan_wide_many_rows", test_wide_many_rows, NULL, NULL, NULL},
+        {"topk_plan_rows_rest", test_rows_rest, NULL, NULL, NULL},
         {"topk_plan_one_path", test_one_path, NULL, NULL, NULL},
     };
     return _cmocka_run_group_tests("topk_plan", tests, COUNT(tests), NULL, NULL);
