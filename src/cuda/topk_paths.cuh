@@ -1452,21 +1452,25 @@ struct ws_tk_cut {
  * digit, until the kept words and the cut bin are at most keep (the words
  * are unique, so at the last digit the cut bin holds one word: ties never
  * stop the narrowing, they only reach the index bits). Every thread of
- * the block calls it; it ends after a barrier. */
+ * the block calls it; it ends after a barrier. With have_x, x is this
+ * thread's part of the OR pass (words XOR w0, any share of them as long
+ * as the block's threads cover all n), found as the keys were loaded, and
+ * the pass over the words is skipped. */
 template <typename W, int T, int L, typename Item>
 __device__ __forceinline__ ws_tk_cut<W> ws_tk_narrow(ws_tk_narrow_smem<T> &sm, const Item &item,
-                                                     unsigned n, unsigned k, unsigned keep, W w0) {
+                                                     unsigned n, unsigned k, unsigned keep, W w0,
+                                                     bool have_x = false, W x = 0) {
     constexpr int WBITS = 8 * (int)sizeof(W), PER = WS_TK_BINS / T;
     static_assert(WS_TK_BINS % T == 0, "whole bins per thread");
     const int t = (int)threadIdx.x, lane = t & 31, warp = t / 32;
     ws_tk_cut<W> c = {~(W)0, n};
     if (n <= keep) return c;
-    W x = 0;
-    for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
+    if (!have_x)
+        for (unsigned b = 0; b < n; b += (unsigned)(T * L)) {
 #pragma unroll
-        for (int u = 0; u < L; u++)
-            if (b + (unsigned)(u * T + t) < n) x |= item(b, u) ^ w0;
-    }
+            for (int u = 0; u < L; u++)
+                if (b + (unsigned)(u * T + t) < n) x |= item(b, u) ^ w0;
+        }
 #pragma unroll
     for (int h = 0; h < WBITS / 64; h++) {
         unsigned long long y = (unsigned long long)(x >> (64 * h));
@@ -2133,10 +2137,12 @@ __host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si
  * 16-byte loads where the row starts on 16 bytes. Also the best (key,
  * position) among the keys this thread staged (ascending positions, so
  * the first of equal keys; (sentinel, ~0) if it staged none), for
- * ws_tk_thread_bar. */
-template <typename KB, int T>
+ * ws_tk_thread_bar, and with OR the OR of every key it staged XOR x0
+ * into kx (ws_tk_narrow's OR pass). */
+template <typename KB, int T, bool OR = false>
 __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsigned n_pad,
-                                                key_codec codec, KB *sk, KB &bk, uint32_t &bp) {
+                                                key_codec codec, KB *sk, KB &bk, uint32_t &bp,
+                                                KB x0 = KB(0), KB *kx = nullptr) {
     constexpr int V = 16 / (int)sizeof(KB);
     const unsigned t = threadIdx.x;
     bk = sentinel<KB>();
@@ -2159,6 +2165,7 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
             for (int e = 0; e < V; e++) {
                 x[e] = encode(x[e], codec);
                 best(x[e], v * V + (unsigned)e);
+                if constexpr (OR) *kx |= x[e] ^ x0;
             }
             uint4 o;
             memcpy(&o, x, sizeof o);
@@ -2171,6 +2178,7 @@ __device__ __forceinline__ void ws_tk_stage_row(const KB *rk, unsigned n, unsign
         if (j < n) {
             o = encode(rk[j], codec);
             best(o, j);
+            if constexpr (OR) *kx |= o ^ x0;
         }
         sk[j] = o;
     }
@@ -2193,8 +2201,9 @@ __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
  * T x L, k <= 16 x SI): the row's first T x L keys are read once into
  * registers (the rest, for rows over T x L, again from L2 at every pass,
- * or with REST once into shared memory; with BAR the whole row into
- * shared memory), narrowed on chip to at most
+ * or with REST once into shared memory, the narrowing's OR pass done as
+ * they load; with BAR the whole row into shared memory), narrowed on chip
+ * to at most
  * 32 x SI (word i is (ordered key i, i); with BAR, first by the threads'
  * bar), and those are sorted
  * (32-bit keys: by the block, as one tile; 64-bit keys: by one warp, as
@@ -2246,15 +2255,24 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
     KB o[BAR ? 1 : L];
     KB bk = KB(0); /* BAR: the best of the keys this thread staged */
     uint32_t bp = 0;
+    /* REST: key 0, and the OR of this thread's keys XOR it (the
+     * narrowing's OR pass, done as they load; elsewhere it cost registers
+     * for no gain: bench/NOTES.md, forty-ninth session) */
+    KB o0 = KB(0), kx = KB(0);
     if constexpr (BAR) {
         ws_tk_stage_row<KB, T>(rk, n, (n + PASS - 1) / PASS * PASS, codec, sk, bk, bp);
     } else {
+        if constexpr (REST) o0 = encode(rk[0], codec);
 #pragma unroll
-        for (int u = 0; u < L; u++) o[u] = key((unsigned)(u * T + t));
+        for (int u = 0; u < L; u++) {
+            o[u] = key((unsigned)(u * T + t));
+            if (REST && (unsigned)(u * T + t) < n) kx |= o[u] ^ o0;
+        }
         /* REST: keys PASS .. n to sk[0 .. n - PASS), padded to passes
          * (the bests it finds are not used) */
         if (REST && n > PASS)
-            ws_tk_stage_row<KB, T>(rk + PASS, n - PASS, (n - 1) / PASS * PASS, codec, sk, bk, bp);
+            ws_tk_stage_row<KB, T, true>(rk + PASS, n - PASS, (n - 1) / PASS * PASS, codec, sk, bk,
+                                         bp, o0, &kx);
     }
     __syncthreads();
     const auto okey = [&](unsigned b, int u) -> KB {
@@ -2281,9 +2299,11 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
         if (c.s > CAP && t == 0) sm.at = 0;
     }
     if (c.s > CAP) {
-        const W w0 = ws_tk_pack<W>(encode(rk[0], codec), 0u);
+        const W w0 = ws_tk_pack<W>(REST ? o0 : encode(rk[0], codec), 0u);
         const unsigned keep = WIDE && !WIDE_TILES ? ws_tk_rows_keep(k, CAP) : CAP;
-        c = ws_tk_narrow<W, T, L>(sm, item, n, k, keep, w0);
+        /* the indices' part: the OR of 0 .. n - 1 */
+        const uint32_t jx = n > 1 ? 0xFFFFFFFFu >> __clz((int)(n - 1)) : 0u;
+        c = ws_tk_narrow<W, T, L>(sm, item, n, k, keep, w0, REST, ws_tk_pack<W>(kx, jx));
         ws_tk_collect<W, T, L>(sm, item, n, c, sw, CAP);
     }
     const size_t out_base = (size_t)blockIdx.x * k;
