@@ -227,15 +227,14 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
         p.rows_threads = (int)t;
         p.rows_bar = bar_at(t);
         if (p.rows_bar && kb == 4) p.rows_si = bar_si;
-        /* Without the bar, a row of more than two of the registers' passes
-         * keeps the rest in shared memory, read once, where two blocks an
-         * SM still fit (the passes over it from L2 were the blocks' main
-         * stall; with one pass left in L2 it measured even: bench/NOTES.md,
-         * forty-eighth and forty-ninth sessions). */
+        /* Without the bar, a row longer than the registers' pass keeps
+         * the rest in shared memory, read once, where two blocks an SM
+         * still fit (the passes over it from L2 were the blocks' main
+         * stall: bench/NOTES.md, forty-eighth and forty-ninth sessions). */
         const size_t rest = ws_tk_rows_rest_bytes(row_len, kb, t);
         const ws_family_info fam = ws_family_of(dev->family);
-        p.rows_rest = !p.rows_bar && rest > t * WS_TK_ROWS_ITEMS && t == WS_TK_ROWS_MAX_THREADS &&
-                      p.rows_si <= 16 && force != WS_TOPK_PATH_ROWS_L2 &&
+        p.rows_rest = !p.rows_bar && rest > 0 && t == WS_TK_ROWS_MAX_THREADS && p.rows_si <= 16 &&
+                      force != WS_TOPK_PATH_ROWS_L2 &&
                       2 * (rest + WS_TK_ROWS_REST_SLACK) <= fam.smem_sm &&
                       rest + WS_TK_ROWS_REST_SLACK <= fam.smem_block;
         /* The warp path (below) instead, where it measured faster

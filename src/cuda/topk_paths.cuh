@@ -172,10 +172,11 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
 /* ... and without the bar, rows longer than the registers hold (T x L
  * keys) keep the rest in shared memory, read once (REST), where two blocks
- * an SM still fit with this much more a block (their static shared memory
- * and the system's reserve): the narrowing's passes then read it on chip
- * instead of from L2 (bench/NOTES.md, forty-ninth session) */
-#define WS_TK_ROWS_REST_SLACK (14u << 10)
+ * an SM still fit with this much more a block (their static shared memory,
+ * 12.1-16.1 KB by ptxas, and the system's 1 KB): the narrowing's passes
+ * then read it on chip instead of from L2 (bench/NOTES.md, forty-ninth
+ * session) */
+#define WS_TK_ROWS_REST_SLACK (18u << 10)
 /* Short rows: at most this many keys, a group of lanes a row sorting it
  * whole in registers (ws_tk_short_kernel; longer rows lost for small k
  * against the warp path). Many rows of up to SHORT_ROW_MAX keys (twice
@@ -2613,8 +2614,9 @@ static cudaError_t ws_tk_launch_staged(const ws_topk_args_t *a, const KB *in, ke
     auto kernel = ws_tk_rows_kernel<KB, T, SI, BAR, !BAR>;
     const size_t smem = BAR ? ws_tk_rows_stage_bytes(a->row_len, sizeof(KB), T)
                             : ws_tk_rows_rest_bytes(a->row_len, sizeof(KB), T);
-    /* above the default 48 KB only: the call costs host time on every top-k */
-    if (smem > (48u << 10)) {
+    /* where static and dynamic shared memory may pass the default 48 KB
+     * only: the call costs host time on every top-k */
+    if (smem + (BAR ? WS_TK_ROWS_STATIC_SMEM : WS_TK_ROWS_REST_SLACK) > (48u << 10)) {
         const cudaError_t err =
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (err != cudaSuccess) return err;

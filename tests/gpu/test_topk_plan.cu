@@ -12,9 +12,9 @@
  *   - 64-bit rows too long to stage with k <= 32 take the warp path from
  *     four rows an SM, and rows of 2049..4096 keys by row count and k
  *     (WS_TK_WIDE_WARP_*);
- *   - row blocks without the bar keep a row of more than two register
- *     passes past the first in shared memory where two blocks an SM fit
- *     (REST), never when forced to L2 (WARPSORT_TOPK_PATH=rows-l2);
+ *   - row blocks without the bar keep a row's keys past the registers'
+ *     pass in shared memory where two blocks an SM fit (REST), never
+ *     when forced to L2 (WARPSORT_TOPK_PATH=rows-l2);
  *   - every plan takes one path, and its workspace holds the staged arrays.
  */
 /* cmocka.h (included by wt_cmocka.h) declares C functions without
@@ -180,11 +180,11 @@ static void test_wide_many_rows(void **state) {
     }
 }
 
-/* REST: row blocks without the bar whose rows take more than two passes
- * of the registers (512 threads x 16 32-bit or 8 64-bit keys) keep the
- * keys past the first pass in shared memory when two blocks an SM fit
- * beside WS_TK_ROWS_REST_SLACK (sm_90: every such row; sm_80: up to 64 KB
- * of them; sm_86 and sm_75: none), and only with 512 threads, k <= 256
+/* REST: row blocks without the bar whose rows are longer than the
+ * registers' pass (512 threads x 16 32-bit or 8 64-bit keys) keep the
+ * keys past it in shared memory when two blocks an SM fit beside
+ * WS_TK_ROWS_REST_SLACK (sm_90: every such row; sm_80: up to 64 KB of
+ * them; sm_86: 32 KB; sm_75: none), and only with 512 threads, k <= 256
  * and no forced L2; every REST plan is one the launch has an instance
  * for. */
 static void test_rows_rest(void **state) {
@@ -197,14 +197,18 @@ static void test_rows_rest(void **state) {
         {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_PLAN, 1},
         {WS_FAMILY_SM90, 8, 12289, 100, WS_TOPK_PATH_PLAN, 1},
         {WS_FAMILY_SM90, 8, 8193, 128, WS_TOPK_PATH_PLAN, 1},
-        {WS_FAMILY_SM90, 8, 8192, 128, WS_TOPK_PATH_PLAN, 0}, /* two passes */
+        {WS_FAMILY_SM90, 8, 8192, 128, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 4097, 100, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 8, 4096, 100, WS_TOPK_PATH_PLAN, 0}, /* one pass */
         {WS_FAMILY_SM90, 8, 16384, 256, WS_TOPK_PATH_PLAN, 1},
         {WS_FAMILY_SM90, 8, 16384, 257, WS_TOPK_PATH_ROWS, 0}, /* 32 survivors a lane */
         {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_ROWS_L2, 0},
         {WS_FAMILY_SM90, 8, 16384, 128, WS_TOPK_PATH_ROWS_NARROW, 1},
         {WS_FAMILY_SM90, 8, 16384, 16, WS_TOPK_PATH_ROWS, 1},
         {WS_FAMILY_SM90, 4, 16385, 128, WS_TOPK_PATH_PLAN, 1},
-        {WS_FAMILY_SM90, 4, 16384, 256, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM90, 4, 16384, 256, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 4, 8193, 256, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM90, 4, 8192, 256, WS_TOPK_PATH_PLAN, 0},
         {WS_FAMILY_SM90, 4, 32768, 256, WS_TOPK_PATH_PLAN, 1},
         {WS_FAMILY_SM90, 4, 32768, 512, WS_TOPK_PATH_PLAN, 0},
         {WS_FAMILY_SM90, 4, 8192, 64, WS_TOPK_PATH_PLAN, 0}, /* staged whole (the bar) */
@@ -212,6 +216,8 @@ static void test_rows_rest(void **state) {
         {WS_FAMILY_SM80, 8, 12289, 100, WS_TOPK_PATH_PLAN, 0},
         {WS_FAMILY_SM80, 4, 24576, 128, WS_TOPK_PATH_PLAN, 1},
         {WS_FAMILY_SM86, 8, 12288, 100, WS_TOPK_PATH_PLAN, 0},
+        {WS_FAMILY_SM86, 8, 8192, 100, WS_TOPK_PATH_PLAN, 1},
+        {WS_FAMILY_SM75, 8, 8192, 100, WS_TOPK_PATH_PLAN, 0},
         {WS_FAMILY_SM75, 4, 24576, 128, WS_TOPK_PATH_PLAN, 0},
     };
     for (const auto &c : cases) {
