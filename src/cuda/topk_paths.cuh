@@ -2264,16 +2264,17 @@ __global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BA
         ws_tk_stage_row<KB, T>(rk, n, (n + PASS - 1) / PASS * PASS, codec, sk, bk, bp);
     } else {
         if constexpr (REST) o0 = encode(rk[0], codec);
+        /* REST: keys PASS .. n to sk[0 .. n - PASS), padded to passes
+         * (the bests it finds are not used); before the registers' keys,
+         * whose L registers would otherwise be live across it */
+        if (REST && n > PASS)
+            ws_tk_stage_row<KB, T, true>(rk + PASS, n - PASS, (n - 1) / PASS * PASS, codec, sk, bk,
+                                         bp, o0, &kx);
 #pragma unroll
         for (int u = 0; u < L; u++) {
             o[u] = key((unsigned)(u * T + t));
             if (REST && (unsigned)(u * T + t) < n) kx |= o[u] ^ o0;
         }
-        /* REST: keys PASS .. n to sk[0 .. n - PASS), padded to passes
-         * (the bests it finds are not used) */
-        if (REST && n > PASS)
-            ws_tk_stage_row<KB, T, true>(rk + PASS, n - PASS, (n - 1) / PASS * PASS, codec, sk, bk,
-                                         bp, o0, &kx);
     }
     __syncthreads();
     const auto okey = [&](unsigned b, int u) -> KB {
