@@ -1176,11 +1176,18 @@ static void test_run_main_job(void **state) {
     cli_assert_contains(c->out, "65536");
     cli_assert_contains(c->out, "keys/s");
     cli_assert_contains(c->out, "verified");
+    /* AUTO on the CPU says why (no CUDA backend built, no usable device);
+     * on the GPU it has nothing to explain */
+    if (strstr(c->out, "backend:  cpu"))
+        cli_assert_contains(c->out, "why:      AUTO chose the CPU backend: ");
+    else
+        assert_null(strstr(c->out, "why:"));
     assert_int_equal(cli_run(c, "run", "-n", "1000", "--dtype", "f64", "--dist", "nan-mix",
                              "--desc", "--backend", "cpu", "--threads", "2", NULL),
                      0);
     cli_assert_contains(c->out, "cpu (2 threads)");
     cli_assert_contains(c->out, "verified");
+    assert_null(strstr(c->out, "why:")); /* asked for by name */
 }
 
 /* --threads above the library's cap reports the count the library uses. */

@@ -318,6 +318,13 @@ void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char 
     }
 }
 
+void cli_auto_reason(warpsort_context_t *ctx, warpsort_backend_t requested, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (requested != WARPSORT_BACKEND_AUTO || warpsort_get_backend(ctx) != WARPSORT_BACKEND_CPU)
+        return;
+    snprintf(buf, len, "%s", warpsort_last_error(ctx));
+}
+
 /*--- misc ---*/
 
 double cli_now(void) {

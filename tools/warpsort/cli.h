@@ -83,6 +83,11 @@ int cli_open_context_devices(warpsort_context_t **ctx, warpsort_backend_t backen
 int cli_parse_devices(const char *option, const char *text, int *devices, int *count);
 /* "cpu (2 threads)" or "cuda". */
 void cli_describe_backend(const warpsort_context_t *ctx, unsigned threads, char *buf, size_t len);
+/* Where the backend was left to AUTO and it took the CPU, why (the library's
+ * reason: no CUDA backend in this build, no usable device ...) into buf;
+ * else "". Resolves AUTO (warpsort_get_backend), so call it before the
+ * first sort, whose start clears the reason. */
+void cli_auto_reason(warpsort_context_t *ctx, warpsort_backend_t requested, char *buf, size_t len);
 
 /*--- misc ---*/
 

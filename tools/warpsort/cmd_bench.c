@@ -358,7 +358,8 @@ int cmd_bench(int argc, char **argv) {
     if (!make_reference("bench", orig, n, cfg.dtype, cfg.flags, &ref)) goto done;
     if (!cli_open_context(&ctx, cfg.backend, cfg.threads)) goto done;
 
-    char backend[64];
+    char backend[64], why[300];
+    cli_auto_reason(ctx, cfg.backend, why, sizeof why);
     cli_describe_backend(ctx, cfg.threads, backend, sizeof backend);
     printf("warpsort bench: %zu %s keys (%s, seed %llu), %s%s, %s\n", n,
            warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist), (unsigned long long)cfg.seed,
@@ -366,6 +367,7 @@ int cmd_bench(int argc, char **argv) {
            cfg.pairs ? (vb == 4 ? "with 4-byte values" : "with 8-byte values") : "keys only");
     printf("backend:  %s; %llu timed runs after %llu warm-up\n", backend,
            (unsigned long long)cfg.repeat, (unsigned long long)cfg.warmup);
+    if (why[0]) printf("why:      %s\n", why);
     fflush(stdout);
 
     progress_t bar;
@@ -452,6 +454,8 @@ int cmd_run(int argc, char **argv) {
         goto done;
     gen_fill(orig, n, cfg.dtype, cfg.dist, cfg.seed);
     if (!cli_open_context(&ctx, cfg.backend, cfg.threads)) goto done;
+    char why[300];
+    cli_auto_reason(ctx, cfg.backend, why, sizeof why);
 
     /* The warm-up goes where the timed sort will (AUTO routes small host
      * arrays to the CPU), so the backend is named after it. */
@@ -469,6 +473,7 @@ int cmd_run(int argc, char **argv) {
            warpsort_dtype_name(cfg.dtype), keygen_dist_name(cfg.dist), (unsigned long long)cfg.seed,
            desc ? "descending" : "ascending");
     printf("backend:  %s\n", backend);
+    if (why[0]) printf("why:      %s\n", why);
     fflush(stdout);
 
     memcpy(work, orig, n * ks);
