@@ -188,8 +188,12 @@ ws_tk_plan ws_tk_plan_for(const ws_device_info *dev, int force, size_t rows, siz
                    (force == WS_TOPK_PATH_PLAN || force == WS_TOPK_PATH_ROWS ||
                     force == WS_TOPK_PATH_ROWS_NARROW || force == WS_TOPK_PATH_ROWS_L2);
     if (p.rows_block) {
-        /* survivors: at least 2k, 32 x rows_si of them */
+        /* survivors: at least 2k, 32 x rows_si of them; 64-bit keys
+         * narrow k <= 256 to 256 (ws_tk_rows_keep), which room for 256
+         * holds at half the registers and twice the blocks an SM of room
+         * for 512 (bench/NOTES.md, forty-ninth session) */
         p.rows_si = k <= 128 ? 8 : k <= 256 ? 16 : k <= 512 ? 32 : 64;
+        if (kb == 8 && k <= 256) p.rows_si = 8;
         /* Threads for keys_per items a thread (the row in registers:
          * per_thread), and a tile of survivors at most 8 items a thread. */
         const auto threads_for = [&](size_t keys_per) {

@@ -2125,13 +2125,10 @@ __global__ void __launch_bounds__(WS_TK_SHORT_THREADS)
 
 /*=== row blocks ===*/
 
-/* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or half
- * as many for 64-bit keys and 512 survivors (48 registers of them in the
- * sorting warp); with the keys staged in shared memory (BAR),
- * WS_TK_ROWS_SM_THREADS_STAGED. */
-__host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, size_t kb, int si, bool bar) {
-    return bar ? WS_TK_ROWS_SM_THREADS_STAGED / T
-               : WS_TK_ROWS_SM_THREADS / T / (kb == 8 && si == 16 ? 2 : 1);
+/* Blocks of T threads an SM must hold: WS_TK_ROWS_SM_THREADS, or with
+ * the keys staged in shared memory (BAR), WS_TK_ROWS_SM_THREADS_STAGED. */
+__host__ __device__ constexpr int ws_tk_rows_min_blocks(int T, bool bar) {
+    return bar ? WS_TK_ROWS_SM_THREADS_STAGED / T : WS_TK_ROWS_SM_THREADS / T;
 }
 
 /* The row's ordered keys to sk[0 .. n_pad) (zero past n), by the block:
@@ -2200,7 +2197,8 @@ __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
 }
 
 /* One block of T threads per row (row_len at most WS_TK_ROWS_MAX_PASSES x
- * T x L, k <= 16 x SI): the row's first T x L keys are read once into
+ * T x L, k <= 16 x SI, 64-bit keys k <= 32 x SI up to 256, the plan's
+ * ws_tk_rows_keep): the row's first T x L keys are read once into
  * registers (the rest, for rows over T x L, again from L2 at every pass,
  * or with REST once into shared memory, the narrowing's OR pass done as
  * they load; with BAR the whole row into shared memory), narrowed on chip
@@ -2212,7 +2210,7 @@ __device__ __forceinline__ unsigned ws_tk_rows_keep(unsigned k, unsigned cap) {
  * of WS_TK_ROWS_RANK_MIN_LEN or more ranked by the block); the first
  * k are the row's results. */
 template <typename KB, int T, int SI, bool BAR, bool REST = false>
-__global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, sizeof(KB), SI, BAR))
+__global__ void __launch_bounds__(T, ws_tk_rows_min_blocks(T, BAR))
     ws_tk_rows_kernel(const KB *keys, size_t row_len, unsigned k, key_codec codec,
                       ws_tk_outputs out) {
     using W = ws_tk_word<KB>;
@@ -2639,15 +2637,19 @@ static cudaError_t ws_tk_launch_rows(const ws_tk_plan &p, const ws_topk_args_t *
             return ws_tk_launch_staged<KB, T, 16, true>(a, in, codec, out, stream);
     } else if (p.rows_rest && T == WS_TK_ROWS_MAX_THREADS && p.rows_si <= 16) {
         /* only the largest blocks leave keys past the registers */
-        if constexpr (T == WS_TK_ROWS_MAX_THREADS)
-            return p.rows_si == 8
-                       ? ws_tk_launch_staged<KB, T, 8, false>(a, in, codec, out, stream)
-                       : ws_tk_launch_staged<KB, T, 16, false>(a, in, codec, out, stream);
+        if constexpr (T == WS_TK_ROWS_MAX_THREADS) {
+            if (p.rows_si == 8)
+                return ws_tk_launch_staged<KB, T, 8, false>(a, in, codec, out, stream);
+            if constexpr (sizeof(KB) == 4)
+                return ws_tk_launch_staged<KB, T, 16, false>(a, in, codec, out, stream);
+        }
     } else if (p.rows_si == 8)
         ws_tk_rows_kernel<KB, T, 8, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
-    else if (p.rows_si == 16)
-        ws_tk_rows_kernel<KB, T, 16, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
-    else if (p.rows_si == 32) {
+    else if (p.rows_si == 16) {
+        /* 64-bit keys take room for 256 up to k = 256 (the plan) */
+        if constexpr (sizeof(KB) == 4)
+            ws_tk_rows_kernel<KB, T, 16, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
+    } else if (p.rows_si == 32) {
         if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 32)
             ws_tk_rows_kernel<KB, T, 32, false><<<grid, T, 0, stream>>>(in, len, k, codec, out);
     } else if constexpr (T * WS_TK_ROWS_TILE_ITEMS(sizeof(KB)) >= 32 * 64) {
