@@ -172,10 +172,10 @@ using warpsort::warp_items;
 #define WS_TK_ROWS_STAGE_MAX (64u << 10)
 /* ... and without the bar, rows longer than the registers hold (T x L
  * keys) keep the rest in shared memory, read once (REST), where two blocks
- * an SM still fit with this much more a block (their static shared memory,
- * 12.1-16.1 KB by ptxas, and the system's 1 KB): the narrowing's passes
- * then read it on chip instead of from L2 (bench/NOTES.md, forty-ninth
- * session) */
+ * an SM still fit with this much more a block (a bound on the REST
+ * instances' static shared memory, ptxas's figures in bench/NOTES.md, plus
+ * the system's 1 KB): the narrowing's passes then read it on chip instead
+ * of from L2 */
 #define WS_TK_ROWS_REST_SLACK (18u << 10)
 /* Short rows: at most this many keys, a group of lanes a row sorting it
  * whole in registers (ws_tk_short_kernel; longer rows lost for small k
