@@ -688,13 +688,27 @@ struct ws_seg_launch {
     int radix;                    /* classes 10 .. 13 by radix blocks (ws_seg_radix_ok) */
 };
 
-/* Blocks for `work` items of `per_block` each, at most `per_sm` an SM. */
+/* Blocks for `work` items of `per_block` each, at most `per_sm` an SM
+ * (and at most a grid's 2^31 - 1: the kernels stride over the rest). */
 static inline unsigned ws_seg_grid(unsigned long long work, unsigned per_block, int sm_count,
                                    unsigned per_sm) {
     unsigned long long g = (work + per_block - 1) / per_block;
     const unsigned long long cap = (unsigned long long)sm_count * per_sm;
     if (g > cap) g = cap;
+    if (g > 0x7FFFFFFFull) g = 0x7FFFFFFFull;
     return g ? (unsigned)g : 1u;
+}
+
+/* Blocks an SM of a block class's grid (ws_seg_launch_block): for
+ * offsets at most per_sm, one wave whose blocks stride over the class's
+ * list, as the host sizes grids from the list's bound and not its count;
+ * for equal rows (L.direct, the count is the rows) a block a row, so each
+ * row starts as a block retires instead of after its resident block's last
+ * row. Rows of 512 .. 2048 items ran 6-12 % faster so on an H200; offsets
+ * of random lengths 1..2048, whose grids would then be the lists' bounds,
+ * ran 3-14 % slower (bench/NOTES.md, fiftieth session). */
+static inline unsigned ws_seg_block_per_sm(const ws_seg_launch &L, unsigned per_sm) {
+    return L.direct ? 0xFFFFFFFFu : per_sm;
 }
 
 /* The kernels by KIND (ws_kind_codec): `of<KIND>()` is the instance. */
@@ -774,7 +788,8 @@ static cudaError_t ws_seg_dyn_smem(F kernel, size_t bytes) {
     return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
-/* Class c's block kernel of THREADS x K items, at most per_sm blocks an SM. */
+/* Class c's block kernel of THREADS x K items, at most per_sm blocks an SM
+ * (ws_seg_block_per_sm). */
 template <int THREADS, int K, typename KB, typename V>
 static cudaError_t ws_seg_launch_block(const ws_seg_args<KB, V> &a, int c, unsigned cap, int sms,
                                        unsigned per_sm, cudaStream_t stream) {
@@ -943,24 +958,25 @@ static cudaError_t ws_seg_launch_class(const ws_seg_launch &L, const ws_seg_args
         /* With values: two warps of 256 and one merge round, not one warp
          * of 32 x 16 keys and values (80 registers; as the small path). */
         if constexpr (warpsort::is_value<V>::value)
-            return ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, 32, w);
+            return ws_seg_launch_block<64, 8>(a, 7, cap[7], sms, ws_seg_block_per_sm(L, 32), w);
         else
             ws_seg_launch_warp<32, 16>(a, 7, cap[7], sms, w);
         break;
-    case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, 16, s[1]);
-    case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, 8, s[2]);
+    case 8: return ws_seg_launch_block<128, 8>(a, 8, cap[8], sms, ws_seg_block_per_sm(L, 16), s[1]);
+    case 9: return ws_seg_launch_block<256, 8>(a, 9, cap[9], sms, ws_seg_block_per_sm(L, 8), s[2]);
     case 10:
         if (L.radix) return ws_seg_launch_radix<256, false>(a, 10, cap[10], sms, s[1]);
-        return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, 4, s[1]);
+        return ws_seg_launch_block<512, 8>(a, 10, cap[10], sms, ws_seg_block_per_sm(L, 4), s[1]);
     case 11:
         if (L.radix) return ws_seg_launch_radix<512, false>(a, 11, cap[11], sms, s[2]);
-        return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, 2, s[2]);
+        return ws_seg_launch_block<1024, 8>(a, 11, cap[11], sms, ws_seg_block_per_sm(L, 2), s[2]);
     case 12:
         /* The full shape: only widths that may take it instantiate it. */
         if constexpr (ws_seg_radix_fits<KB, V, 1024>())
             if (L.radix) return ws_seg_launch_radix<1024, false>(a, 12, cap[12], sms, s[1]);
         if constexpr (ws_seg_full_width<KB, V>())
-            return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, 1, s[1]);
+            return ws_seg_launch_block<1024, 16>(a, 12, cap[12], sms, ws_seg_block_per_sm(L, 1),
+                                                 s[1]);
         break;
     case 13:
         /* The cluster shape: only widths that may take it instantiate it. */
