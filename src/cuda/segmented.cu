@@ -268,6 +268,7 @@ static ws_seg_launch ws_seg_plan(const warpsort_context_t *ctx, const ws_seg_cal
         L.leaf = ws_seg_leaf_plan(ctx, c->n, c->num_segments, kb, c->value_bytes, &L.leaf_rest);
     L.nclasses = ws_seg_nclasses(ctx, kb, c->value_bytes);
     L.radix = ws_seg_radix_ok(ws_state(ctx));
+    L.pdl = ws_state(ctx)->dev.pdl;
     L.lay = ws_seg_layout_for(
         c->n, c->num_segments, kb, c->value_bytes, c->argsort, L.nclasses,
         L.leaf_rows ? ws_seg_leaf_bytes(&L.leaf, &L.leaf_rest, c->n, c->num_segments) : 0);

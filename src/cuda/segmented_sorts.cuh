@@ -23,6 +23,7 @@
 #include "side_streams.h"
 #include "device_sort.h"
 #include "iota.h"
+#include "pdl.cuh"
 #include "plan.cuh"  /* ws_align256 */
 #include "merge.cuh" /* the four-way merge passes of long segments */
 #include "radix_tile.cuh"
@@ -498,14 +499,33 @@ __device__ __forceinline__ ws_pass_shape ws_seg_pass_shape(unsigned long long le
 /* Step 1 of pass p: the cuts, a warp a slot; at pass 0 each slot's
  * segment too, so that a merge block finds it with one load instead of a
  * search. */
+/* The start of a pass's cuts or merge kernel, a dependent launch
+ * (pdl.cuh): waits for the launch before it, then finds whether pass p
+ * has nothing to do (bad offsets, a pass past the longest segment's that
+ * the bound from n launched, no long segment) and if so lets the next
+ * launch start at once: the bound launches passes most calls leave empty.
+ * A pass with work releases nothing early: the merge's blocks, waiting
+ * beside the cuts, took the SMs' room the cuts ran on, and the next
+ * cuts, a few latency-bound blocks, would pile onto the SMs the merge
+ * frees first (bench/NOTES.md, fiftieth session). */
+template <typename KB, typename V>
+__device__ __forceinline__ bool ws_seg_pass_start(const ws_seg_args<KB, V> &a, int p,
+                                                  unsigned long long *runs,
+                                                  unsigned long long *count) {
+    ws_pdl_wait();
+    if (!a.header->verdict && p < ws_seg_passes(a.header->max_long, a.run0) &&
+        ws_seg_long_runs(a, runs, count))
+        return true;
+    ws_pdl_release();
+    return false;
+}
+
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, ws_seg_slot *slots, int p,
                        unsigned chunk_shift) {
-    /* a pass past the longest segment's (the bound from n launched it) */
-    if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
     unsigned long long runs, count;
-    if (!ws_seg_long_runs(a, &runs, &count)) return;
+    if (!ws_seg_pass_start(a, p, &runs, &count)) return;
     const unsigned long long per_run = a.run0 >> chunk_shift;
     const unsigned long long warps = (unsigned long long)gridDim.x * (blockDim.x / 32);
     for (unsigned long long t = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -565,9 +585,8 @@ __global__ void __launch_bounds__(THREADS, ws_min_blocks_fit(THREADS, MIN_BLOCKS
     static_assert((CHUNK & (CHUNK - 1)) == 0, "a merge tile of a power of two");
     extern __shared__ __align__(16) unsigned char ws_seg_dyn[];
     __shared__ ws_seg_slot_ahead ahead[2];
-    if (a.header->verdict || p >= ws_seg_passes(a.header->max_long, a.run0)) return;
     unsigned long long runs, count;
-    if (!ws_seg_long_runs(a, &runs, &count)) return;
+    if (!ws_seg_pass_start(a, p, &runs, &count)) return;
     const unsigned chunk_shift = (unsigned)(__ffs(CHUNK) - 1);
     const unsigned long long per_run = a.run0 / CHUNK, total = runs * per_run;
     if (blockIdx.x < total) ws_seg_ahead(ahead[0], slots, cuts, blockIdx.x, total);
@@ -686,6 +705,7 @@ struct ws_seg_launch {
     int max_passes; /* merge passes launched (bound) */
     unsigned long long run_bound; /* runs of long segments, at most */
     int radix;                    /* classes 10 .. 13 by radix blocks (ws_seg_radix_ok) */
+    int pdl;                      /* the long segments' passes as dependent launches (pdl.cuh) */
 };
 
 /* Blocks for `work` items of `per_block` each, at most `per_sm` an SM
@@ -909,10 +929,16 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     const unsigned cut_grid = ws_seg_grid(slots, 8, sms, 8); /* a warp a slot */
     const unsigned grid = ws_seg_grid(slots, 1, sms, (unsigned)M.merge_min_blocks);
     const unsigned chunk_shift = (unsigned)__builtin_ctz((unsigned)CHUNK);
+    /* Every pass a dependent launch after the runs (ws_seg_pass_start):
+     * an empty one cost about 3 us of the chain as an ordinary launch
+     * (bench/NOTES.md, fiftieth session). The runs' launch, the stream's
+     * first after the fork, is an ordinary one. */
     for (int p = 0; p < L.max_passes && err == cudaSuccess; p++) {
-        ws_seg_cuts_kernel<KB, V><<<cut_grid, 256, 0, stream>>>(a, sk, cuts, segs, p, chunk_shift);
-        merge<<<grid, M.merge_threads, msmem, stream>>>(a, sk, sv, cuts, segs, p);
-        err = cudaGetLastError();
+        err = ws_launch(ws_seg_cuts_kernel<KB, V>, cut_grid, 256, 0, stream, L.pdl, a,
+                        (const KB *)sk, cuts, segs, p, chunk_shift);
+        if (err == cudaSuccess)
+            err = ws_launch(merge, grid, (unsigned)M.merge_threads, msmem, stream, L.pdl, a, sk, sv,
+                            (const size_t *)cuts, (const ws_seg_slot *)segs, p);
     }
     return err;
 }

@@ -439,7 +439,10 @@ static void test_bad_device_offsets(void **state) {
 
 /* Nodes of graph with no node after them: 1 for a capture on one stream,
  * one per branch for a capture that forked side streams and joined them
- * back (the join adds edges to the stream, not nodes). */
+ * back (the join adds edges to the stream, not nodes). The edges are read
+ * with their data: the long segments' passes are dependent launches
+ * (pdl.cuh), whose programmatic edges a query without it refuses as
+ * lossy. */
 static size_t graph_leaves(cudaGraph_t graph) {
     size_t nodes = 0, edges = 0;
     CUDA_OK(cudaGraphGetNodes(graph, NULL, &nodes));
@@ -447,9 +450,10 @@ static size_t graph_leaves(cudaGraph_t graph) {
     cudaGraphNode_t *all = malloc((nodes + 1) * sizeof *all);
     cudaGraphNode_t *from = malloc((edges + 1) * sizeof *from);
     cudaGraphNode_t *to = malloc((edges + 1) * sizeof *to);
-    assert_true(all && from && to);
+    cudaGraphEdgeData *data = malloc((edges + 1) * sizeof *data);
+    assert_true(all && from && to && data);
     CUDA_OK(cudaGraphGetNodes(graph, all, &nodes));
-    CUDA_OK(cudaGraphGetEdges(graph, from, to, NULL, &edges));
+    CUDA_OK(cudaGraphGetEdges(graph, from, to, data, &edges));
     size_t leaves = 0;
     for (size_t i = 0; i < nodes; i++) {
         int has_next = 0;
@@ -459,6 +463,7 @@ static size_t graph_leaves(cudaGraph_t graph) {
     free(all);
     free(from);
     free(to);
+    free(data);
     return leaves;
 }
 
