@@ -27,8 +27,10 @@
  *       a few huge segments), then the leaf's four-way merge passes
  *       (merge.cuh) within each segment, as many as that segment needs:
  *       its first runs go to the buffer from which its last pass ends in
- *       the caller's arrays; each pass (a cuts and a merge launch) is
- *       launched on a bound from n and idle for segments already done;
+ *       the caller's arrays; each pass (a cuts and a merge launch, as
+ *       dependent launches on Hopper) is launched on a bound from n and
+ *       idle for segments already done, an idle one letting the next
+ *       launch start at once;
  *   rows of 2^21 items or more: no classes; the leaf (device_sort.h)
  *       sorts groups of up to 2^25 items in one sample sort each, its
  *       level 0 cutting each row, where the sample sort takes a group
