@@ -496,9 +496,6 @@ __device__ __forceinline__ ws_pass_shape ws_seg_pass_shape(unsigned long long le
     return sh;
 }
 
-/* Step 1 of pass p: the cuts, a warp a slot; at pass 0 each slot's
- * segment too, so that a merge block finds it with one load instead of a
- * search. */
 /* The start of a pass's cuts or merge kernel, a dependent launch
  * (pdl.cuh): waits for the launch before it, then finds whether pass p
  * has nothing to do (bad offsets, a pass past the longest segment's that
@@ -520,6 +517,9 @@ __device__ __forceinline__ bool ws_seg_pass_start(const ws_seg_args<KB, V> &a, i
     return false;
 }
 
+/* Step 1 of pass p: the cuts, a warp a slot; at pass 0 each slot's
+ * segment too, so that a merge block finds it with one load instead of a
+ * search. */
 template <typename KB, typename V>
 __global__ void __launch_bounds__(256)
     ws_seg_cuts_kernel(ws_seg_args<KB, V> a, const KB *sk, size_t *cuts, ws_seg_slot *slots, int p,
@@ -721,12 +721,11 @@ static inline unsigned ws_seg_grid(unsigned long long work, unsigned per_block, 
 
 /* Blocks an SM of a block class's grid (ws_seg_launch_block): for
  * offsets at most per_sm, one wave whose blocks stride over the class's
- * list, as the host sizes grids from the list's bound and not its count;
- * for equal rows (L.direct, the count is the rows) a block a row, so each
- * row starts as a block retires instead of after its resident block's last
- * row. Rows of 512 .. 2048 items ran 6-12 % faster so on an H200; offsets
- * of random lengths 1..2048, whose grids would then be the lists' bounds,
- * ran 3-14 % slower (bench/NOTES.md, fiftieth session). */
+ * list, as the host sizes grids from the list's bound and not its count
+ * (a grid of the bound spends its time on empty blocks); for equal rows
+ * (L.direct, the count is the rows) a block a row, so each row starts as
+ * a block retires instead of after its resident block's last row, which
+ * measured faster (bench/NOTES.md, fiftieth session). */
 static inline unsigned ws_seg_block_per_sm(const ws_seg_launch &L, unsigned per_sm) {
     return L.direct ? 0xFFFFFFFFu : per_sm;
 }
@@ -929,10 +928,10 @@ static cudaError_t ws_seg_long(const ws_seg_launch &L, const ws_seg_args<KB, V> 
     const unsigned cut_grid = ws_seg_grid(slots, 8, sms, 8); /* a warp a slot */
     const unsigned grid = ws_seg_grid(slots, 1, sms, (unsigned)M.merge_min_blocks);
     const unsigned chunk_shift = (unsigned)__builtin_ctz((unsigned)CHUNK);
-    /* Every pass a dependent launch after the runs (ws_seg_pass_start):
-     * an empty one cost about 3 us of the chain as an ordinary launch
-     * (bench/NOTES.md, fiftieth session). The runs' launch, the stream's
-     * first after the fork, is an ordinary one. */
+    /* Every pass a dependent launch after the runs (ws_seg_pass_start),
+     * so the empty ones the bound launches cost the chain less than
+     * ordinary launches (bench/NOTES.md, fiftieth session). The runs'
+     * launch, the stream's first after the fork, is an ordinary one. */
     for (int p = 0; p < L.max_passes && err == cudaSuccess; p++) {
         err = ws_launch(ws_seg_cuts_kernel<KB, V>, cut_grid, 256, 0, stream, L.pdl, a,
                         (const KB *)sk, cuts, segs, p, chunk_shift);
